@@ -1,0 +1,149 @@
+#include "harness/check.hpp"
+
+#include "harness/parallel.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+
+namespace fusebench {
+
+double finite_rms(std::span<const double> ref) {
+    double sum = 0;
+    std::size_t n = 0;
+    for (double r : ref) {
+        if (std::isfinite(r)) {
+            sum += r * r;
+            ++n;
+        }
+    }
+    return n ? std::sqrt(sum / static_cast<double>(n)) : 0.0;
+}
+
+void note_mismatch(error_stats& stats, std::size_t index, double got, double expected,
+                   std::string why) {
+    if (stats.first.size() < max_reported_mismatches) {
+        stats.first.push_back({index, got, expected, std::move(why)});
+    }
+}
+
+namespace {
+
+// ULP distances are small integers for a correct kernel: an exact histogram of 0..1023 plus the
+// rare larger values kept individually gives exact percentiles without storing every distance.
+constexpr std::size_t ulp_hist_size = 1024;
+
+struct partial {
+    std::size_t mismatches = 0;
+    double max_abs = 0, max_rel = 0, diff2 = 0, ref2 = 0;
+    bool any_finite = false;
+    std::array<std::uint64_t, ulp_hist_size> hist{};
+    std::vector<std::uint64_t> large_ulps;
+    std::vector<mismatch> first;  // sorted by index after the merge
+};
+
+}  // namespace
+
+output_check compare_elementwise(const std::string& name, dtype type, const void* got,
+                                 std::span<const double> ref, const tolerance& tol) {
+    output_check result;
+    result.output = name;
+    error_stats& s = result.stats;
+    s.checked = ref.size();
+
+    const double scale = finite_rms(ref);
+    const double atol = tol.atol_scale * scale + dtype_min_subnormal(type) * tol.subnormal_ulps;
+    const bool floating = is_floating(type);
+
+    std::vector<partial> parts;
+    std::mutex parts_mutex;
+    parallel_for(ref.size(), [&](std::size_t begin, std::size_t end) {
+        partial p;
+        for (std::size_t i = begin; i < end; ++i) {
+            const double g = load_element(type, got, i);
+            const double r = ref[i];
+            // A finite reference that overflows the output format must come out as that infinity.
+            const double r_out = floating ? round_to_dtype(r, type) : r;
+            if (!std::isfinite(r_out) || !std::isfinite(g)) {
+                // NaN and Inf must sit where the reference has them, with the same sign for Inf.
+                const bool same = (std::isnan(r_out) && std::isnan(g)) || (std::isinf(r_out) && g == r_out);
+                if (!same) {
+                    ++p.mismatches;
+                    if (p.first.size() < max_reported_mismatches) p.first.push_back({i, g, r, "nan/inf position"});
+                }
+                continue;
+            }
+            p.any_finite = true;
+            const double err = std::fabs(g - r);
+            p.max_abs = std::max(p.max_abs, err);
+            if (r != 0) p.max_rel = std::max(p.max_rel, err / std::fabs(r));
+            p.diff2 += err * err;
+            p.ref2 += r * r;
+            if (floating) {
+                const std::uint64_t u = ulp_distance(type, g, r_out);
+                if (u < ulp_hist_size) ++p.hist[u];
+                else p.large_ulps.push_back(u);
+            }
+            if (err > tol.rtol * std::fabs(r) + atol) {
+                ++p.mismatches;
+                if (p.first.size() < max_reported_mismatches) p.first.push_back({i, g, r, "tolerance"});
+            }
+        }
+        std::lock_guard lock(parts_mutex);
+        parts.push_back(std::move(p));
+    });
+
+    partial all;
+    for (auto& p : parts) {
+        all.mismatches += p.mismatches;
+        all.max_abs = std::max(all.max_abs, p.max_abs);
+        all.max_rel = std::max(all.max_rel, p.max_rel);
+        all.diff2 += p.diff2;
+        all.ref2 += p.ref2;
+        all.any_finite = all.any_finite || p.any_finite;
+        for (std::size_t k = 0; k < ulp_hist_size; ++k) all.hist[k] += p.hist[k];
+        all.large_ulps.insert(all.large_ulps.end(), p.large_ulps.begin(), p.large_ulps.end());
+        all.first.insert(all.first.end(), p.first.begin(), p.first.end());
+    }
+    std::sort(all.first.begin(), all.first.end(),
+              [](const mismatch& a, const mismatch& b) { return a.index < b.index; });
+    if (all.first.size() > max_reported_mismatches) all.first.resize(max_reported_mismatches);
+    s.first = std::move(all.first);
+    s.mismatches = all.mismatches;
+
+    if (all.any_finite) {
+        s.max_abs = all.max_abs;
+        s.max_rel = all.max_rel;
+        if (all.ref2 > 0) s.rel_l2 = std::sqrt(all.diff2 / all.ref2);
+        else if (all.diff2 == 0) s.rel_l2 = 0.0;
+    }
+    std::uint64_t total = all.large_ulps.size();
+    for (auto c : all.hist) total += c;
+    if (total) {
+        std::sort(all.large_ulps.begin(), all.large_ulps.end());
+        auto quantile = [&](double q) -> std::uint64_t {
+            const auto rank = static_cast<std::uint64_t>(q * static_cast<double>(total - 1));
+            std::uint64_t seen = 0;
+            for (std::size_t k = 0; k < ulp_hist_size; ++k) {
+                seen += all.hist[k];
+                if (seen > rank) return k;
+            }
+            return all.large_ulps[rank - seen];
+        };
+        s.ulp_p50 = quantile(0.50);
+        s.ulp_p99 = quantile(0.99);
+        s.ulp_max = quantile(1.0);
+    }
+    if (s.mismatches) {
+        result.pass = false;
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%zu of %zu elements of '%s' out of tolerance (rtol %.3g, atol %.3g)",
+                      s.mismatches, s.checked, name.c_str(), tol.rtol, atol);
+        result.reason = buf;
+    }
+    return result;
+}
+
+}  // namespace fusebench

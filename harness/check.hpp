@@ -1,0 +1,63 @@
+// Comparison of outputs against the fp64 reference: combined tolerance, NaN/Inf rules, ULP
+// statistics. Pure host code, tested on the CPU.
+#pragma once
+
+#include "harness/dtype.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fusebench {
+
+// |got - ref| <= rtol * |ref| + atol_scale * rms(ref) + dtype_min_subnormal(type) * subnormal_ulps.
+// The absolute part scales with the output's magnitude (its RMS over finite reference values),
+// so a kernel that returns zeros where outputs are tiny fails; the subnormal term is the grain of
+// the format near zero, which no kernel can beat.
+struct tolerance {
+    double rtol = 0;
+    double atol_scale = 0;
+    double subnormal_ulps = 1;
+};
+
+struct mismatch {
+    std::size_t index = 0;
+    double got = 0;
+    double expected = 0;
+    std::string why;  // "tolerance", "nan/inf position", "unwritten (poison)", ...
+};
+
+// Error statistics of one output tensor. Fields that cannot be computed (no finite pairs) are
+// nullopt and appear as null in the report.
+struct error_stats {
+    std::size_t checked = 0;
+    std::size_t mismatches = 0;
+    std::optional<double> max_abs, max_rel, rel_l2;  // rel_l2 = ||out-ref|| / ||ref|| (finite)
+    std::optional<std::uint64_t> ulp_p50, ulp_p99, ulp_max;  // vs ref rounded to the output dtype
+    std::vector<mismatch> first;  // the first few mismatches
+};
+
+struct output_check {
+    std::string output;  // tensor name
+    bool pass = true;
+    std::string reason;  // empty when pass
+    error_stats stats;
+};
+
+constexpr std::size_t max_reported_mismatches = 8;
+
+// Element-wise comparison of `got` (n elements of `type`, raw bytes) against `ref`.
+output_check compare_elementwise(const std::string& name, dtype type, const void* got,
+                                 std::span<const double> ref, const tolerance& tol);
+
+// Root mean square over the finite values of ref (0 when none).
+double finite_rms(std::span<const double> ref);
+
+// Appends a mismatch to stats.first if there is room.
+void note_mismatch(error_stats& stats, std::size_t index, double got, double expected,
+                   std::string why);
+
+}  // namespace fusebench

@@ -1,0 +1,61 @@
+#include "harness/registry.hpp"
+
+#include <set>
+#include <stdexcept>
+
+namespace fusebench {
+
+std::int64_t case_desc::dim(const std::string& key) const {
+    const auto it = dims.find(key);
+    if (it == dims.end()) throw std::out_of_range("case '" + name + "' has no dimension '" + key + "'");
+    return it->second;
+}
+
+double case_desc::param(const std::string& key, double fallback) const {
+    const auto it = params.find(key);
+    return it == params.end() ? fallback : it->second;
+}
+
+tolerance tolerance_policy::for_type(dtype t) const {
+    const auto it = per_dtype.find(t);
+    if (it == per_dtype.end()) {
+        throw std::invalid_argument("no tolerance declared for output dtype " + std::string(dtype_name(t)));
+    }
+    return it->second;
+}
+
+const variant* suite::baseline() const {
+    for (const auto& v : variants) {
+        if (v.role == variant_role::baseline) return &v;
+    }
+    return nullptr;
+}
+
+suite& registry::add(suite s) {
+    auto bad = [&](const std::string& why) {
+        throw std::invalid_argument("suite '" + s.name + "': " + why);
+    };
+    if (s.name.empty()) bad("empty name");
+    if (find(s.name)) bad("registered twice");
+    if (!s.cases || !s.input_specs || !s.output_specs || !s.generate || !s.reference) {
+        bad("cases, input_specs, output_specs, generate and reference are all required");
+    }
+    std::set<std::string> names;
+    for (const auto& v : s.variants) {
+        if (v.name.empty()) bad("a variant has no name");
+        if (!names.insert(v.name).second) bad("variant '" + v.name + "' declared twice");
+        if (!v.launch) bad("variant '" + v.name + "' has no launch function");
+        if (!v.model) bad("variant '" + v.name + "' has no traffic model");
+    }
+    m_suites.push_back(std::move(s));
+    return m_suites.back();
+}
+
+const suite* registry::find(const std::string& name) const noexcept {
+    for (const auto& s : m_suites) {
+        if (s.name == name) return &s;
+    }
+    return nullptr;
+}
+
+}  // namespace fusebench

@@ -1,0 +1,128 @@
+// The registry: what a suite declares. Variants and suites are data (structs of values and
+// std::function), not class hierarchies, so a test can build a private registry and a new family
+// is one `register_<family>(registry&)` call.
+#pragma once
+
+#include "harness/check.hpp"
+#include "harness/rng.hpp"
+#include "harness/tensor.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fusebench {
+
+// One point of a suite's case space: a shape, a dtype, parameters and an input kind. `name` is a
+// report key together with suite, dtype and variant: keep it stable.
+struct case_desc {
+    std::string name;                         // e.g. "4096x14336" or "3x7:misaligned"
+    dtype type = dtype::f32;                  // the case's element type
+    std::map<std::string, std::int64_t> dims; // e.g. {"tokens", 4096}, {"inter", 14336}
+    std::map<std::string, double> params;     // e.g. {"eps", 1e-6}
+    std::string input_kind = "random";        // "random" or the name of an adversarial generator
+    bool quick = false;                       // part of the --quick selection
+    bool timed = true;                        // timed after verification (small edge cases are not)
+
+    std::int64_t dim(const std::string& key) const;     // throws std::out_of_range naming the key
+    double param(const std::string& key, double fallback) const;
+};
+
+enum class variant_role { fused, baseline };
+
+// Model of the compulsory traffic and work of one launch of a variant on a case.
+struct traffic_model {
+    double bytes_read = 0;     // [bytes]
+    double bytes_written = 0;  // [bytes]
+    double flops = 0;          // [floating-point operations]
+};
+
+// What a launch function receives. Pointers follow the order of the suite's input_specs and
+// output_specs. Launchers never synchronize.
+struct launch_args {
+    const case_desc& c;
+    std::span<const void* const> in;
+    std::span<void* const> out;
+    void* workspace = nullptr;      // scratch from variant::workspace_bytes, contents undefined
+    std::size_t workspace_bytes = 0;
+    cudaStream_t stream = nullptr;
+};
+
+struct requirements {
+    int min_compute_capability = 0;  // e.g. 90 for sm_90
+    // nullopt when the case is in the variant's domain, else the reason it is not (reported as
+    // `skipped` with that reason). Leave empty for "every case".
+    std::function<std::optional<std::string>(const case_desc&)> supports;
+    std::string domain;  // human description of the correct domain, for the report and `list`
+};
+
+struct variant {
+    std::string name;  // stable report key: never rename, retire and add
+    variant_role role = variant_role::fused;
+    std::string description;  // what changed vs the previous version and what it should buy
+    std::function<void(const launch_args&)> launch;
+    std::function<traffic_model(const case_desc&)> model;
+    std::function<std::size_t(const case_desc&)> workspace_bytes;  // optional
+    requirements req;
+    // Two runs on the same inputs must agree bitwise unless the variant declares otherwise (for
+    // example atomics in a reduction); a race then shows up as a failure, not a footnote.
+    bool may_be_nondeterministic = false;
+};
+
+// How outputs are judged. The default compares every output element-wise against the fp64
+// reference with the per-dtype tolerance; a suite with richer semantics (top-k index sets)
+// supplies `custom_check`, which sees every output at once.
+struct tolerance_policy {
+    std::map<dtype, tolerance> per_dtype;  // keyed by the output tensor's dtype
+    tolerance for_type(dtype t) const;     // throws if the suite declared none for t
+};
+
+struct check_input {
+    const case_desc& c;
+    const std::vector<host_tensor>& inputs;
+    const std::vector<std::vector<double>>& reference;  // one vector per output
+    const std::vector<host_tensor>& outputs;            // what the variant wrote
+};
+
+struct suite {
+    std::string name;         // CLI and report key, e.g. "glu"
+    std::string family;       // e.g. "gated linear unit"
+    std::string description;  // semantics, in a few lines
+    std::string semantics;    // documented edge-case behaviour (NaN/Inf, ties, ...)
+    bool default_run = true;  // part of `fusebench run` without --suite (mutants are not)
+
+    std::function<std::vector<case_desc>()> cases;
+    std::function<std::vector<tensor_spec>(const case_desc&)> input_specs;
+    std::function<std::vector<tensor_spec>(const case_desc&)> output_specs;
+    // Fills the inputs (already sized from input_specs) from the case's generator.
+    std::function<void(const case_desc&, const rng&, std::vector<host_tensor>&)> generate;
+    // fp64 expected outputs, one vector per output (numel elements each).
+    std::function<std::vector<std::vector<double>>(const case_desc&, const std::vector<host_tensor>&)>
+        reference;
+    tolerance_policy tolerance;
+    // Optional: replaces the element-wise comparison (the runner still checks guards, poison,
+    // input hashes and determinism).
+    std::function<std::vector<output_check>(const check_input&)> custom_check;
+    std::vector<variant> variants;
+
+    const variant* baseline() const;  // the first variant with role baseline, or nullptr
+};
+
+// Suites in registration order. Explicit: `register_all(reg)` in suites/ adds each family.
+class registry {
+public:
+    suite& add(suite s);  // throws std::invalid_argument on a duplicate or malformed suite
+    const std::vector<suite>& suites() const noexcept { return m_suites; }
+    const suite* find(const std::string& name) const noexcept;
+
+private:
+    std::vector<suite> m_suites;
+};
+
+}  // namespace fusebench

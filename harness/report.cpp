@@ -1,0 +1,208 @@
+#include "harness/report.hpp"
+
+#include "fusebench/build_info.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace fusebench {
+
+namespace {
+
+// Finite doubles as numbers; NaN/Inf (which JSON cannot hold) as strings so nothing is lost.
+nlohmann::json number(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    return v;
+}
+
+template <class T>
+void put_optional(nlohmann::json& obj, const char* key, const std::optional<T>& v, const std::string& reason) {
+    if (v) {
+        if constexpr (std::is_floating_point_v<T>) obj[key] = number(*v);
+        else obj[key] = *v;
+    } else {
+        obj[key] = nullptr;
+        obj["null_reasons"][key] = reason;
+    }
+}
+
+nlohmann::json stats_json(const sample_stats& s) {
+    return {{"samples", s.n},      {"median_us", s.median}, {"min_us", s.min},     {"max_us", s.max},
+            {"mean_us", s.mean},   {"stdev_us", s.stdev},   {"p10_us", s.p10},     {"p90_us", s.p90},
+            {"iqr_us", s.iqr},     {"rel_stdev", s.rel_stdev}, {"noise", s.noise}};
+}
+
+}  // namespace
+
+nlohmann::json build_info_json() {
+    return {{"tool_version", build_info::tool_version},
+            {"git_commit", build_info::git_commit},
+            {"git_dirty", build_info::git_dirty},
+            {"cxx_compiler", build_info::cxx_compiler},
+            {"cuda_compiler", build_info::cuda_compiler},
+            {"cxx_flags", build_info::cxx_flags},
+            {"cuda_flags", build_info::cuda_flags},
+            {"cuda_architectures", build_info::cuda_architectures},
+            {"build_type", build_info::build_type},
+            {"slowdown_variant", std::string(build_info::slowdown_variant).empty()
+                                     ? nlohmann::json(nullptr)
+                                     : nlohmann::json(build_info::slowdown_variant)}};
+}
+
+nlohmann::json to_json(const output_check& c) {
+    nlohmann::json j;
+    j["output"] = c.output;
+    j["pass"] = c.pass;
+    j["reason"] = c.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.reason);
+    j["checked"] = c.stats.checked;
+    j["mismatches"] = c.stats.mismatches;
+    const std::string no_finite = "no finite reference/output pairs to measure";
+    put_optional(j, "max_abs", c.stats.max_abs, no_finite);
+    put_optional(j, "max_rel", c.stats.max_rel, no_finite);
+    put_optional(j, "rel_l2", c.stats.rel_l2, no_finite);
+    const std::string no_ulp = "no floating-point pairs (integer output or none finite)";
+    put_optional(j, "ulp_p50", c.stats.ulp_p50, no_ulp);
+    put_optional(j, "ulp_p99", c.stats.ulp_p99, no_ulp);
+    put_optional(j, "ulp_max", c.stats.ulp_max, no_ulp);
+    nlohmann::json first = nlohmann::json::array();
+    for (const auto& m : c.stats.first) {
+        first.push_back({{"index", m.index}, {"got", number(m.got)}, {"expected", number(m.expected)}, {"why", m.why}});
+    }
+    j["first_mismatches"] = first;
+    return j;
+}
+
+nlohmann::json to_json(const variant_result& r) {
+    nlohmann::json j;
+    j["suite"] = r.suite;
+    j["case"] = r.c.name;
+    j["dtype"] = std::string(dtype_name(r.c.type));
+    j["variant"] = r.variant;
+    j["role"] = to_string(r.role);
+    j["description"] = r.description;
+    nlohmann::json cj;
+    cj["dims"] = r.c.dims;
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [k, v] : r.c.params) params[k] = number(v);
+    cj["params"] = params;
+    cj["input_kind"] = r.c.input_kind;
+    cj["timed"] = r.c.timed;
+    j["case_info"] = cj;
+    j["outcome"] = to_string(r.result);
+    j["reason"] = r.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.reason);
+
+    if (r.correctness) {
+        const auto& cb = *r.correctness;
+        nlohmann::json c;
+        c["outputs"] = nlohmann::json::array();
+        for (const auto& o : cb.outputs) c["outputs"].push_back(to_json(o));
+        put_optional(c, "deterministic", cb.deterministic, "the variant did not complete two runs");
+        c["unwritten_elements"] = cb.unwritten_elements;
+        c["guard_violations"] = cb.guard_violations;
+        c["modified_inputs"] = cb.modified_inputs;
+        if (r.role == variant_role::fused) {
+            if (cb.baseline_outputs.empty()) {
+                c["baseline_error"] = nullptr;
+                c["null_reasons"]["baseline_error"] = "no verified baseline in this case's selection";
+            } else {
+                c["baseline_error"] = nlohmann::json::array();
+                for (const auto& o : cb.baseline_outputs) c["baseline_error"].push_back(to_json(o));
+            }
+        }
+        c["verify_seconds"] = r.verify_seconds;
+        j["correctness"] = c;
+    } else {
+        j["correctness"] = nullptr;
+        j["null_reasons"]["correctness"] = r.reason.empty() ? "not verified" : r.reason;
+    }
+
+    if (r.timing) {
+        const auto& t = *r.timing;
+        nlohmann::json tj = stats_json(t.stats);
+        tj["method"] = t.method;
+        tj["method_reason"] = t.method_reason;
+        tj["mode"] = to_string(t.mode);
+        tj["stop_reason"] = to_string(t.stopped);
+        tj["sampling_seconds"] = t.sampling_s;
+        if (!t.samples_us.empty()) tj["samples_us"] = t.samples_us;
+        j["timing"] = tj;
+    } else {
+        j["timing"] = nullptr;
+        j["null_reasons"]["timing"] = r.timing_null_reason.empty() ? "not timed" : r.timing_null_reason;
+    }
+
+    j["traffic_model"] = {{"bytes_read", r.model.bytes_read},
+                          {"bytes_written", r.model.bytes_written},
+                          {"flops", r.model.flops}};
+    nlohmann::json d = nlohmann::json::object();
+    auto reason_of = [&](const char* k) {
+        const auto it = r.null_reasons.find(k);
+        return it == r.null_reasons.end() ? std::string("unknown") : it->second;
+    };
+    put_optional(d, "achieved_gbps", r.achieved_gbps, reason_of("achieved_gbps"));
+    put_optional(d, "achieved_tflops", r.achieved_tflops, reason_of("achieved_tflops"));
+    put_optional(d, "pct_of_copy_ceiling", r.pct_of_copy_ceiling, reason_of("pct_of_copy_ceiling"));
+    put_optional(d, "pct_of_floor", r.pct_of_floor, reason_of("pct_of_floor"));
+    put_optional(d, "speedup_vs_baseline", r.speedup_vs_baseline, reason_of("speedup_vs_baseline"));
+    j["derived"] = d;
+    return j;
+}
+
+nlohmann::json make_report(const report_context& ctx, const std::vector<variant_result>& results) {
+    nlohmann::json j;
+    j["schema"] = {{"name", report_schema_name}, {"version", report_schema_version}};
+    j["tool"] = build_info_json();
+    j["started_at"] = ctx.started_at;
+    j["written_at"] = utc_now_iso8601();
+    j["status"] = ctx.status;
+    j["status_reason"] = ctx.status_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(ctx.status_reason);
+    j["device"] = ctx.device;
+    j["settings"] = ctx.settings;
+    j["ceilings"] = ctx.ceilings;
+    j["suites_completed"] = ctx.suites_completed;
+    nlohmann::json summary = {{"pass", 0}, {"fail", 0}, {"error", 0}, {"skipped", 0}};
+    j["results"] = nlohmann::json::array();
+    for (const auto& r : results) {
+        summary[to_string(r.result)] = summary[to_string(r.result)].get<int>() + 1;
+        j["results"].push_back(to_json(r));
+    }
+    j["summary"] = summary;
+    return j;
+}
+
+void write_json_atomic(const std::string& path, const nlohmann::json& j) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    if (target.has_parent_path()) fs::create_directories(target.parent_path());
+    const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::runtime_error("cannot write " + tmp.string());
+        out << j.dump(2) << '\n';
+        out.flush();
+        if (!out) throw std::runtime_error("writing " + tmp.string() + " failed");
+    }
+    std::error_code ec;
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        fs::remove(tmp);
+        throw std::runtime_error("cannot rename " + tmp.string() + " to " + path + ": " + ec.message());
+    }
+}
+
+std::string utc_now_iso8601() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+}  // namespace fusebench

@@ -1,0 +1,41 @@
+// The JSON report: fusebench's primary artifact and a public format (schema
+// reports/schema/fusebench-report-v1.schema.json). Convention: a value that is unknown is null,
+// and the enclosing object's "null_reasons" names why; never a silent 0.
+#pragma once
+
+#include "harness/result.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace fusebench {
+
+inline constexpr const char* report_schema_name = "fusebench-report";
+inline constexpr int report_schema_version = 1;
+
+struct report_context {
+    nlohmann::json device;    // to_json(device_info) or null
+    nlohmann::json settings;  // run settings (filters, mode, policy, seed)
+    nlohmann::json ceilings;  // measured ceilings or null
+    std::string started_at;   // ISO 8601 UTC
+    std::vector<std::string> suites_completed;
+    bool finished = false;    // false while the run is still going (checkpoints)
+    std::string status = "running";  // running | complete | interrupted | context_lost
+    std::string status_reason;
+};
+
+nlohmann::json build_info_json();
+nlohmann::json to_json(const output_check& c);
+nlohmann::json to_json(const variant_result& r);
+nlohmann::json make_report(const report_context& ctx, const std::vector<variant_result>& results);
+
+// Writes `path` atomically: a temporary file in the same folder, flushed, then renamed over the
+// target, so a reader or a crash never sees a half-written report. Throws std::runtime_error.
+void write_json_atomic(const std::string& path, const nlohmann::json& j);
+
+// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
+std::string utc_now_iso8601();
+
+}  // namespace fusebench

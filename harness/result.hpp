@@ -1,0 +1,50 @@
+// One result per (suite, case, variant): an outcome value, never an exit().
+#pragma once
+
+#include "harness/check.hpp"
+#include "harness/registry.hpp"
+#include "harness/timing.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusebench {
+
+enum class outcome { pass, fail, error, skipped };
+const char* to_string(outcome o) noexcept;
+const char* to_string(variant_role r) noexcept;
+
+struct correctness_block {
+    std::vector<output_check> outputs;      // verdict per output (first run; second run if it differs)
+    std::optional<bool> deterministic;      // two runs on the same inputs bitwise equal
+    std::size_t unwritten_elements = 0;     // held the poison pattern in both runs
+    std::vector<std::string> guard_violations;   // "y: 3 bytes changed before the buffer", ...
+    std::vector<std::string> modified_inputs;    // inputs whose hash changed
+    // The baseline's error on the same case (for a fused variant): the natural error budget.
+    std::vector<output_check> baseline_outputs;
+};
+
+struct variant_result {
+    std::string suite;
+    case_desc c;
+    std::string variant;
+    variant_role role = variant_role::fused;
+    std::string description;
+    outcome result = outcome::skipped;
+    std::string reason;  // why fail / error / skipped; empty on pass
+    std::optional<correctness_block> correctness;
+    std::optional<timed_run> timing;
+    std::string timing_null_reason;  // why timing is null
+    traffic_model model;
+    std::optional<double> achieved_gbps, achieved_tflops, speedup_vs_baseline;
+    // achieved GB/s of the variant's own traffic model over the measured copy bandwidth [%]
+    std::optional<double> pct_of_copy_ceiling;
+    // the operation's floor (least traffic of any variant of the case / copy bandwidth) over the
+    // measured time [%]: the "% of speed of light" of the operation, comparable across variants
+    std::optional<double> pct_of_floor;
+    std::map<std::string, std::string> null_reasons;  // for the derived fields above
+    double verify_seconds = 0;
+};
+
+}  // namespace fusebench

@@ -1,0 +1,83 @@
+// The correctness engine and the timing orchestration over a selection of (suite, case, variants).
+#pragma once
+
+#include "harness/device_info.hpp"
+#include "harness/registry.hpp"
+#include "harness/result.hpp"
+#include "harness/timing.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fusebench {
+
+// A bad name or value from the user: the CLI prints it on one line and exits 2.
+class usage_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct selection_filter {
+    std::vector<std::string> suites;    // exact names; empty = the default suites
+    std::vector<std::string> variants;  // exact names; empty = all
+    std::vector<std::string> cases;     // substrings of case names; empty = all
+    std::vector<dtype> dtypes;          // empty = all
+    bool quick = false;                 // only cases marked quick
+};
+
+struct selection_item {
+    const suite* s = nullptr;
+    case_desc c;
+    std::vector<const variant*> variants;
+};
+
+// Throws usage_error when a named suite or variant does not exist, or nothing is selected.
+std::vector<selection_item> select_work(const registry& reg, const selection_filter& f);
+
+struct run_options {
+    std::uint64_t seed = 0;
+    cache_mode mode = cache_mode::cold;
+    sampling_policy policy;
+    bool keep_raw_samples = false;
+    bool verify_only = false;  // skip timing
+    std::optional<double> copy_gbps;  // measured copy ceiling, for % of ceiling
+};
+
+// Per-case seed: replayable from the run seed, independent across cases.
+std::uint64_t case_seed(std::uint64_t run_seed, const std::string& suite, const case_desc& c);
+
+struct progress_event {
+    std::size_t index = 0, total = 0;  // case i of N (1-based)
+    const selection_item* item = nullptr;
+    double elapsed_s = 0;
+};
+
+class runner {
+public:
+    runner(const device_info& dev, run_options opts);
+    ~runner();
+    runner(const runner&) = delete;
+    runner& operator=(const runner&) = delete;
+
+    // Verifies and times every variant of one selection item; results in variant order. Never
+    // throws for a variant's failure; throws only for harness faults (out of host memory, ...).
+    std::vector<variant_result> run_item(const selection_item& item);
+
+    // True once a variant has corrupted the CUDA context: nothing more can run in this process.
+    bool context_lost() const noexcept { return m_context_lost; }
+    const std::string& context_lost_reason() const noexcept { return m_context_lost_reason; }
+
+private:
+    struct impl;
+    const device_info& m_dev;
+    run_options m_opts;
+    bool m_context_lost = false;
+    std::string m_context_lost_reason;
+    std::unique_ptr<impl> m_impl;
+};
+
+}  // namespace fusebench

@@ -1,0 +1,55 @@
+// The timing loop: warm-up, then samples of one launch each, cold (L2 flushed outside the timed
+// window, the default) or hot (back-to-back), until the noise target or the time budget is met.
+#pragma once
+
+#include "harness/device.hpp"
+#include "harness/stats.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusebench {
+
+enum class cache_mode { cold, hot };
+const char* to_string(cache_mode m) noexcept;
+
+// Evicts L2 by writing a buffer of twice its size (alternating byte values, so no write is
+// elided) and resets persisting-L2 lines. Move-only: it owns the device buffer.
+class l2_flusher {
+public:
+    explicit l2_flusher(std::size_t l2_bytes);
+    void flush(cudaStream_t stream);
+    std::size_t bytes() const noexcept { return m_buffer.size(); }
+
+private:
+    device_buffer m_buffer;
+    int m_flip = 0;
+};
+
+struct timing_request {
+    std::function<void(cudaStream_t)> launch;   // enqueues one invocation of the variant
+    std::function<void(cudaStream_t)> prepare;  // optional, outside the timed window (restores in-place buffers)
+    cache_mode mode = cache_mode::cold;
+    sampling_policy policy;
+};
+
+struct timed_run {
+    std::string method;         // "cuda_events" or "cupti_activity"
+    std::string method_reason;  // why this method
+    cache_mode mode = cache_mode::cold;
+    sample_stats stats;         // [us] by `method`
+    std::vector<double> samples_us;
+    stop_reason stopped = stop_reason::keep_going;
+    double sampling_s = 0;      // wall time of the sampling loop [s]
+};
+
+// Events around each launch: the fallback timer. In cold mode the flush is enqueued before the
+// start event, so the host has queued the launch long before the GPU reaches it and launch
+// latency stays out of the window.
+timed_run time_with_events(const timing_request& req, cudaStream_t stream, l2_flusher& flusher);
+
+}  // namespace fusebench

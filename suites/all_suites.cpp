@@ -1,0 +1,10 @@
+#include "suites/suites.hpp"
+
+namespace fusebench {
+
+// The one place that knows which suites exist; order is the run and report order.
+void register_all(registry& reg) {
+    register_glu(reg);
+}
+
+}  // namespace fusebench
