@@ -2,6 +2,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/device.hpp"
+#include "harness/guard.hpp"
 #include "harness/hash.hpp"
 #include "harness/rng.hpp"
 
@@ -79,12 +80,6 @@ std::uint64_t case_seed(std::uint64_t run_seed, const std::string& suite_name, c
 
 namespace {
 
-constexpr std::size_t guard_bytes = 256;         // before and after each output [bytes]
-constexpr unsigned char guard_byte = 0xC3;
-// Two poison patterns: all-ones is NaN in every float format (-1 as int32); 0x7B.. is a large
-// finite value in fp32/bf16/fp16 (1.3e36 / 1.3e36 / 61280) and an out-of-range int32.
-constexpr unsigned char poison_byte[2] = {0xFF, 0x7B};
-
 // A device allocation with guard bands: [guard][misalign][data][guard].
 struct guarded_tensor {
     tensor_spec spec;
@@ -92,8 +87,8 @@ struct guarded_tensor {
     std::size_t offset = 0;  // of the data [bytes]
 
     explicit guarded_tensor(const tensor_spec& s)
-        : spec(s), buffer(guard_bytes + s.misalign_bytes + s.bytes() + guard_bytes),
-          offset(guard_bytes + s.misalign_bytes) {}
+        : spec(s), buffer(guard_band_bytes + s.misalign_bytes + s.bytes() + guard_band_bytes),
+          offset(guard_band_bytes + s.misalign_bytes) {}
     void* data() const { return buffer.bytes_ptr() + offset; }
 };
 
@@ -231,15 +226,15 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             auto prepare_outputs = [&](int run) {
                 for (std::size_t o = 0; o < out_specs.size(); ++o) {
                     auto& d = d_outputs[o];
-                    CUDA_CHECK(cudaMemsetAsync(d.buffer.get(), guard_byte, d.buffer.size(), stream));
+                    CUDA_CHECK(cudaMemsetAsync(d.buffer.get(), static_cast<int>(guard_fill), d.buffer.size(), stream));
                     if (out_specs[o].alias_of_input >= 0) {
                         const auto& src = d_inputs[static_cast<std::size_t>(out_specs[o].alias_of_input)];
                         CUDA_CHECK(cudaMemcpyAsync(d.data(), src.data(), out_specs[o].bytes(), cudaMemcpyDeviceToDevice, stream));
                     } else if (run >= 0) {
-                        CUDA_CHECK(cudaMemsetAsync(d.data(), poison_byte[run], out_specs[o].bytes(), stream));
+                        CUDA_CHECK(cudaMemsetAsync(d.data(), static_cast<int>(poison_fill[run]), out_specs[o].bytes(), stream));
                     }
                 }
-                if (ws_bytes && run >= 0) CUDA_CHECK(cudaMemsetAsync(workspace.get(), poison_byte[run], ws_bytes, stream));
+                if (ws_bytes && run >= 0) CUDA_CHECK(cudaMemsetAsync(workspace.get(), static_cast<int>(poison_fill[run]), ws_bytes, stream));
             };
 
             run_capture cap[2];
@@ -260,28 +255,17 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 const auto& spec = out_specs[o];
                 const std::size_t begin = d_outputs[o].offset, end = begin + spec.bytes();
                 for (int run = 0; run < 2; ++run) {
-                    const auto& buf = cap[run].outputs[o];
-                    std::size_t before = 0, after = 0;
-                    for (std::size_t b = 0; b < begin; ++b) before += buf[b] != std::byte{guard_byte};
-                    for (std::size_t b = end; b < buf.size(); ++b) after += buf[b] != std::byte{guard_byte};
+                    const std::span<const std::byte> buf(cap[run].outputs[o]);
+                    const std::size_t before = count_changed(buf.first(begin), guard_fill);
+                    const std::size_t after = count_changed(buf.subspan(end), guard_fill);
                     if (before) cb.guard_violations.push_back(format_bytes_changed(before, "before", spec.name) + " (run " + std::to_string(run + 1) + ")");
                     if (after) cb.guard_violations.push_back(format_bytes_changed(after, "after", spec.name) + " (run " + std::to_string(run + 1) + ")");
                 }
-                const std::size_t el = dtype_size(spec.type);
-                const auto* a = cap[0].outputs[o].data() + begin;
-                const auto* b = cap[1].outputs[o].data() + begin;
-                for (std::size_t i = 0; i < spec.numel(); ++i) {
-                    const bool diff = std::memcmp(a + i * el, b + i * el, el) != 0;
-                    differing += diff;
-                    if (diff && spec.alias_of_input < 0) {
-                        bool pa = true, pb = true;
-                        for (std::size_t j = 0; j < el; ++j) {
-                            pa = pa && a[i * el + j] == std::byte{poison_byte[0]};
-                            pb = pb && b[i * el + j] == std::byte{poison_byte[1]};
-                        }
-                        cb.unwritten_elements += pa && pb;
-                    }
-                }
+                const auto d = compare_runs(std::span<const std::byte>(cap[0].outputs[o]).subspan(begin, spec.bytes()),
+                                            std::span<const std::byte>(cap[1].outputs[o]).subspan(begin, spec.bytes()),
+                                            dtype_size(spec.type), spec.alias_of_input < 0);
+                differing += d.differing;
+                cb.unwritten_elements += d.unwritten;
             }
             cb.deterministic = differing == 0;
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: configure, build, run the GPU tests and the suites, write the
+# report(s) and logs under $OUT (or ./out). Usage: scripts/gpu-check.sh [fusebench run args...]
+# Environment: FUSEBENCH_SKIP_TESTS=1 skips ctest; FUSEBENCH_EXTRA="cmd" runs a command at the end.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/out}
+mkdir -p "$out"
+export FUSEBENCH_BUILD_DIR=${FUSEBENCH_BUILD_DIR:-$root/build-gpu}
+t0=$(date +%s)
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader 2>&1 | tee "$out/gpu.txt"
+
+if ! "$root/scripts/build.sh" >"$out/build.log" 2>&1; then
+  tail -40 "$out/build.log"; echo "BUILD FAILED"; exit 1
+fi
+echo "build: $(( $(date +%s) - t0 )) s"
+
+if [ "${FUSEBENCH_SKIP_TESTS:-0}" != 1 ]; then
+  (cd "$FUSEBENCH_BUILD_DIR" && ctest --output-on-failure -j 4 --timeout 600) >"$out/ctest.log" 2>&1
+  echo "ctest rc=$? ($(( $(date +%s) - t0 )) s): $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
+  grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Subprocess)' "$out/ctest.log" | head -20
+fi
+
+label=$("$FUSEBENCH_BUILD_DIR/fusebench" version >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | grep -oE 'h100|h200|a100|b200|h800' | head -1)
+label=${label:-gpu}
+"$FUSEBENCH_BUILD_DIR/fusebench" run --json "$out/$label.json" "$@" >"$out/run.txt" 2>"$out/run.err"
+rc=$?
+echo "fusebench run rc=$rc ($(( $(date +%s) - t0 )) s)"
+tail -5 "$out/run.err"
+if [ -n "${FUSEBENCH_EXTRA:-}" ]; then
+  bash -c "$FUSEBENCH_EXTRA" >"$out/extra.log" 2>&1; echo "extra rc=$?"
+fi
+cat "$out/run.txt"

@@ -1,0 +1,117 @@
+#include "harness/check.hpp"
+#include "harness/dtype.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+using namespace fusebench;
+
+namespace {
+std::vector<unsigned char> encode(dtype t, const std::vector<double>& v) {
+    std::vector<unsigned char> out(v.size() * dtype_size(t));
+    for (std::size_t i = 0; i < v.size(); ++i) store_element(t, out.data(), i, v[i]);
+    return out;
+}
+const tolerance tol_bf16{1e-2, 1e-6, 1};
+}  // namespace
+
+TEST_CASE("a correct output within tolerance passes and reports its error", "[check]") {
+    const auto t = GENERATE(dtype::f32, dtype::bf16, dtype::f16);
+    std::vector<double> ref{1.0, -2.0, 0.5, 3.25, 1e-3};
+    std::vector<double> got;
+    for (double r : ref) got.push_back(round_to_dtype(r, t));
+    const auto bytes = encode(t, got);
+    const auto c = compare_elementwise("y", t, bytes.data(), ref, {1e-2, 1e-6, 1});
+    CHECK(c.pass);
+    CHECK(c.stats.mismatches == 0);
+    REQUIRE(c.stats.ulp_max.has_value());
+    CHECK(*c.stats.ulp_max == 0);
+    REQUIRE(c.stats.rel_l2.has_value());
+    CHECK(*c.stats.rel_l2 < 1e-2);
+}
+
+TEST_CASE("zeros where the true outputs are tiny fail", "[check]") {
+    // Outputs span 6 orders of magnitude; a kernel that flushes the small ones to zero must fail
+    // even though its error is tiny compared to the largest output.
+    std::vector<double> ref, got;
+    for (int i = 0; i < 100; ++i) {
+        const double v = (i % 2 ? 1.0 : 1e-4) * (1 + i * 0.01);
+        ref.push_back(v);
+        got.push_back(v < 1e-3 ? 0.0 : round_to_dtype(v, dtype::bf16));
+    }
+    const auto bytes = encode(dtype::bf16, got);
+    const auto c = compare_elementwise("y", dtype::bf16, bytes.data(), ref, tol_bf16);
+    CHECK_FALSE(c.pass);
+    CHECK(c.stats.mismatches == 50);
+    CHECK(c.stats.first.size() == max_reported_mismatches);
+    CHECK(c.stats.first[0].why == "tolerance");
+}
+
+TEST_CASE("NaN and Inf must sit where the reference has them", "[check]") {
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+    const std::vector<double> ref{1.0, inf, -inf, nan, 2.0};
+    SECTION("matching positions pass") {
+        const auto bytes = encode(dtype::f32, {1.0, inf, -inf, nan, 2.0});
+        CHECK(compare_elementwise("y", dtype::f32, bytes.data(), ref, {1e-5, 1e-6, 1}).pass);
+    }
+    SECTION("NaN where the reference is finite fails (an unwritten, poisoned element)") {
+        const auto bytes = encode(dtype::f32, {nan, inf, -inf, nan, 2.0});
+        const auto c = compare_elementwise("y", dtype::f32, bytes.data(), ref, {1e-5, 1e-6, 1});
+        CHECK_FALSE(c.pass);
+        CHECK(c.stats.first.at(0).why == "nan/inf position");
+    }
+    SECTION("an infinity of the wrong sign fails") {
+        const auto bytes = encode(dtype::f32, {1.0, -inf, -inf, nan, 2.0});
+        CHECK_FALSE(compare_elementwise("y", dtype::f32, bytes.data(), ref, {1e-5, 1e-6, 1}).pass);
+    }
+    SECTION("a finite value where the reference is NaN fails") {
+        const auto bytes = encode(dtype::f32, {1.0, inf, -inf, 0.0, 2.0});
+        CHECK_FALSE(compare_elementwise("y", dtype::f32, bytes.data(), ref, {1e-5, 1e-6, 1}).pass);
+    }
+}
+
+TEST_CASE("a finite reference beyond the format's range expects that infinity", "[check]") {
+    const std::vector<double> ref{1e6, -1e6};  // beyond fp16's 65504
+    const auto ok = encode(dtype::f16, {INFINITY, -INFINITY});
+    CHECK(compare_elementwise("y", dtype::f16, ok.data(), ref, {2e-3, 1e-6, 1}).pass);
+    const auto bad = encode(dtype::f16, {65504.0, -65504.0});
+    CHECK_FALSE(compare_elementwise("y", dtype::f16, bad.data(), ref, {2e-3, 1e-6, 1}).pass);
+}
+
+TEST_CASE("the subnormal grain bounds the absolute error near zero", "[check]") {
+    // fp16 outputs of ~1e-7 are subnormal: the rounding error can reach half the grain.
+    const std::vector<double> ref{1.0e-7, 2.3e-7, 1.0};
+    std::vector<double> got;
+    for (double r : ref) got.push_back(round_to_dtype(r, dtype::f16));
+    const auto bytes = encode(dtype::f16, got);
+    CHECK(compare_elementwise("y", dtype::f16, bytes.data(), ref, {2e-3, 0.0, 1}).pass);
+    const auto wrong = encode(dtype::f16, {1.0e-7 + 3 * dtype_min_subnormal(dtype::f16), 2.3e-7, 1.0});
+    CHECK_FALSE(compare_elementwise("y", dtype::f16, wrong.data(), ref, {2e-3, 0.0, 1}).pass);
+}
+
+TEST_CASE("ULP percentiles are exact", "[check][ulp]") {
+    std::vector<double> ref(100, 1.0), got(100, 1.0);
+    const double step = std::ldexp(1.0, -23);
+    for (int i = 0; i < 10; ++i) got[i] = 1.0 + 2 * step;  // 10% at 2 ulp
+    got[0] = 1.0 + 5000 * step;                              // one far outlier
+    const auto bytes = encode(dtype::f32, got);
+    const auto c = compare_elementwise("y", dtype::f32, bytes.data(), ref, {1.0, 0.0, 1});
+    CHECK(c.pass);
+    CHECK(*c.stats.ulp_p50 == 0);
+    CHECK(*c.stats.ulp_p99 == 2);
+    CHECK(*c.stats.ulp_max == 5000);
+}
+
+TEST_CASE("integer outputs compare exactly and have no ULP statistics", "[check]") {
+    const std::vector<double> ref{3, 1, 4};
+    const auto ok = encode(dtype::i32, {3, 1, 4});
+    const auto c = compare_elementwise("idx", dtype::i32, ok.data(), ref, {0, 0, 0});
+    CHECK(c.pass);
+    CHECK_FALSE(c.stats.ulp_max.has_value());
+    const auto bad = encode(dtype::i32, {3, 2, 4});
+    CHECK_FALSE(compare_elementwise("idx", dtype::i32, bad.data(), ref, {0, 0, 0}).pass);
+}

@@ -1,0 +1,68 @@
+#include "harness/dtype.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_floating_point.hpp>
+
+#include <cmath>
+#include <limits>
+
+using namespace fusebench;
+using Catch::Matchers::WithinULP;
+
+TEST_CASE("bf16 rounds to nearest even", "[dtype]") {
+    CHECK(bf16_bits_to_float(float_to_bf16_bits(1.0f)) == 1.0f);
+    // 1 + 2^-8 is exactly halfway between 1 and 1 + 2^-7: ties go to the even mantissa (1.0).
+    CHECK(bf16_bits_to_float(float_to_bf16_bits(1.0f + std::ldexp(1.0f, -8))) == 1.0f);
+    // 1 + 3 * 2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6: even is 1 + 2^-6.
+    CHECK(bf16_bits_to_float(float_to_bf16_bits(1.0f + 3 * std::ldexp(1.0f, -8))) == 1.0f + std::ldexp(1.0f, -6));
+    CHECK(std::isnan(bf16_bits_to_float(float_to_bf16_bits(std::numeric_limits<float>::quiet_NaN()))));
+    CHECK(std::isinf(bf16_bits_to_float(float_to_bf16_bits(std::numeric_limits<float>::max()))));
+}
+
+TEST_CASE("fp16 conversions are exact for representable values and saturate to inf", "[dtype]") {
+    const float v = GENERATE(0.0f, -0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f /* min normal */,
+                             5.960464477539063e-08f /* min subnormal */, 0.333251953125f);
+    CHECK(half_bits_to_float(float_to_half_bits(v)) == v);
+    CHECK(std::signbit(half_bits_to_float(float_to_half_bits(v))) == std::signbit(v));
+    CHECK(std::isinf(half_bits_to_float(float_to_half_bits(65520.0f))));  // rounds past max
+    CHECK(half_bits_to_float(float_to_half_bits(65519.0f)) == 65504.0f);
+    CHECK(float_to_half_bits(1.0f) == 0x3C00);
+    CHECK(float_to_half_bits(-2.0f) == 0xC000);
+}
+
+TEST_CASE("round_to_dtype rounds once from double", "[dtype]") {
+    // A double just above the bf16 midpoint must round up; rounding through float first would
+    // land exactly on the midpoint and round to even (down): the classic double-rounding bug.
+    const double mid = 1.0 + std::ldexp(1.0, -8);
+    const double just_above = mid + std::ldexp(1.0, -40);
+    CHECK(round_to_dtype(just_above, dtype::bf16) == 1.0 + std::ldexp(1.0, -7));
+    CHECK(round_to_dtype(mid, dtype::bf16) == 1.0);
+    CHECK(round_to_dtype(1e-8, dtype::f16) == std::ldexp(1.0, -24) * std::nearbyint(1e-8 / std::ldexp(1.0, -24)));
+    CHECK(std::isinf(round_to_dtype(1e39, dtype::f32)));
+    CHECK(round_to_dtype(2.5, dtype::i32) == 2.0);
+    CHECK_THAT(round_to_dtype(0.1, dtype::f32), WithinULP(static_cast<double>(0.1f), 0));
+}
+
+TEST_CASE("ulp_distance counts representable steps", "[dtype][ulp]") {
+    const auto t = GENERATE(dtype::f32, dtype::bf16, dtype::f16);
+    CHECK(ulp_distance(t, 1.0, 1.0) == 0);
+    CHECK(ulp_distance(t, 0.0, -0.0) == 0);
+    const double step = t == dtype::f32 ? std::ldexp(1.0, -23) : t == dtype::bf16 ? std::ldexp(1.0, -7) : std::ldexp(1.0, -10);
+    CHECK(ulp_distance(t, 1.0, 1.0 + step) == 1);
+    CHECK(ulp_distance(t, 1.0, 1.0 + 3 * step) == 3);
+    // Across zero: smallest positive and smallest negative subnormal are 2 apart.
+    CHECK(ulp_distance(t, dtype_min_subnormal(t), -dtype_min_subnormal(t)) == 2);
+    CHECK(ulp_distance(t, std::nan(""), 1.0) == std::numeric_limits<std::uint64_t>::max());
+    CHECK(ulp_distance(t, INFINITY, INFINITY) == 0);
+}
+
+TEST_CASE("load and store elements round-trip every type", "[dtype]") {
+    const auto t = GENERATE(dtype::f32, dtype::bf16, dtype::f16, dtype::i32);
+    unsigned char buf[16] = {};
+    store_element(t, buf, 1, 3.0);
+    CHECK(load_element(t, buf, 1) == 3.0);
+    store_element(t, buf, 2, -0.5);
+    CHECK(load_element(t, buf, 2) == (t == dtype::i32 ? -0.0 : -0.5));
+    CHECK(parse_dtype(dtype_name(t)) == t);
+}

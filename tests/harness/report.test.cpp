@@ -1,0 +1,128 @@
+#include "harness/json_schema.hpp"
+#include "harness/report.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+using namespace fusebench;
+
+namespace {
+
+json_schema report_schema() {
+    return load_json_schema(std::string(FUSEBENCH_SOURCE_DIR) + "/reports/schema/fusebench-report-v1.schema.json");
+}
+
+variant_result sample_result(outcome o) {
+    variant_result r;
+    r.suite = "glu";
+    r.c.name = "swiglu:3x7";
+    r.c.type = dtype::bf16;
+    r.c.dims = {{"tokens", 3}, {"inter", 7}};
+    r.c.params = {{"act", 0}};
+    r.variant = "fused_vec";
+    r.role = variant_role::fused;
+    r.description = "test";
+    r.result = o;
+    r.model = {84, 42, 105};
+    correctness_block cb;
+    output_check c;
+    c.output = "y";
+    c.stats.checked = 21;
+    c.stats.max_abs = 0.001;
+    c.stats.max_rel = 0.002;
+    c.stats.rel_l2 = 0.0005;
+    c.stats.ulp_p50 = 0;
+    c.stats.ulp_p99 = 1;
+    c.stats.ulp_max = 1;
+    if (o == outcome::fail) {
+        c.pass = false;
+        c.reason = "1 of 21 elements out of tolerance";
+        c.stats.mismatches = 1;
+        c.stats.first.push_back({3, std::nan(""), 1.5, "nan/inf position"});
+    }
+    cb.outputs.push_back(c);
+    cb.deterministic = true;
+    r.correctness = cb;
+    if (o == outcome::pass) {
+        timed_run t;
+        t.method = "cuda_events";
+        t.method_reason = "test";
+        const std::vector<double> s{10, 11, 12};
+        t.stats = summarize(s);
+        t.samples_us = s;
+        t.stopped = stop_reason::noise_target_met;
+        r.timing = t;
+        r.achieved_gbps = 12.6;
+        r.null_reasons["achieved_tflops"] = "x";
+        r.null_reasons["pct_of_copy_ceiling"] = "copy bandwidth was not measured";
+        r.null_reasons["pct_of_floor"] = "copy bandwidth was not measured";
+        r.null_reasons["speedup_vs_baseline"] = "no baseline";
+    } else {
+        r.reason = "1 of 21 elements out of tolerance";
+        r.timing_null_reason = "not timed: verification did not pass";
+    }
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("reports validate against the schema and round-trip through a file", "[report][schema]") {
+    report_context ctx;
+    ctx.started_at = utc_now_iso8601();
+    ctx.device = nullptr;
+    ctx.settings = {{"seed", 42}, {"seed_source", "--seed"}, {"mode", "cold"}, {"sampling", nlohmann::json::object()}};
+    ctx.ceilings = nullptr;
+    ctx.status = "complete";
+    const std::vector<variant_result> results{sample_result(outcome::pass), sample_result(outcome::fail)};
+    const auto j = make_report(ctx, results);
+
+    const auto errors = report_schema().validate(j);
+    INFO((errors.empty() ? std::string() : errors.front()));
+    CHECK(errors.empty());
+
+    // Unknown values are null with a reason, never 0.
+    const auto& failed = j["results"][1];
+    CHECK(failed["timing"].is_null());
+    CHECK(failed["null_reasons"]["timing"] == "not timed: verification did not pass");
+    CHECK(failed["correctness"]["outputs"][0]["first_mismatches"][0]["got"] == "nan");
+    CHECK(j["results"][0]["derived"]["achieved_tflops"].is_null());
+    CHECK(j["summary"]["pass"] == 1);
+    CHECK(j["summary"]["fail"] == 1);
+
+    const auto dir = std::filesystem::temp_directory_path() / "fusebench_report_test";
+    const auto path = (dir / "sub" / "report.json").string();
+    write_json_atomic(path, j);
+    std::ifstream in(path);
+    const auto back = nlohmann::json::parse(in);
+    CHECK(back == j);
+    // No temporary file is left behind.
+    std::size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "sub")) files += e.is_regular_file();
+    CHECK(files == 1);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the schema validator rejects what the schema forbids", "[report][schema]") {
+    const auto schema = report_schema();
+    report_context ctx;
+    ctx.started_at = "x";
+    ctx.settings = {{"seed", 1}, {"seed_source", "fresh"}, {"mode", "cold"}, {"sampling", nlohmann::json::object()}};
+    auto j = make_report(ctx, {sample_result(outcome::pass)});
+    REQUIRE(schema.validate(j).empty());
+    auto bad = j;
+    bad["schema"]["version"] = 2;
+    CHECK_FALSE(schema.validate(bad).empty());
+    bad = j;
+    bad["results"][0]["outcome"] = "passed";
+    CHECK_FALSE(schema.validate(bad).empty());
+    bad = j;
+    bad["results"][0].erase("timing");
+    CHECK_FALSE(schema.validate(bad).empty());
+    bad = j;
+    bad["results"][0]["derived"]["achieved_gbps"] = "fast";
+    CHECK_FALSE(schema.validate(bad).empty());
+    CHECK_THROWS(json_schema(nlohmann::json{{"type", "object"}, {"patternProperties", nlohmann::json::object()}}));
+}
