@@ -9,6 +9,7 @@
 #include "harness/runner.hpp"
 #include "harness/table.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -224,6 +225,10 @@ int cmd_run(cli_options o, const registry& reg) {
         const device_ceilings c = measure_ceilings(o.device, s.get(), o.filter.quick);
         ctx.ceilings = to_json(c);
         o.run.copy_gbps = c.copy_gbps.value;
+        o.run.read_gbps = c.read_gbps.value;
+        for (const auto* m : {&c.bf16_tflops, &c.fp16_tflops, &c.fp32_tflops}) {
+            if (m->value) o.run.peak_tflops = std::max(o.run.peak_tflops.value_or(0), *m->value);
+        }
         if (c.copy_gbps.value) std::fprintf(stderr, "fusebench: measured copy bandwidth %.0f GB/s\n", *c.copy_gbps.value);
     } else {
         ctx.ceilings = nullptr;

@@ -74,6 +74,34 @@ std::vector<selection_item> select_work(const registry& reg, const selection_fil
     return out;
 }
 
+std::optional<std::string> speed_of_light_violation(double median_us, const traffic_model& m, cache_mode mode,
+                                                    std::size_t l2_bytes, const run_options& o) {
+    constexpr double slack = 0.95;
+    if (mode != cache_mode::cold || median_us <= 0) return std::nullopt;
+    const double bytes = m.bytes_read + m.bytes_written;
+    const double best_gbps = std::max(o.copy_gbps.value_or(0), o.read_gbps.value_or(0));
+    char buf[256];
+    if (best_gbps > 0 && bytes > 4.0 * static_cast<double>(l2_bytes)) {
+        const double floor_us = bytes / (best_gbps * 1e9) * 1e6;
+        if (median_us < slack * floor_us) {
+            std::snprintf(buf, sizeof buf,
+                          "faster than physics: median %.2f us is below 95%% of the floor %.2f us (%.0f model bytes / %.0f GB/s measured): work was skipped",
+                          median_us, floor_us, bytes, best_gbps);
+            return std::string(buf);
+        }
+    }
+    if (o.peak_tflops && *o.peak_tflops > 0 && m.flops > 0) {
+        const double floor_us = m.flops / (*o.peak_tflops * 1e12) * 1e6;
+        if (median_us < slack * floor_us) {
+            std::snprintf(buf, sizeof buf,
+                          "faster than physics: median %.2f us is below 95%% of the floor %.2f us (%.3g model flops / %.0f TFLOP/s measured): work was skipped",
+                          median_us, floor_us, m.flops, *o.peak_tflops);
+            return std::string(buf);
+        }
+    }
+    return std::nullopt;
+}
+
 std::uint64_t case_seed(std::uint64_t run_seed, const std::string& suite_name, const case_desc& c) {
     return splitmix64(run_seed ^ hash_string(suite_name + "/" + c.name + "/" + std::string(dtype_name(c.type))));
 }
@@ -385,6 +413,10 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 r.null_reasons[k] = why.empty() ? "not timed" : why;
             }
             continue;
+        }
+        if (auto why = speed_of_light_violation(r.timing->stats.median, r.model, r.timing->mode, m_dev.l2_bytes, m_opts)) {
+            r.result = outcome::fail;
+            r.reason = *why;
         }
         const double t_s = r.timing->stats.median * 1e-6;
         const double bytes = r.model.bytes_read + r.model.bytes_written;

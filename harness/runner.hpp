@@ -44,8 +44,17 @@ struct run_options {
     sampling_policy policy;
     bool keep_raw_samples = false;
     bool verify_only = false;  // skip timing
-    std::optional<double> copy_gbps;  // measured copy ceiling, for % of ceiling
+    std::optional<double> copy_gbps;    // measured copy ceiling [GB/s], for % of ceiling
+    std::optional<double> read_gbps;    // measured read-only streaming ceiling [GB/s]
+    std::optional<double> peak_tflops;  // the largest measured compute ceiling [TFLOP/s]
 };
+
+// The speed-of-light guard: a cold-L2 time below 95% of the floor (model bytes over the best
+// measured bandwidth, or model flops over the best measured compute rate) is impossible, so the
+// variant skipped work. Bandwidth floors apply only when the traffic exceeds 4x the L2 size (a
+// smaller footprint can be absorbed by L2 write-back). Returns the reason, or nullopt.
+std::optional<std::string> speed_of_light_violation(double median_us, const traffic_model& m, cache_mode mode,
+                                                    std::size_t l2_bytes, const run_options& o);
 
 // Per-case seed: replayable from the run seed, independent across cases.
 std::uint64_t case_seed(std::uint64_t run_seed, const std::string& suite, const case_desc& c);

@@ -19,11 +19,15 @@ double glu_activation_reference(glu_activation act, double x) {
 }
 
 void glu_reference(glu_activation act, const Eigen::Ref<const Eigen::ArrayXd>& gate,
-                   const Eigen::Ref<const Eigen::ArrayXd>& up, Eigen::Ref<Eigen::ArrayXd> y) {
+                   const Eigen::Ref<const Eigen::ArrayXd>& up, Eigen::Ref<Eigen::ArrayXd> y,
+                   const std::function<double(double)>& round_intermediate) {
     if (gate.size() != up.size() || gate.size() != y.size()) {
         throw std::invalid_argument("glu_reference: gate, up and y sizes differ");
     }
-    y = gate.unaryExpr([act](double g) { return glu_activation_reference(act, g); }) * up;
+    y = gate.unaryExpr([&](double g) {
+        const double a = glu_activation_reference(act, g);
+        return round_intermediate ? round_intermediate(a) : a;
+    }) * up;
 }
 
 }  // namespace fusebench::references

@@ -3,6 +3,8 @@
 
 #include <Eigen/Core>
 
+#include <functional>
+
 namespace fusebench::references {
 
 enum class glu_activation { silu, gelu_tanh, gelu_erf };
@@ -14,8 +16,12 @@ enum class glu_activation { silu, gelu_tanh, gelu_erf };
 // IEEE special values follow from these formulas (silu(-inf) = NaN, silu(+inf) = +inf).
 double glu_activation_reference(glu_activation act, double x);
 
-// y = act(gate) * up, element-wise; all arrays have the same size.
+// y = round_intermediate(act(gate)) * up, element-wise; all arrays have the same size.
+// round_intermediate models the precision the operation keeps act(gate) in (the suite passes a
+// rounding to fp32: a value below fp32's range is 0 there, so 0 * inf = NaN as on the GPU);
+// the default keeps it exact.
 void glu_reference(glu_activation act, const Eigen::Ref<const Eigen::ArrayXd>& gate,
-                   const Eigen::Ref<const Eigen::ArrayXd>& up, Eigen::Ref<Eigen::ArrayXd> y);
+                   const Eigen::Ref<const Eigen::ArrayXd>& up, Eigen::Ref<Eigen::ArrayXd> y,
+                   const std::function<double(double)>& round_intermediate = {});
 
 }  // namespace fusebench::references

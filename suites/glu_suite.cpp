@@ -120,7 +120,8 @@ std::vector<std::vector<double>> glu_reference_outputs(const case_desc& c, const
             up[static_cast<Eigen::Index>(i - b)] = in[1].get(i);
         }
         Eigen::Map<Eigen::ArrayXd> out(y.data() + b, static_cast<Eigen::Index>(e - b));
-        references::glu_reference(act, gate, up, out);
+        // The kernels keep act(gate) in an fp32 register: the reference rounds it the same way.
+        references::glu_reference(act, gate, up, out, [](double v) { return round_to_dtype(v, dtype::f32); });
     });
     return {std::move(y)};
 }
@@ -142,7 +143,8 @@ void register_glu(registry& reg) {
         "approximation or gelu erf (GeGLU). fp32 math; y rounded to the storage dtype.";
     s.semantics =
         "silu(x) = x / (1 + exp(-x)); gelu_tanh(x) = x / (1 + exp(-2u)), u = sqrt(2/pi)(x + 0.044715x^3); "
-        "gelu_erf(x) = 0.5 x erfc(-x/sqrt(2)). IEEE specials follow these formulas (act(-inf) = NaN, "
+        "gelu_erf(x) = 0.5 x erfc(-x/sqrt(2)). act(gate) is an fp32 intermediate (so an activation below "
+        "fp32's range is 0 and 0 * inf = NaN). IEEE specials follow these formulas (act(-inf) = NaN, "
         "act(+inf) = +inf, NaN propagates); results that overflow the storage dtype are +-inf.";
     s.cases = glu_cases;
     s.input_specs = glu_inputs;

@@ -44,3 +44,14 @@ TEST_CASE("glu_reference multiplies by up and checks sizes", "[reference][glu]")
     Eigen::ArrayXd wrong(2);
     CHECK_THROWS_AS(glu_reference(glu_activation::silu, gate, up, wrong), std::invalid_argument);
 }
+
+TEST_CASE("glu_reference applies the intermediate rounding before the product", "[reference][glu]") {
+    // silu(-128) = -3.3e-54 is below fp32's range: an fp32 intermediate is -0, and -0 * inf = NaN.
+    Eigen::ArrayXd gate(1), up(1), y(1);
+    gate << -128.0;
+    up << INFINITY;
+    glu_reference(glu_activation::silu, gate, up, y);
+    CHECK(y[0] == -INFINITY);
+    glu_reference(glu_activation::silu, gate, up, y, [](double v) { return static_cast<double>(static_cast<float>(v)); });
+    CHECK(std::isnan(y[0]));
+}
