@@ -45,6 +45,8 @@ const char* usage_text =
     "  --min-samples N      at least N samples (default 10)\n"
     "  --raw-samples        keep every sample in the report\n"
     "  --verify-only        check correctness, skip timing\n"
+    "  --profile-once       after verification launch each variant once under the NVTX range\n"
+    "                       profile/<suite>/<case>/<dtype>/<variant>, no timing (for ncu/nsys)\n"
     "  --device N           CUDA device ordinal (default 0)\n"
     "  --no-ceilings        skip measuring the device's ceilings\n"
     "\n"
@@ -145,6 +147,8 @@ cli_options parse(int argc, char** argv) {
             o.run.keep_raw_samples = true;
         } else if (a == "--verify-only") {
             o.run.verify_only = true;
+        } else if (a == "--profile-once") {
+            o.run.profile_once = true;
         } else if (a == "--device") {
             o.device = static_cast<int>(parse_double(a, value(), 0, 1024));
         } else if (a == "--no-ceilings") {
@@ -186,6 +190,7 @@ nlohmann::json settings_json(const cli_options& o) {
             {"seed_source", o.seed_given ? "--seed" : "fresh"},
             {"mode", to_string(o.run.mode)},
             {"verify_only", o.run.verify_only},
+            {"profile_once", o.run.profile_once},
             {"sampling",
              {{"warmup", o.run.policy.warmup},
               {"min_samples", o.run.policy.min_samples},
@@ -220,7 +225,7 @@ int cmd_run(cli_options o, const registry& reg) {
     ctx.started_at = utc_now_iso8601();
     ctx.device = to_json(dev);
     ctx.settings = settings_json(o);
-    if (o.ceilings && !o.run.verify_only) {
+    if (o.ceilings && !o.run.verify_only && !o.run.profile_once) {
         cuda_stream s;
         const device_ceilings c = measure_ceilings(o.device, s.get(), o.filter.quick);
         ctx.ceilings = to_json(c);

@@ -44,6 +44,7 @@ struct run_options {
     sampling_policy policy;
     bool keep_raw_samples = false;
     bool verify_only = false;  // skip timing
+    bool profile_once = false; // after verification, one launch under NVTX "profile/...", no timing
     std::optional<double> copy_gbps;    // measured copy ceiling [GB/s], for % of ceiling
     std::optional<double> read_gbps;    // measured read-only streaming ceiling [GB/s]
     std::optional<double> peak_tflops;  // the largest measured compute ceiling [TFLOP/s]
