@@ -2,6 +2,9 @@
 
 #include "fusebench/build_info.hpp"
 #include "harness/ceilings.hpp"
+#include "harness/cupti_counters.hpp"
+#include "harness/cupti_tracer.hpp"
+#include "harness/sm_clock.hpp"
 #include "harness/device.hpp"
 #include "harness/device_info.hpp"
 #include "harness/report.hpp"
@@ -49,6 +52,10 @@ const char* usage_text =
     "                       profile/<suite>/<case>/<dtype>/<variant>, no timing (for ncu/nsys)\n"
     "  --device N           CUDA device ordinal (default 0)\n"
     "  --no-ceilings        skip measuring the device's ceilings\n"
+    "  --no-counters        skip the hardware-counter pass\n"
+    "  --compute-counters   add the compute metric set (sm__throughput, pipe utilizations; many passes)\n"
+    "  --require-counters   exit 5 when the counters cannot be read (default: null with a reason)\n"
+    "  --no-cupti-timing    time with CUDA events instead of CUPTI activity records\n"
     "\n"
     "list options: --suite, --variant, --dtype, --case, --quick filter the same way.\n";
 
@@ -95,6 +102,9 @@ struct cli_options {
     bool seed_given = false;
     int device = 0;
     bool ceilings = true;
+    bool compute_counters = false;
+    bool require_counters = false;
+    bool cupti_timing = true;
 };
 
 cli_options parse(int argc, char** argv) {
@@ -153,6 +163,14 @@ cli_options parse(int argc, char** argv) {
             o.device = static_cast<int>(parse_double(a, value(), 0, 1024));
         } else if (a == "--no-ceilings") {
             o.ceilings = false;
+        } else if (a == "--no-counters") {
+            o.run.counters = false;
+        } else if (a == "--compute-counters") {
+            o.compute_counters = true;
+        } else if (a == "--require-counters") {
+            o.require_counters = true;
+        } else if (a == "--no-cupti-timing") {
+            o.cupti_timing = false;
         } else {
             throw usage_error("unknown option '" + a + "' (try `fusebench help`)");
         }
@@ -214,8 +232,35 @@ int cmd_run(cli_options o, const registry& reg) {
         std::fprintf(stderr, "fusebench: --device %d: only %d CUDA device(s) present\n", o.device, ndev);
         return exit_usage;
     }
+    if (o.require_counters && !o.run.counters) throw usage_error("--require-counters contradicts --no-counters");
     CUDA_CHECK(cudaSetDevice(o.device));
     const device_info dev = query_device(o.device);
+
+    // CUPTI activity tracing is enabled before any kernel is loaded (module-load instrumentation).
+    measurement_tools tools;
+    std::unique_ptr<activity_tracer> tracer;
+    if (o.cupti_timing) {
+        tracer = activity_tracer::create(tools.tracer_reason);
+    } else {
+        tools.tracer_reason = "disabled by --no-cupti-timing";
+    }
+    tools.tracer = tracer.get();
+    const max_sm_clock max_clock = query_max_sm_clock(o.device);
+    tools.max_clock_mhz = max_clock.mhz;
+    std::unique_ptr<counter_profiler> profiler;
+    if (o.run.counters && !o.run.verify_only && !o.run.profile_once) {
+        auto metrics = memory_metric_set();
+        if (o.compute_counters) {
+            for (auto& m : compute_metric_set()) metrics.push_back(m);
+        }
+        profiler = counter_profiler::create(o.device, metrics, tools.counters_failure);
+        tools.counters = profiler.get();
+        if (!profiler) {
+            std::fprintf(stderr, "fusebench: hardware counters unavailable: %s (%s)\n", tools.counters_failure.reason.c_str(),
+                         tools.counters_failure.detail.c_str());
+            if (o.require_counters) return exit_required_measurement;
+        }
+    }
     const bool tty = isatty(STDERR_FILENO) != 0;
     std::fprintf(stderr, "fusebench %s: %s (cc %d.%d, %d SMs), seed %llu, %zu case(s)\n", build_info::tool_version,
                  dev.name.c_str(), dev.cc_major, dev.cc_minor, dev.sm_count,
@@ -240,7 +285,12 @@ int cmd_run(cli_options o, const registry& reg) {
     }
 
     std::vector<variant_result> results;
-    runner run(dev, o.run);
+    ctx.settings["timing_method"] = tracer ? "cupti_activity" : "cuda_events";
+    ctx.settings["timing_method_reason"] = tracer ? "CUPTI activity tracing available" : tools.tracer_reason;
+    ctx.settings["counters"] = !o.run.counters ? nlohmann::json("disabled")
+                               : profiler       ? nlohmann::json(o.compute_counters ? "memory+compute" : "memory")
+                                                : nlohmann::json("unavailable: " + tools.counters_failure.reason);
+    runner run(dev, o.run, tools);
     const auto t0 = std::chrono::steady_clock::now();
     auto checkpoint = [&] {
         try {

@@ -4,6 +4,7 @@
 //   2  bad usage or input (unknown suite, bad dtype, unparsable value, unreadable file)
 //   3  no usable CUDA GPU
 //   4  internal failure of the harness (e.g. the report cannot be written)
+//   5  a measurement required by --require-counters is unavailable
 #pragma once
 
 #include "harness/registry.hpp"
@@ -16,6 +17,7 @@ enum exit_code : int {
     exit_usage = 2,
     exit_no_gpu = 3,
     exit_internal = 4,
+    exit_required_measurement = 5,
 };
 
 int run_cli(int argc, char** argv, const registry& reg);

@@ -1,6 +1,7 @@
 #include "harness/report.hpp"
 
 #include "fusebench/build_info.hpp"
+#include "harness/cupti_counters.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -131,6 +132,32 @@ nlohmann::json to_json(const variant_result& r) {
         tj["stop_reason"] = to_string(t.stopped);
         tj["sampling_seconds"] = t.sampling_s;
         if (!t.samples_us.empty()) tj["samples_us"] = t.samples_us;
+        if (t.method == "cupti_activity") {
+            nlohmann::json cj;
+            cj["span_note"] = "median_us etc. are the span from the first kernel start to the last kernel end of each sample";
+            cj["sum_of_durations"] = t.sum_stats ? stats_json(*t.sum_stats) : nlohmann::json(nullptr);
+            cj["event_cross_check"] = t.event_stats ? stats_json(*t.event_stats) : nlohmann::json(nullptr);
+            if (!t.event_stats) cj["null_reasons"]["event_cross_check"] = "hot mode: events are not recorded per launch";
+            cj["kernels_per_sample"] = t.kernels_per_sample;
+            cj["kernel_names"] = t.kernel_names;
+            cj["kernel_set_consistent"] = t.kernel_set_consistent;
+            cj["inconsistency"] = t.inconsistency.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.inconsistency);
+            cj["dropped_records"] = t.dropped_records;
+            cj["untimed_records"] = t.untimed_records;
+            tj["cupti"] = cj;
+        }
+        nlohmann::json clock;
+        if (t.clock_stats) {
+            clock["sm_clock_mhz"] = stats_json(*t.clock_stats);
+            clock["readings"] = t.sm_clock_mhz.size();
+        } else {
+            clock["sm_clock_mhz"] = nullptr;
+            clock["null_reasons"]["sm_clock_mhz"] = "the event timer does not read the SM clock";
+        }
+        put_optional(clock, "max_clock_mhz", t.max_clock_mhz, "the maximum SM clock is unknown");
+        clock["low_clock_samples"] = t.low_clock_samples;  // indices below 75% of the maximum clock
+        clock["low_clock_threshold"] = 0.75;
+        tj["clock"] = clock;
         j["timing"] = tj;
     } else {
         j["timing"] = nullptr;
@@ -150,7 +177,30 @@ nlohmann::json to_json(const variant_result& r) {
     put_optional(d, "pct_of_copy_ceiling", r.pct_of_copy_ceiling, reason_of("pct_of_copy_ceiling"));
     put_optional(d, "pct_of_floor", r.pct_of_floor, reason_of("pct_of_floor"));
     put_optional(d, "speedup_vs_baseline", r.speedup_vs_baseline, reason_of("speedup_vs_baseline"));
+    put_optional(d, "arithmetic_intensity", r.arithmetic_intensity, reason_of("arithmetic_intensity"));
+    put_optional(d, "pct_of_ceiling", r.pct_of_ceiling, reason_of("pct_of_ceiling"));
+    d["bound"] = r.bound.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.bound);
+    if (r.bound.empty()) d["null_reasons"]["bound"] = reason_of("pct_of_ceiling");
     j["derived"] = d;
+
+    if (r.counters) {
+        nlohmann::json cj = to_json(*r.counters);
+        nlohmann::json rec;
+        const double model = r.model.bytes_read + r.model.bytes_written;
+        rec["model_bytes"] = model;
+        const std::string why = r.counters->status == "ok" ? "DRAM byte counters missing from the result"
+                                                           : "counters " + r.counters->status + ": " + r.counters->reason;
+        put_optional(rec, "measured_dram_bytes", r.measured_dram_bytes, why);
+        put_optional(rec, "ratio", r.traffic_ratio, why);
+        rec["flag"] = r.traffic_flag.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.traffic_flag);
+        put_optional(rec, "bytes_saved_vs_baseline", r.bytes_saved_vs_baseline,
+                     r.role == variant_role::baseline ? "this is the baseline" : "no measured bytes for this variant or its baseline");
+        cj["reconciliation"] = rec;
+        j["counters"] = cj;
+    } else {
+        j["counters"] = nullptr;
+        j["null_reasons"]["counters"] = r.timing ? "counter pass disabled (--no-counters)" : "no counter pass: not timed";
+    }
     return j;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "harness/check.hpp"
+#include "harness/cupti_counters.hpp"
 #include "harness/registry.hpp"
 #include "harness/timing.hpp"
 
@@ -43,7 +44,17 @@ struct variant_result {
     // the operation's floor (least traffic of any variant of the case / copy bandwidth) over the
     // measured time [%]: the "% of speed of light" of the operation, comparable across variants
     std::optional<double> pct_of_floor;
+    std::optional<double> arithmetic_intensity;  // model flops / model bytes [flop/byte]
+    std::string bound;                           // "memory" | "compute": which ceiling the intensity meets first
+    std::optional<double> pct_of_ceiling;        // achieved rate over the matching measured ceiling [%]
     std::map<std::string, std::string> null_reasons;  // for the derived fields above
+
+    // Counter pass (its own launches, after verification and timing).
+    std::optional<counter_result> counters;
+    std::optional<double> measured_dram_bytes;   // dram__bytes_read.sum + dram__bytes_write.sum [bytes]
+    std::optional<double> traffic_ratio;         // measured DRAM bytes / model bytes
+    std::string traffic_flag;                    // "excess_traffic" (> 1.15), "below_model" (< 0.9), "ok"
+    std::optional<double> bytes_saved_vs_baseline;  // baseline's measured DRAM bytes - this variant's
     double verify_seconds = 0;
 };
 

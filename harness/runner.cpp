@@ -1,6 +1,8 @@
 #include "harness/runner.hpp"
 
 #include "harness/cuda_check.hpp"
+#include "harness/cupti_counters.hpp"
+#include "harness/cupti_tracer.hpp"
 #include "harness/device.hpp"
 #include "harness/guard.hpp"
 #include "harness/hash.hpp"
@@ -137,8 +139,14 @@ struct runner::impl {
     explicit impl(const device_info& d) : flusher(d.l2_bytes) {}
 };
 
-runner::runner(const device_info& dev, run_options opts)
-    : m_dev(dev), m_opts(std::move(opts)), m_impl(std::make_unique<impl>(dev)) {}
+std::string classify_traffic(double ratio) {
+    if (ratio > 1.15) return "excess_traffic";
+    if (ratio < 0.9) return "below_model";
+    return "ok";
+}
+
+runner::runner(const device_info& dev, run_options opts, measurement_tools tools)
+    : m_dev(dev), m_opts(std::move(opts)), m_tools(std::move(tools)), m_impl(std::make_unique<impl>(dev)) {}
 
 runner::~runner() = default;
 
@@ -377,9 +385,40 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 if (in_place) req.prepare = [&](cudaStream_t) { prepare_outputs(-1); };
                 req.mode = m_opts.mode;
                 req.policy = m_opts.policy;
-                r.timing = time_with_events(req, stream, m_impl->flusher);
-                r.timing->method_reason = "CUPTI activity tracing not available in this build";
+                if (m_tools.tracer) {
+                    r.timing = time_with_tracer(req, stream, m_impl->flusher, *m_tools.tracer, m_tools.max_clock_mhz);
+                    r.timing->method_reason = "CUPTI activity records: GPU start/end of every kernel on every stream, no launch latency";
+                } else {
+                    r.timing = time_with_events(req, stream, m_impl->flusher);
+                    r.timing->method_reason = "CUPTI activity tracing unavailable (" + m_tools.tracer_reason +
+                                              "): CUDA events, which include launch latency for short kernels";
+                }
                 if (!m_opts.keep_raw_samples) r.timing->samples_us.clear();
+
+                // Counter pass: its own launches, never the timing pass, never before verification.
+                if (m_opts.counters) {
+                    if (m_tools.counters) {
+                        if (m_tools.tracer) m_tools.tracer->pause();
+                        if (in_place) prepare_outputs(-1);
+                        m_impl->flusher.flush(stream);
+                        CUDA_CHECK(cudaDeviceSynchronize());
+                        r.counters = m_tools.counters->measure(req.launch, stream);
+                        CUDA_CHECK(cudaDeviceSynchronize());
+                        if (m_tools.tracer) m_tools.tracer->resume();
+                    } else {
+                        r.counters = m_tools.counters_failure;
+                    }
+                    const auto& vals = r.counters->values;
+                    const auto rd = vals.find("dram__bytes_read.sum"), wr = vals.find("dram__bytes_write.sum");
+                    if (rd != vals.end() && wr != vals.end() && rd->second && wr->second) {
+                        r.measured_dram_bytes = *rd->second + *wr->second;
+                        const double model = r.model.bytes_read + r.model.bytes_written;
+                        if (model > 0) {
+                            r.traffic_ratio = *r.measured_dram_bytes / model;
+                            r.traffic_flag = classify_traffic(*r.traffic_ratio);
+                        }
+                    }
+                }
             } else if (r.result != outcome::pass) {
                 r.timing_null_reason = "not timed: verification did not pass";
             } else if (!c.timed) {
@@ -424,7 +463,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         }
         if (!r.timing) {
             const std::string why = r.timing_null_reason.empty() ? r.reason : r.timing_null_reason;
-            for (const char* k : {"achieved_gbps", "achieved_tflops", "pct_of_copy_ceiling", "pct_of_floor", "speedup_vs_baseline"}) {
+            for (const char* k : {"achieved_gbps", "achieved_tflops", "pct_of_copy_ceiling", "pct_of_floor", "pct_of_ceiling",
+                                  "arithmetic_intensity", "speedup_vs_baseline"}) {
                 r.null_reasons[k] = why.empty() ? "not timed" : why;
             }
             continue;
@@ -444,6 +484,20 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         } else {
             r.null_reasons["pct_of_copy_ceiling"] = "copy bandwidth was not measured";
             r.null_reasons["pct_of_floor"] = "copy bandwidth was not measured";
+        }
+        const double flops_rate_ceiling = m_opts.peak_tflops.value_or(0);
+        if (r.model.flops > 0 && bytes > 0) r.arithmetic_intensity = r.model.flops / bytes;
+        else r.null_reasons["arithmetic_intensity"] = "the model declares no flops or no bytes";
+        if (m_opts.copy_gbps && flops_rate_ceiling > 0) {
+            const double ridge = flops_rate_ceiling * 1e12 / (*m_opts.copy_gbps * 1e9);  // [flop/byte]
+            r.bound = r.arithmetic_intensity.value_or(0) < ridge ? "memory" : "compute";
+            r.pct_of_ceiling = r.bound == "memory" ? r.pct_of_copy_ceiling
+                                                   : std::optional<double>(100.0 * r.achieved_tflops.value_or(0) / flops_rate_ceiling);
+        } else {
+            r.null_reasons["pct_of_ceiling"] = "ceilings were not measured";
+        }
+        if (baseline_result && &r != baseline_result && r.measured_dram_bytes && baseline_result->measured_dram_bytes) {
+            r.bytes_saved_vs_baseline = *baseline_result->measured_dram_bytes - *r.measured_dram_bytes;
         }
         if (!baseline_result) {
             r.null_reasons["speedup_vs_baseline"] = "the suite has no baseline variant in this selection";

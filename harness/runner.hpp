@@ -48,7 +48,25 @@ struct run_options {
     std::optional<double> copy_gbps;    // measured copy ceiling [GB/s], for % of ceiling
     std::optional<double> read_gbps;    // measured read-only streaming ceiling [GB/s]
     std::optional<double> peak_tflops;  // the largest measured compute ceiling [TFLOP/s]
+    bool counters = true;               // run the counter pass when a profiler is given
 };
+
+class activity_tracer;
+class counter_profiler;
+
+// What the runner may use for timing and counting; each may be null (events fallback, counters
+// null with `counters_reason`).
+struct measurement_tools {
+    activity_tracer* tracer = nullptr;
+    std::string tracer_reason;          // why tracer is null
+    counter_profiler* counters = nullptr;
+    counter_result counters_failure;    // why counters is null (status, reason, null values)
+    std::optional<double> max_clock_mhz;
+};
+
+// Traffic reconciliation: measured DRAM bytes over model bytes; > 1.15 is excess traffic
+// (re-reads, uncoalesced access), < 0.9 means cache residency or skipped work.
+std::string classify_traffic(double ratio);
 
 // The speed-of-light guard: a cold-L2 time below 95% of the floor (model bytes over the best
 // measured bandwidth, or model flops over the best measured compute rate) is impossible, so the
@@ -68,7 +86,7 @@ struct progress_event {
 
 class runner {
 public:
-    runner(const device_info& dev, run_options opts);
+    runner(const device_info& dev, run_options opts, measurement_tools tools = {});
     ~runner();
     runner(const runner&) = delete;
     runner& operator=(const runner&) = delete;
@@ -85,6 +103,7 @@ private:
     struct impl;
     const device_info& m_dev;
     run_options m_opts;
+    measurement_tools m_tools;
     bool m_context_lost = false;
     std::string m_context_lost_reason;
     std::unique_ptr<impl> m_impl;

@@ -1,7 +1,11 @@
 #include "harness/timing.hpp"
 
+#include "harness/cupti_tracer.hpp"
+#include "harness/sm_clock.hpp"
+
 #include <algorithm>
 #include <chrono>
+#include <string>
 
 namespace fusebench {
 
@@ -67,6 +71,127 @@ timed_run time_with_events(const timing_request& req, cudaStream_t stream, l2_fl
             if (out.stopped != stop_reason::keep_going) break;
         }
     }
+    return out;
+}
+
+namespace {
+
+std::vector<std::string> names_of(const std::vector<kernel_record>& ks) {
+    std::vector<std::string> out;
+    for (const auto& k : ks) out.push_back(k.kind == "kernel" ? k.name : "[" + k.kind + "]");
+    return out;
+}
+
+// Records the first sample's kernel list; flags the first later sample that differs.
+void check_kernel_set(timed_run& out, const std::vector<std::string>& names, std::size_t index) {
+    if (index == 0) {
+        out.kernel_names = names;
+        out.kernels_per_sample = names.size();
+        return;
+    }
+    if (out.kernel_set_consistent && names != out.kernel_names) {
+        out.kernel_set_consistent = false;
+        out.inconsistency = "sample " + std::to_string(index) + " ran " + std::to_string(names.size()) +
+                            " kernel(s), sample 0 ran " + std::to_string(out.kernel_names.size());
+        for (std::size_t i = 0; i < std::min(names.size(), out.kernel_names.size()); ++i) {
+            if (names[i] != out.kernel_names[i]) {
+                out.inconsistency += "; first difference at position " + std::to_string(i) + ": " + names[i] +
+                                     " instead of " + out.kernel_names[i];
+                break;
+            }
+        }
+    }
+}
+
+void record_clock(timed_run& out, double mhz) {
+    if (out.max_clock_mhz && clock_below(mhz, *out.max_clock_mhz)) out.low_clock_samples.push_back(out.sm_clock_mhz.size());
+    out.sm_clock_mhz.push_back(mhz);
+}
+
+}  // namespace
+
+timed_run time_with_tracer(const timing_request& req, cudaStream_t stream, l2_flusher& flusher,
+                           activity_tracer& tracer, std::optional<double> max_clock_mhz) {
+    timed_run out;
+    out.method = "cupti_activity";
+    out.mode = req.mode;
+    out.max_clock_mhz = max_clock_mhz;
+    for (int i = 0; i < req.policy.warmup; ++i) {
+        if (req.prepare) req.prepare(stream);
+        req.launch(stream);
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    std::vector<double> sums, events;
+    cuda_event start, stop;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    const std::uint64_t dropped_before = tracer.dropped_records();
+
+    if (req.mode == cache_mode::cold) {
+        for (std::size_t i = 0;; ++i) {
+            if (req.prepare) req.prepare(stream);
+            flusher.flush(stream);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            tracer.begin();
+            start.record(stream);
+            req.launch(stream);
+            stop.record(stream);
+            const traced_sample ts = tracer.end();  // synchronizes the device
+            out.untimed_records += ts.untimed_records;
+            if (ts.kernels.empty()) throw std::runtime_error("CUPTI recorded no kernel for a launch of the variant");
+            check_kernel_set(out, names_of(ts.kernels), i);
+            out.samples_us.push_back(ts.span_us);
+            sums.push_back(ts.sum_us);
+            events.push_back(1000.0 * stop.elapsed_ms_since(start));
+            record_clock(out, measure_sm_clock_mhz(stream));
+            out.sampling_s = elapsed();
+            out.stats = summarize(out.samples_us);
+            out.stopped = should_stop(out.stats, out.sampling_s, req.policy);
+            if (out.stopped != stop_reason::keep_going) break;
+        }
+        out.event_stats = summarize(events);
+    } else {
+        // One probe launch tells how many activities a launch makes; batches are then split in
+        // start order into groups of that size.
+        tracer.begin();
+        req.launch(stream);
+        const traced_sample probe = tracer.end();
+        if (probe.kernels.empty()) throw std::runtime_error("CUPTI recorded no kernel for a launch of the variant");
+        const std::size_t per_launch = probe.kernels.size();
+        check_kernel_set(out, names_of(probe.kernels), 0);
+        constexpr int batch = 32;
+        for (std::size_t sample = 1;;) {
+            tracer.begin();
+            for (int i = 0; i < batch; ++i) req.launch(stream);
+            const traced_sample ts = tracer.end();
+            out.untimed_records += ts.untimed_records;
+            if (ts.kernels.size() != per_launch * batch) {
+                out.kernel_set_consistent = false;
+                if (out.inconsistency.empty()) {
+                    out.inconsistency = std::to_string(ts.kernels.size()) + " activities for " + std::to_string(batch) +
+                                        " launches of " + std::to_string(per_launch);
+                }
+            }
+            const std::size_t groups = ts.kernels.size() / per_launch;
+            for (std::size_t g = 0; g < groups; ++g, ++sample) {
+                std::vector<kernel_record> part(ts.kernels.begin() + static_cast<std::ptrdiff_t>(g * per_launch),
+                                                ts.kernels.begin() + static_cast<std::ptrdiff_t>((g + 1) * per_launch));
+                check_kernel_set(out, names_of(part), sample);
+                const traced_sample one = summarize_records(std::move(part));
+                out.samples_us.push_back(one.span_us);
+                sums.push_back(one.sum_us);
+            }
+            record_clock(out, measure_sm_clock_mhz(stream));
+            out.sampling_s = elapsed();
+            out.stats = summarize(out.samples_us);
+            out.stopped = should_stop(out.stats, out.sampling_s, req.policy);
+            if (out.stopped != stop_reason::keep_going) break;
+        }
+    }
+    out.sum_stats = summarize(sums);
+    out.clock_stats = summarize(out.sm_clock_mhz);
+    out.dropped_records = tracer.dropped_records() - dropped_before;
     return out;
 }
 

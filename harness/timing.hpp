@@ -41,11 +41,38 @@ struct timed_run {
     std::string method;         // "cuda_events" or "cupti_activity"
     std::string method_reason;  // why this method
     cache_mode mode = cache_mode::cold;
-    sample_stats stats;         // [us] by `method`
+    sample_stats stats;         // [us] by `method`: for CUPTI the span first start -> last end
     std::vector<double> samples_us;
     stop_reason stopped = stop_reason::keep_going;
     double sampling_s = 0;      // wall time of the sampling loop [s]
+
+    // CUPTI only: the sum of activity durations per sample (equals the span for one kernel; less
+    // when kernels leave gaps, more when they overlap on several streams), events around the same
+    // launches as a cross-check (they include launch latency), and what ran in each sample.
+    std::optional<sample_stats> sum_stats;
+    std::optional<sample_stats> event_stats;
+    std::vector<std::string> kernel_names;  // of the first sample, in start order
+    std::size_t kernels_per_sample = 0;
+    bool kernel_set_consistent = true;
+    std::string inconsistency;              // the first sample that differed, and how
+    std::uint64_t dropped_records = 0;
+    std::uint64_t untimed_records = 0;
+
+    // SM clock after each sample [MHz] (clock64 over %globaltimer on the device); samples below
+    // 75% of the maximum clock are counted and listed, never dropped.
+    std::vector<double> sm_clock_mhz;
+    std::optional<sample_stats> clock_stats;
+    std::optional<double> max_clock_mhz;
+    std::vector<std::size_t> low_clock_samples;
 };
+
+class activity_tracer;
+
+// CUPTI Activity timing: each sample's kernels are recorded on every stream, so work a variant
+// hides on a side stream is timed too. Cold mode: one launch per sample, L2 flushed before.
+// Hot mode: batches of back-to-back launches, each launch's kernels grouped in start order.
+timed_run time_with_tracer(const timing_request& req, cudaStream_t stream, l2_flusher& flusher,
+                           activity_tracer& tracer, std::optional<double> max_clock_mhz);
 
 // Events around each launch: the fallback timer. In cold mode the flush is enqueued before the
 // start event, so the host has queued the launch long before the GPU reaches it and launch

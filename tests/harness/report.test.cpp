@@ -60,6 +60,9 @@ variant_result sample_result(outcome o) {
         r.null_reasons["pct_of_copy_ceiling"] = "copy bandwidth was not measured";
         r.null_reasons["pct_of_floor"] = "copy bandwidth was not measured";
         r.null_reasons["speedup_vs_baseline"] = "no baseline";
+        r.null_reasons["arithmetic_intensity"] = "x";
+        r.null_reasons["pct_of_ceiling"] = "ceilings were not measured";
+        r.counters = counters_unavailable(memory_metric_set(), "no_device", "no CUDA device");
     } else {
         r.reason = "1 of 21 elements out of tolerance";
         r.timing_null_reason = "not timed: verification did not pass";
@@ -91,6 +94,13 @@ TEST_CASE("reports validate against the schema and round-trip through a file", "
     CHECK(j["results"][0]["derived"]["achieved_tflops"].is_null());
     CHECK(j["summary"]["pass"] == 1);
     CHECK(j["summary"]["fail"] == 1);
+    // Counters that could not be read are null with a reason, never 0.
+    const auto& counters = j["results"][0]["counters"];
+    CHECK(counters["status"] == "unavailable");
+    CHECK(counters["metrics"]["dram__bytes_read.sum"]["value"].is_null());
+    CHECK(counters["metrics"]["dram__bytes_read.sum"]["reason"] == "no_device");
+    CHECK(counters["reconciliation"]["measured_dram_bytes"].is_null());
+    CHECK(counters["reconciliation"]["null_reasons"]["measured_dram_bytes"].get<std::string>().find("no_device") != std::string::npos);
 
     const auto dir = std::filesystem::temp_directory_path() / "fusebench_report_test";
     const auto path = (dir / "sub" / "report.json").string();
