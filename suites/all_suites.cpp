@@ -5,6 +5,7 @@ namespace fusebench {
 // The one place that knows which suites exist; order is the run and report order.
 void register_all(registry& reg) {
     register_glu(reg);
+    register_rmsnorm(reg);
 }
 
 }  // namespace fusebench
