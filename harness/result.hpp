@@ -6,6 +6,7 @@
 #include "harness/registry.hpp"
 #include "harness/timing.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>

@@ -7,6 +7,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
