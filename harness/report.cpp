@@ -33,10 +33,12 @@ void put_optional(nlohmann::json& obj, const char* key, const std::optional<T>& 
     }
 }
 
-nlohmann::json stats_json(const sample_stats& s) {
-    return {{"samples", s.n},      {"median_us", s.median}, {"min_us", s.min},     {"max_us", s.max},
-            {"mean_us", s.mean},   {"stdev_us", s.stdev},   {"p10_us", s.p10},     {"p90_us", s.p90},
-            {"iqr_us", s.iqr},     {"rel_stdev", s.rel_stdev}, {"noise", s.noise}};
+// Order statistics with the unit in each key ("median_us", "median_mhz").
+nlohmann::json stats_json(const sample_stats& s, const std::string& unit = "us") {
+    const std::string u = "_" + unit;
+    return {{"samples", s.n},         {"median" + u, s.median}, {"min" + u, s.min},     {"max" + u, s.max},
+            {"mean" + u, s.mean},     {"stdev" + u, s.stdev},   {"p10" + u, s.p10},     {"p90" + u, s.p90},
+            {"iqr" + u, s.iqr},       {"rel_stdev", s.rel_stdev}, {"noise", s.noise}};
 }
 
 }  // namespace
@@ -148,7 +150,7 @@ nlohmann::json to_json(const variant_result& r) {
         }
         nlohmann::json clock;
         if (t.clock_stats) {
-            clock["sm_clock_mhz"] = stats_json(*t.clock_stats);
+            clock["sm_clock_mhz"] = stats_json(*t.clock_stats, "mhz");
             clock["readings"] = t.sm_clock_mhz.size();
         } else {
             clock["sm_clock_mhz"] = nullptr;

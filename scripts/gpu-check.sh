@@ -16,7 +16,7 @@ fi
 echo "build: $(( $(date +%s) - t0 )) s"
 
 if [ "${FUSEBENCH_SKIP_TESTS:-0}" != 1 ]; then
-  (cd "$FUSEBENCH_BUILD_DIR" && ctest --output-on-failure -j 4 --timeout 600) >"$out/ctest.log" 2>&1
+  (cd "$FUSEBENCH_BUILD_DIR" && ctest --output-on-failure -j 1 --timeout 600) >"$out/ctest.log" 2>&1
   echo "ctest rc=$? ($(( $(date +%s) - t0 )) s): $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
   grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Subprocess)' "$out/ctest.log" | head -20
 fi

@@ -7,4 +7,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh"
 build=${FUSEBENCH_BUILD_DIR:-$root/build}
 cd "$build"
-ctest --output-on-failure -j "${FUSEBENCH_JOBS:-$(nproc)}" "$@"
+# GPU tests time kernels and read counters: on a machine with a GPU they must not share it.
+jobs=${FUSEBENCH_JOBS:-$(nproc)}
+if nvidia-smi -L >/dev/null 2>&1; then jobs=1; fi
+ctest --output-on-failure -j "$jobs" "$@"

@@ -33,6 +33,10 @@ TEST_CASE("every GLU variant passes every dtype and awkward case", "[gpu][glu]")
         if (item.c.dim("tokens") * item.c.dim("inter") > (1 << 22)) continue;  // the big shapes run in `fusebench run`
         for (const auto& r : run.run_item(item)) {
             CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
+            if (r.variant == "naive" && r.c.type == dtype::f16 && r.c.input_kind == "specials") {
+                CHECK(r.result == outcome::skipped);  // outside its declared domain
+                continue;
+            }
             CHECK(r.result == outcome::pass);
             REQUIRE(r.correctness.has_value());
             CHECK(r.correctness->deterministic == true);
