@@ -1,0 +1,377 @@
+#include "harness/ceilings.hpp"
+
+#include "harness/cuda_check.hpp"
+#include "harness/device.hpp"
+#include "harness/sm_clock.hpp"
+#include "harness/stats.hpp"
+
+#include <cublas_v2.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+#include <utility>
+
+namespace fusebench {
+
+// ---------------------------------------------------------------- pure helpers
+
+std::optional<double> theoretical_dram_gbps(int memory_clock_khz, int bus_width_bits) {
+    if (memory_clock_khz <= 0 || bus_width_bits <= 0) return std::nullopt;
+    return 2.0 * memory_clock_khz * 1e3 * (bus_width_bits / 8.0) * 1e-9;
+}
+
+int fp32_lanes_per_sm(int cc_major, int cc_minor) {
+    const int cc = cc_major * 10 + cc_minor;
+    switch (cc) {
+        case 70:
+        case 72:
+        case 75:
+        case 80: return 64;
+        case 86:
+        case 87:
+        case 89:
+        case 90: return 128;
+        case 100:
+        case 101:
+        case 103:
+        case 110:
+        case 120:
+        case 121: return 128;
+        default: return 0;
+    }
+}
+
+std::optional<double> theoretical_fp32_tflops(int sm_count, int cc_major, int cc_minor,
+                                              double sm_clock_mhz) {
+    const int lanes = fp32_lanes_per_sm(cc_major, cc_minor);
+    if (sm_count <= 0 || lanes == 0 || !(sm_clock_mhz > 0)) return std::nullopt;
+    return sm_count * static_cast<double>(lanes) * 2.0 * sm_clock_mhz * 1e6 * 1e-12;
+}
+
+measured_ceiling ceiling_from_times(const std::vector<double>& times_ms, double work_per_rep,
+                                    double scale, std::string unit, std::string method) {
+    measured_ceiling c;
+    c.unit = std::move(unit);
+    c.method = std::move(method);
+    c.samples = static_cast<int>(times_ms.size());
+    if (times_ms.empty()) {
+        c.reason = "no timed repetitions";
+        return c;
+    }
+    for (double t : times_ms) {
+        if (!(t > 0) || !std::isfinite(t)) {
+            c.reason = "non-positive or non-finite repetition time";
+            return c;
+        }
+    }
+    const sample_stats s = summarize(times_ms);
+    c.median_ms = s.median;
+    c.noise = s.median > 0 ? s.stdev / s.median : 0;
+    c.value = work_per_rep / (s.median * 1e-3) * scale;
+    return c;
+}
+
+std::size_t ceiling_buffer_bytes(std::size_t l2_bytes, std::size_t free_bytes, bool quick) {
+    constexpr std::size_t mib = std::size_t{1} << 20;
+    const std::size_t floor_bytes = 4 * l2_bytes;
+    std::size_t want =
+        std::max(quick ? 4 * l2_bytes : 8 * l2_bytes, quick ? 256 * mib : 1024 * mib);
+    want = std::min(want, free_bytes / 10 * 4);  // two buffers in at most 80 % of free memory
+    want = want / mib * mib;
+    return want >= floor_bytes && want > 0 ? want : 0;
+}
+
+// ---------------------------------------------------------------- measurement
+
+namespace {
+
+// Move-only: owns one cuBLAS handle, destroyed exactly once.
+class cublas_handle {
+public:
+    cublas_handle() {
+        if (cublasCreate(&m_h) != CUBLAS_STATUS_SUCCESS)
+            throw std::runtime_error("cublasCreate failed");
+    }
+    ~cublas_handle() {
+        if (m_h) (void)cublasDestroy(m_h);
+    }
+    cublas_handle(const cublas_handle&) = delete;
+    cublas_handle& operator=(const cublas_handle&) = delete;
+    cublas_handle(cublas_handle&& o) noexcept : m_h(std::exchange(o.m_h, nullptr)) {}
+    cublas_handle& operator=(cublas_handle&&) = delete;
+    cublasHandle_t get() const noexcept { return m_h; }
+
+private:
+    cublasHandle_t m_h = nullptr;
+};
+
+void cublas_check(cublasStatus_t s, const char* what) {
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        throw std::runtime_error(std::string(what) + ": " + cublasGetStatusName(s) + " (" +
+                                 cublasGetStatusString(s) + ")");
+    }
+}
+
+// Median-of-reps timing with one event pair per repetition, after `warmup` untimed runs.
+std::vector<double> time_reps(const std::function<void()>& op, int warmup, int reps,
+                              cudaStream_t stream) {
+    for (int i = 0; i < warmup; ++i) op();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<cuda_event> starts(static_cast<std::size_t>(reps)),
+        stops(static_cast<std::size_t>(reps));
+    for (int i = 0; i < reps; ++i) {
+        starts[i].record(stream);
+        op();
+        stops[i].record(stream);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<double> ms;
+    ms.reserve(static_cast<std::size_t>(reps));
+    for (int i = 0; i < reps; ++i) ms.push_back(stops[i].elapsed_ms_since(starts[i]));
+    return ms;
+}
+
+measured_ceiling failed_ceiling(std::string unit, std::string method, std::string reason) {
+    measured_ceiling c;
+    c.unit = std::move(unit);
+    c.method = std::move(method);
+    c.reason = std::move(reason);
+    return c;
+}
+
+// Runs one measurement; a failure becomes a null value with the reason, except a sticky CUDA
+// error, which the caller must see.
+measured_ceiling guarded(const std::string& unit, const std::string& method, cudaStream_t stream,
+                         const std::function<measured_ceiling()>& body) {
+    try {
+        measured_ceiling c = body();
+        try {
+            c.sm_clock_mhz = measure_sm_clock_mhz(stream);
+        } catch (const cuda_error& e) {
+            if (e.sticky()) throw;
+        }
+        return c;
+    } catch (const cuda_error& e) {
+        if (e.sticky()) throw;
+        return failed_ceiling(unit, method, std::string("error: ") + e.what());
+    } catch (const std::exception& e) {
+        (void)cudaGetLastError();
+        return failed_ceiling(unit, method, std::string("error: ") + e.what());
+    }
+}
+
+std::string mib_text(std::size_t bytes) {
+    return std::to_string(bytes >> 20) + " MiB";
+}
+
+}  // namespace
+
+device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
+    device_ceilings c;
+    c.device = device;
+    c.quick = quick;
+    const std::string gbps = "GB/s", tflops = "TFLOP/s";
+    const std::string m_copy =
+        "cudaMemcpyAsync device-to-device, (bytes read + written) / median time";
+    const std::string m_read = "streaming read kernel, 16-byte loads, bytes / median time";
+    const std::string m_copy_kernel =
+        "streaming copy kernel, 16-byte loads and stores, (bytes read + written) / median time";
+    const std::string m_gemm =
+        "cublasGemmEx 8192^3, fp32 accumulate, random inputs, 2 n^3 / median time";
+    const std::string m_fma =
+        "FMA-chain kernel, 8 independent chains per thread, 2 flops per FMA / median time";
+
+    if (cuda_device_count() == 0) {
+        for (auto* m : {&c.copy_gbps, &c.read_gbps, &c.copy_kernel_gbps})
+            *m = failed_ceiling(gbps, "", "no_device");
+        for (auto* m : {&c.bf16_tflops, &c.fp16_tflops, &c.fp32_tflops})
+            *m = failed_ceiling(tflops, "", "no_device");
+        c.copy_gbps.method = m_copy;
+        c.read_gbps.method = m_read;
+        c.copy_kernel_gbps.method = m_copy_kernel;
+        c.bf16_tflops.method = c.fp16_tflops.method = m_gemm;
+        c.fp32_tflops.method = m_fma;
+        c.theoretical_reason = "no_device";
+        return c;
+    }
+    CUDA_CHECK(cudaSetDevice(device));
+
+    auto attr = [&](cudaDeviceAttr a) {
+        int v = 0;
+        if (cudaDeviceGetAttribute(&v, a, device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            v = 0;
+        }
+        return v;
+    };
+    const int sm_count = attr(cudaDevAttrMultiProcessorCount);
+    const int cc_major = attr(cudaDevAttrComputeCapabilityMajor);
+    const int cc_minor = attr(cudaDevAttrComputeCapabilityMinor);
+    const std::size_t l2 = static_cast<std::size_t>(attr(cudaDevAttrL2CacheSize));
+    const int mem_khz = attr(cudaDevAttrMemoryClockRate);
+    const int bus_bits = attr(cudaDevAttrGlobalMemoryBusWidth);
+    const max_sm_clock maxclk = query_max_sm_clock(device);
+    c.max_sm_clock_mhz = maxclk.mhz;
+
+    c.theoretical_dram_gbps = theoretical_dram_gbps(mem_khz, bus_bits);
+    if (maxclk.mhz)
+        c.theoretical_fp32_tflops =
+            theoretical_fp32_tflops(sm_count, cc_major, cc_minor, *maxclk.mhz);
+    {
+        std::string why;
+        if (!c.theoretical_dram_gbps) why += "memory clock or bus width attribute unavailable";
+        if (!c.theoretical_fp32_tflops) {
+            if (!why.empty()) why += "; ";
+            why += !maxclk.mhz ? "max SM clock unknown (" + maxclk.reason + ")"
+                               : "FP32 lanes per SM unknown for compute capability " +
+                                     std::to_string(cc_major) + "." + std::to_string(cc_minor);
+        }
+        c.theoretical_reason = why;
+    }
+
+    const int warmup = quick ? 2 : 3;
+    const int reps = quick ? 10 : 20;
+
+    // ---- bandwidth: buffers well beyond L2, so every repetition streams from DRAM
+    std::size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    const std::size_t buf_bytes = ceiling_buffer_bytes(l2, free_b, quick);
+    if (buf_bytes == 0) {
+        const std::string why = "not enough free device memory for 2 buffers of 4x L2";
+        c.copy_gbps = failed_ceiling(gbps, m_copy, why);
+        c.read_gbps = failed_ceiling(gbps, m_read, why);
+        c.copy_kernel_gbps = failed_ceiling(gbps, m_copy_kernel, why);
+    } else {
+        device_buffer src(buf_bytes), dst(buf_bytes), sink(sizeof(unsigned));
+        CUDA_CHECK(cudaMemsetAsync(src.get(), 0x5a, buf_bytes, stream));
+        CUDA_CHECK(cudaMemsetAsync(dst.get(), 0, buf_bytes, stream));
+        const std::string size_note = ", 2 x " + mib_text(buf_bytes);
+        c.copy_gbps = guarded(gbps, m_copy + size_note, stream, [&] {
+            auto t = time_reps(
+                [&] {
+                    CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), buf_bytes,
+                                               cudaMemcpyDeviceToDevice, stream));
+                },
+                warmup, reps, stream);
+            return ceiling_from_times(t, 2.0 * buf_bytes, 1e-9, gbps, m_copy + size_note);
+        });
+        c.read_gbps = guarded(gbps, m_read + ", " + mib_text(buf_bytes), stream, [&] {
+            auto t = time_reps(
+                [&] {
+                    detail::launch_stream_read(
+                        src.get(), buf_bytes, static_cast<unsigned*>(sink.get()), sm_count, stream);
+                },
+                warmup, reps, stream);
+            return ceiling_from_times(t, static_cast<double>(buf_bytes), 1e-9, gbps,
+                                      m_read + ", " + mib_text(buf_bytes));
+        });
+        c.copy_kernel_gbps = guarded(gbps, m_copy_kernel + size_note, stream, [&] {
+            auto t = time_reps(
+                [&] { detail::launch_stream_copy(src.get(), dst.get(), buf_bytes, stream); },
+                warmup, reps, stream);
+            return ceiling_from_times(t, 2.0 * buf_bytes, 1e-9, gbps, m_copy_kernel + size_note);
+        });
+    }
+
+    // ---- fp32 FMA rate, before the GEMMs: they heat the GPU and can lower its clock
+    c.fp32_tflops = guarded(tflops, m_fma, stream, [&] {
+        int threads_per_sm = attr(cudaDevAttrMaxThreadsPerMultiProcessor);
+        if (threads_per_sm <= 0) threads_per_sm = 2048;
+        const int threads = 256;
+        const int blocks = std::max(1, sm_count) * std::max(1, threads_per_sm / threads);
+        // About 2 ms per repetition at the theoretical peak (60 TFLOP/s when unknown).
+        const double peak = c.theoretical_fp32_tflops.value_or(60.0) * 1e12;
+        const double per_iteration =
+            static_cast<double>(blocks) * threads * detail::fma_chain_flops_per_thread_iteration;
+        const int iterations = std::max(64, static_cast<int>(peak * 2e-3 / per_iteration));
+        device_buffer sink(sizeof(float));
+        auto t = time_reps(
+            [&] {
+                detail::launch_fma_chains(static_cast<float*>(sink.get()), iterations, blocks,
+                                          threads, stream);
+            },
+            warmup, reps, stream);
+        const std::string method = m_fma + ", " + std::to_string(blocks) + " x " +
+                                   std::to_string(threads) + " threads, " +
+                                   std::to_string(iterations) + " iterations";
+        return ceiling_from_times(t, per_iteration * iterations, 1e-12, tflops, method);
+    });
+    // ---- tensor-core GEMMs through cuBLAS
+    {
+        constexpr int n = 8192;
+        const std::size_t elems = static_cast<std::size_t>(n) * n;
+        const double flops = 2.0 * n * static_cast<double>(n) * n;
+        auto gemm = [&](bool bf16) -> measured_ceiling {
+            const cudaDataType_t t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+            const std::string method = std::string(bf16 ? "bf16 " : "fp16 ") + m_gemm;
+            return guarded(tflops, method, stream, [&] {
+                device_buffer a(elems * 2), b(elems * 2), out(elems * 2);
+                // Random, not zero: tensor cores draw less power on zeros and would look faster.
+                detail::launch_fill_random_16bit(a.get(), elems, bf16, 0x1234 + (bf16 ? 0 : 7),
+                                                 stream);
+                detail::launch_fill_random_16bit(b.get(), elems, bf16, 0x5678 + (bf16 ? 0 : 7),
+                                                 stream);
+                cublas_handle h;
+                cublas_check(cublasSetStream(h.get(), stream), "cublasSetStream");
+                const float alpha = 1.0f, beta = 0.0f;
+                auto run = [&] {
+                    cublas_check(cublasGemmEx(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
+                                              a.get(), t, n, b.get(), t, n, &beta, out.get(), t, n,
+                                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                                 "cublasGemmEx");
+                };
+                auto times = time_reps(run, warmup, reps, stream);
+                return ceiling_from_times(times, flops, 1e-12, tflops, method);
+            });
+        };
+        c.bf16_tflops = gemm(true);
+        c.fp16_tflops = gemm(false);
+    }
+
+    return c;
+}
+
+// ---------------------------------------------------------------- JSON
+
+nlohmann::json to_json(const measured_ceiling& c) {
+    using nlohmann::json;
+    json j;
+    j["value"] = c.value ? json(*c.value) : json(nullptr);
+    j["unit"] = c.unit;
+    j["method"] = c.method;
+    j["reason"] = c.value ? json(nullptr) : json(c.reason.empty() ? "unknown" : c.reason);
+    j["samples"] = c.samples;
+    j["noise"] = c.value ? json(c.noise) : json(nullptr);
+    j["median_ms"] = c.value ? json(c.median_ms) : json(nullptr);
+    j["sm_clock_mhz_after"] = c.sm_clock_mhz ? json(*c.sm_clock_mhz) : json(nullptr);
+    return j;
+}
+
+nlohmann::json to_json(const device_ceilings& c) {
+    using nlohmann::json;
+    json j;
+    j["device"] = c.device;
+    j["quick"] = c.quick;
+    j["copy_gbps"] = to_json(c.copy_gbps);
+    j["read_gbps"] = to_json(c.read_gbps);
+    j["copy_kernel_gbps"] = to_json(c.copy_kernel_gbps);
+    j["bf16_tflops"] = to_json(c.bf16_tflops);
+    j["fp16_tflops"] = to_json(c.fp16_tflops);
+    j["fp32_tflops"] = to_json(c.fp32_tflops);
+    json th;
+    th["dram_gbps"] = c.theoretical_dram_gbps ? json(*c.theoretical_dram_gbps) : json(nullptr);
+    th["fp32_tflops"] =
+        c.theoretical_fp32_tflops ? json(*c.theoretical_fp32_tflops) : json(nullptr);
+    th["reason"] = c.theoretical_reason.empty() ? json(nullptr) : json(c.theoretical_reason);
+    th["method"] =
+        "device attributes: 2 x memory clock x bus width; SMs x FP32 lanes x 2 x max SM clock";
+    j["theoretical"] = std::move(th);
+    j["max_sm_clock_mhz"] = c.max_sm_clock_mhz ? json(*c.max_sm_clock_mhz) : json(nullptr);
+    return j;
+}
+
+}  // namespace fusebench

@@ -1,0 +1,95 @@
+// Ceilings measured on the GPU at hand, once per run and device: datasheet peaks are wrong (an
+// H100 SXM copies at about 3.0 TB/s of a 3.35 TB/s datasheet figure), and "% of speed of light"
+// must be relative to what the card can really do. Theoretical peaks from the device attributes
+// are reported beside them.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusebench {
+
+struct measured_ceiling {
+    std::optional<double> value;         // null when it could not be measured
+    std::string unit;                    // "GB/s" (1e9 bytes/s) or "TFLOP/s"
+    std::string method;                  // what was timed and how
+    std::string reason;                  // why value is null
+    int samples = 0;                     // timed repetitions
+    double noise = 0;                    // stdev / median of the timed repetitions
+    double median_ms = 0;                // median time of one repetition [ms]
+    std::optional<double> sm_clock_mhz;  // measured right after the repetitions: shows throttling
+};
+
+struct device_ceilings {
+    int device = 0;
+    bool quick = false;
+    // Large cudaMemcpyAsync D2D (>= 4x L2): (bytes read + written) / median time.
+    measured_ceiling copy_gbps;
+    // Read-only streaming kernel, 16-byte loads.
+    measured_ceiling read_gbps;
+    // Streaming copy kernel, 16-byte loads and stores: what a fused elementwise kernel can reach.
+    measured_ceiling copy_kernel_gbps;
+    // cuBLAS GEMM 8192^3 on random (not zero) data, tensor cores, fp32 accumulation.
+    measured_ceiling bf16_tflops, fp16_tflops;
+    // FMA-chain kernel.
+    measured_ceiling fp32_tflops;
+    // From device attributes; null (with theoretical_reason) when unknown.
+    std::optional<double> theoretical_dram_gbps, theoretical_fp32_tflops;
+    std::string theoretical_reason;
+    std::optional<double> max_sm_clock_mhz;  // used for the theoretical fp32 peak
+};
+
+// Never throws for a measurement that fails (value null, reason set), except for a sticky CUDA
+// error (the context is lost: the caller must know). Without a device every value is null with
+// reason "no_device". quick: smaller buffers and fewer repetitions (about 1 s instead of 3 s).
+device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick);
+
+nlohmann::json to_json(const measured_ceiling& c);
+nlohmann::json to_json(const device_ceilings& c);  // nulls with reasons, never 0 for unknown
+
+// ---- pure helpers, tested on the CPU
+
+// 2 (double data rate) * clock * bus width; null when an attribute is 0 (unknown).
+std::optional<double> theoretical_dram_gbps(int memory_clock_khz, int bus_width_bits);
+// FP32 lanes per SM for a compute capability; 0 when this table does not know it.
+int fp32_lanes_per_sm(int cc_major, int cc_minor);
+// sm_count * lanes * 2 flops per FMA * clock; null when any input is unknown.
+std::optional<double> theoretical_fp32_tflops(int sm_count, int cc_major, int cc_minor,
+                                              double sm_clock_mhz);
+// value = work_per_rep / median time, scaled: work in bytes -> GB/s with scale 1e-9, flops ->
+// TFLOP/s with scale 1e-12. times_ms must hold positive times; otherwise value is null.
+measured_ceiling ceiling_from_times(const std::vector<double>& times_ms, double work_per_rep,
+                                    double scale, std::string unit, std::string method);
+// Bytes per buffer for the bandwidth ceilings: at least 4x L2 (8x when not quick) and 256 MiB
+// (1 GiB when not quick), at most 40 % of free memory per buffer (two are needed); 0 when free
+// memory cannot hold 4x L2.
+std::size_t ceiling_buffer_bytes(std::size_t l2_bytes, std::size_t free_bytes, bool quick);
+
+namespace detail {
+// Kernels of the ceilings (harness/ceilings.cu). Generic streaming kernels: the counter tests use
+// them too. Each checks cudaGetLastError() and throws; none synchronizes.
+
+// Reads `bytes` (a multiple of 16, 16-byte aligned) with 16-byte loads; writes d_sink[0] only
+// when an impossible checksum comes out, so the loads cannot be elided.
+void launch_stream_read(const void* d_src, std::size_t bytes, unsigned* d_sink, int sm_count,
+                        cudaStream_t stream);
+// Copies `bytes` (a multiple of 16, both 16-byte aligned) with 16-byte loads and stores, one
+// element per thread over a full grid.
+void launch_stream_copy(const void* d_src, void* d_dst, std::size_t bytes, cudaStream_t stream);
+// blocks x threads threads each run 8 independent FMA chains of 128 * iterations FMAs in all:
+// flops = blocks * threads * iterations * 256.
+void launch_fma_chains(float* d_sink, int iterations, int blocks, int threads, cudaStream_t stream);
+constexpr double fma_chain_flops_per_thread_iteration = 256;
+// Uniform values in [-1, 1) from a hash of (seed, index): bf16 when `bf16`, else fp16.
+void launch_fill_random_16bit(void* d_dst, std::size_t n, bool bf16, std::uint64_t seed,
+                              cudaStream_t stream);
+}  // namespace detail
+
+}  // namespace fusebench
