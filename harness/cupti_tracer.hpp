@@ -96,10 +96,11 @@ public:
     activity_tracer(activity_tracer&&) = delete;
     activity_tracer& operator=(activity_tracer&&) = delete;
 
-    // Start of a sample: the device is idle (the caller synchronized). Delivers and drops every
-    // record of earlier work.
+    // Start of a sample: synchronizes the device, delivers and drops every record of earlier work.
     void begin();
-    // Synchronizes the device, flushes, and returns the activities since begin().
+    // Synchronizes the device, flushes, and returns the activities since begin(). The forced flush
+    // here makes CUPTI's next launch call slow (~0.2 ms on H200): that launch is whatever the
+    // caller runs between samples (L2 flush, clock probe), never inside the next sample.
     traced_sample end();
 
     // For the counter pass (notes §3.3): records delivered while paused are discarded, because
@@ -129,6 +130,7 @@ private:
 
     mutable std::mutex m_mutex;  // guards everything below: CUPTI delivers on its own thread
     bool m_in_sample = false;
+    std::uint64_t m_begin_ns = 0;  // CUPTI timestamp taken in begin() [ns]
     bool m_paused = false;
     std::vector<kernel_record> m_records;
     std::unordered_map<std::string, std::string> m_demangled;  // mangled -> demangled cache
