@@ -136,7 +136,7 @@ struct run_capture {
 struct runner::impl {
     cuda_stream stream;
     l2_flusher flusher;
-    explicit impl(const device_info& d) : flusher(d.l2_bytes) {}
+    explicit impl(const device_info& d) : flusher(d.l2_bytes, d.sm_count) {}
 };
 
 std::string classify_traffic(double ratio) {

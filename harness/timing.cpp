@@ -1,5 +1,6 @@
 #include "harness/timing.hpp"
 
+#include "harness/ceilings.hpp"
 #include "harness/cupti_tracer.hpp"
 #include "harness/sm_clock.hpp"
 
@@ -11,11 +12,22 @@ namespace fusebench {
 
 const char* to_string(cache_mode m) noexcept { return m == cache_mode::cold ? "cold" : "hot"; }
 
-l2_flusher::l2_flusher(std::size_t l2_bytes) : m_buffer(std::max<std::size_t>(2 * l2_bytes, 8u << 20)) {}
+namespace {
+std::size_t flush_bytes(std::size_t l2_bytes) {
+    const std::size_t b = std::max<std::size_t>(2 * l2_bytes, 8u << 20);
+    return (b + 15) / 16 * 16;  // the read kernel takes whole 16-byte vectors
+}
+}  // namespace
+
+l2_flusher::l2_flusher(std::size_t l2_bytes, int sm_count)
+    : m_dirty(flush_bytes(l2_bytes)), m_clean(flush_bytes(l2_bytes)), m_sink(sizeof(unsigned)), m_sm_count(sm_count) {
+    CUDA_CHECK(cudaMemset(m_clean.get(), 0x3C, m_clean.size()));
+}
 
 void l2_flusher::flush(cudaStream_t stream) {
     m_flip ^= 1;
-    CUDA_CHECK(cudaMemsetAsync(m_buffer.get(), m_flip ? 0x5A : 0xA5, m_buffer.size(), stream));
+    CUDA_CHECK(cudaMemsetAsync(m_dirty.get(), m_flip ? 0x5A : 0xA5, m_dirty.size(), stream));
+    detail::launch_stream_read(m_clean.get(), m_clean.size(), static_cast<unsigned*>(m_sink.get()), m_sm_count, stream);
     CUDA_CHECK(cudaCtxResetPersistingL2Cache());
 }
 

@@ -19,16 +19,20 @@ namespace fusebench {
 enum class cache_mode { cold, hot };
 const char* to_string(cache_mode m) noexcept;
 
-// Evicts L2 by writing a buffer of twice its size (alternating byte values, so no write is
-// elided) and resets persisting-L2 lines. Move-only: it owns the device buffer.
+// Evicts L2 and leaves it clean, as Nsight Compute's cache control does: writing a buffer of
+// twice the L2 size (alternating byte values, so no write is elided) evicts whatever the last
+// launch left, then reading a second buffer of that size evicts the memset's own dirty lines, so
+// the timed kernel pays no write-back of someone else's data. Persisting-L2 lines are reset.
+// Move-only: it owns the device buffers.
 class l2_flusher {
 public:
-    explicit l2_flusher(std::size_t l2_bytes);
+    l2_flusher(std::size_t l2_bytes, int sm_count);
     void flush(cudaStream_t stream);
-    std::size_t bytes() const noexcept { return m_buffer.size(); }
+    std::size_t bytes() const noexcept { return m_dirty.size() + m_clean.size(); }
 
 private:
-    device_buffer m_buffer;
+    device_buffer m_dirty, m_clean, m_sink;
+    int m_sm_count;
     int m_flip = 0;
 };
 
