@@ -1,0 +1,217 @@
+// Device building blocks shared by the softmax + top-k kernels: order-preserving keys, 64-bit
+// (value, -index) composites, a block-wide radix select, a block bitonic sort, and host-side
+// argument and launch checks.
+#pragma once
+
+#include "kernels/softmax_topk/softmax_topk.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace fusebench::kernels::topk_detail {
+
+constexpr int block_threads = 256;
+constexpr int warps_per_block = block_threads / 32;
+constexpr unsigned full_mask = 0xFFFFFFFFu;
+constexpr float log2e = 1.4426950408889634f;
+
+// Order-preserving map: a > b as IEEE floats iff key(a) > key(b). -0 is folded onto +0 first
+// because equal logits must tie (and then order by index); positive NaN lands above +inf.
+__device__ __forceinline__ std::uint32_t float_key(float x) {
+    const std::uint32_t b = __float_as_uint(x + 0.0f);
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+
+__device__ __forceinline__ float key_float(std::uint32_t k) {
+    return __uint_as_float((k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k);
+}
+
+// Unique per element: larger value first, then lower index first (the index is stored inverted).
+__device__ __forceinline__ std::uint64_t composite(std::uint32_t key, std::uint32_t index) {
+    return (static_cast<std::uint64_t>(key) << 32) | static_cast<std::uint32_t>(~index);
+}
+
+__device__ __forceinline__ std::uint32_t composite_index(std::uint64_t c) {
+    return ~static_cast<std::uint32_t>(c);
+}
+
+__device__ __forceinline__ float composite_value(std::uint64_t c) {
+    return key_float(static_cast<std::uint32_t>(c >> 32));
+}
+
+// 2^x on the special-function unit; fp32 accuracy (about 2 ulp) is all the sum needs.
+__device__ __forceinline__ float fast_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// Online softmax state (running max m, sum of exp(x - m)) merged pairwise. A state with s == 0
+// contributes nothing (this also avoids exp(-inf - -inf) = NaN); a NaN sum stays NaN.
+__device__ __forceinline__ void merge_max_sum(float& m, float& s, float m2, float s2) {
+    const float M = fmaxf(m, m2);
+    const float a = s == 0.0f ? 0.0f : s * fast_exp2((m - M) * log2e);
+    const float b = s2 == 0.0f ? 0.0f : s2 * fast_exp2((m2 - M) * log2e);
+    m = M;
+    s = a + b;
+}
+
+// The histogram must be all zero between selects (the scan warp clears each bin it reads).
+struct select_smem {
+    unsigned hist[256];
+    unsigned digit, above, in_bin;
+};
+
+__device__ __forceinline__ void clear_select_smem(select_smem& sm) {
+    for (int b = threadIdx.x; b < 256; b += block_threads) sm.hist[b] = 0;
+}
+
+// Adds one to hist[bin] for each active lane; lanes of a warp that hit the same bin share one
+// atomic (float keys crowd into a few sign/exponent bins: per-lane atomics would serialize).
+__device__ __forceinline__ void hist_add(unsigned* hist, unsigned bin, bool active) {
+    const unsigned act = __ballot_sync(full_mask, active);
+    if (!active) return;
+    const unsigned peers = __match_any_sync(act, bin);
+    if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[bin], static_cast<unsigned>(__popc(peers)));
+}
+
+// Exact selection of the K largest among distinct 64-bit composites. MSB-first radix select, 8
+// bits per pass, stopping once the digit bin holding the K-th largest is taken whole. `prefix` and
+// `mask` come in holding bits every item shares (0 and 0 when nothing is known) and `shift` is the
+// lowest bit of the first digit to examine (56 from scratch; lower when the items' common prefix is
+// known, which spreads the first histogram instead of piling it into one bin). On return
+// (identical in every thread), exactly K items satisfy (c & mask) >= prefix.
+// for_each(f) must call f(composite, valid) for each of the thread's items, the same number of
+// times in every lane of a warp (ballots inside); items with valid == false do not count.
+// All block_threads threads call it; the items must not change during the call.
+template <class ForEach>
+__device__ void block_radix_select(int K, ForEach for_each, select_smem& sm, std::uint64_t& prefix,
+                                   std::uint64_t& mask, int shift = 56) {
+    static_assert(block_threads == 256, "scan layout assumes 256 threads");
+    unsigned need = static_cast<unsigned>(K);
+    for (;;) {
+        for_each([&](std::uint64_t c, bool valid) {
+            hist_add(sm.hist, static_cast<unsigned>(c >> shift) & 255u, valid && (c & mask) == prefix);
+        });
+        __syncthreads();
+        if (threadIdx.x < 32) {
+            // Lane l owns bins 255 - 8l down to 248 - 8l: a descending scan finds the bin where the
+            // count of larger elements first reaches `need`. The lane clears what it read.
+            const int lane = threadIdx.x;
+            unsigned cnt[8], lane_total = 0;
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                cnt[i] = sm.hist[255 - 8 * lane - i];
+                sm.hist[255 - 8 * lane - i] = 0;
+                lane_total += cnt[i];
+            }
+            unsigned incl = lane_total;
+#pragma unroll
+            for (int d = 1; d < 32; d <<= 1) {
+                const unsigned n = __shfl_up_sync(full_mask, incl, d);
+                if (lane >= d) incl += n;
+            }
+            unsigned above = incl - lane_total;
+            if (above < need && incl >= need) {
+#pragma unroll
+                for (int i = 0; i < 8; ++i) {
+                    if (above < need && above + cnt[i] >= need) {
+                        sm.digit = 255u - 8u * lane - i;
+                        sm.above = above;
+                        sm.in_bin = cnt[i];
+                    }
+                    above += cnt[i];
+                }
+            }
+        }
+        __syncthreads();
+        const unsigned d = sm.digit;
+        need -= sm.above;
+        const bool whole_bin = sm.in_bin == need;
+        // Digit bits that overlap known bits agree with them (the items matched the prefix).
+        prefix |= static_cast<std::uint64_t>(d) << shift;
+        mask |= static_cast<std::uint64_t>(255u) << shift;
+        if (whole_bin || shift == 0) break;
+        shift = shift > 8 ? shift - 8 : 0;
+        // sm.digit/above/in_bin are rewritten only after the next pass's first barrier.
+    }
+}
+
+// For_each over items i = threadIdx.x + j * block_threads < n of an indexable source.
+template <class Comp> struct strided_items {
+    int n;
+    Comp comp;
+    template <class F> __device__ __forceinline__ void operator()(F&& f) const {
+        for (int base = 0; base < n; base += block_threads) {
+            const int i = base + static_cast<int>(threadIdx.x);
+            const bool valid = i < n;
+            f(valid ? comp(i) : 0ull, valid);
+        }
+    }
+};
+template <class Comp> __device__ __forceinline__ strided_items<Comp> make_strided(int n, Comp comp) {
+    return {n, comp};
+}
+
+// Lower bound of the values of every selected item, as a float threshold x >= t (bits of the
+// key below the mask are zero). Keys at or below the key of -inf give -inf: every number passes.
+__device__ __forceinline__ float threshold_from(std::uint64_t prefix) {
+    const std::uint32_t key = static_cast<std::uint32_t>(prefix >> 32);
+    return key <= 0x007FFFFFu ? -INFINITY : key_float(key);
+}
+
+// Sorts s[0, P) descending in place (P a power of two, all block threads call it).
+__device__ __forceinline__ void block_bitonic_sort_desc(std::uint64_t* s, int P) {
+    for (int k = 2; k <= P; k <<= 1) {
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            for (int i = threadIdx.x; i < P; i += block_threads) {
+                const int l = i ^ j;
+                if (l > i) {
+                    const std::uint64_t a = s[i], b = s[l];
+                    const bool desc = (i & k) == 0;
+                    if (desc ? (a < b) : (a > b)) {
+                        s[i] = b;
+                        s[l] = a;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    }
+}
+
+inline int next_pow2(int k) {
+    int p = 1;
+    while (p < k) p <<= 1;
+    return p;
+}
+
+// Throws with the launch's own error; kernels/ does not use the harness's CUDA_CHECK.
+inline void check_launch(const char* what) {
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" +
+                                 cudaGetErrorString(e) + ")");
+    }
+}
+
+// Usage errors are std::invalid_argument with the numbers in the message.
+inline void validate(const softmax_topk_args& a, std::int64_t k_cap, const char* who) {
+    const auto fail = [&](const std::string& why) {
+        throw std::invalid_argument(std::string(who) + ": " + why + " (rows " +
+                                    std::to_string(a.rows) + ", V " + std::to_string(a.V) +
+                                    ", K " + std::to_string(a.K) + ")");
+    };
+    if (a.rows < 0) fail("rows < 0");
+    if (a.V < 1) fail("V < 1");
+    if (a.V > 0x7FFFFFFF) fail("V > 2^31 - 1");
+    if (a.K < 1) fail("K < 1");
+    if (a.K > a.V) fail("K > V");
+    if (a.K > k_cap) fail("K > " + std::to_string(k_cap) + " is not supported");
+    if (a.rows > 0x7FFFFFFF) fail("rows > 2^31 - 1");
+}
+
+}  // namespace fusebench::kernels::topk_detail

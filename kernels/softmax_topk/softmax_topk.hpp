@@ -1,0 +1,80 @@
+// Fused softmax + top-k: logits [rows, V] in, per row the K largest probabilities softmax(x)_i
+// (float32, descending) and their int32 indices out. Equal logits are ordered by lower index.
+// A row that contains NaN or +inf, or whose entries are all -inf, has no finite softmax
+// (PyTorch's softmax gives NaN everywhere for it): every variant that handles it writes NaN
+// probabilities and indices 0..K-1 (NaN ranks above every number and ties among NaN keep the
+// lower index). Rows are contiguous, row r starts at element r * V.
+//
+// Launchers throw std::invalid_argument for K < 1, K > V, K > max_k or V < 1 (usage errors),
+// std::runtime_error when a launch fails, and never synchronize.
+#pragma once
+
+#include "kernels/common/elem.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fusebench::kernels {
+
+// Largest K the selection variants (naive baseline and fused) support: one bitonic sort of K
+// composites in shared memory.
+constexpr std::int64_t softmax_topk_max_k = 1024;
+
+struct softmax_topk_args {
+    elem type = elem::f32;             // logits element type
+    const void* d_logits = nullptr;    // [rows, V] of `type`
+    float* d_probs = nullptr;          // [rows, K]
+    std::int32_t* d_indices = nullptr; // [rows, K]
+    std::int64_t rows = 0;
+    std::int64_t V = 0;
+    std::int64_t K = 0;
+};
+
+// Naive unfused baseline, the way an unfused framework runs it: a softmax kernel (block per row,
+// three passes: max, sum of exp, write) writes the full [rows, V] float32 probabilities to the
+// workspace, then a top-k kernel (block per row) finds the K-th largest by an 8-bit radix select
+// over the stored row (one pass per digit), gathers the K winners and sorts them.
+std::size_t softmax_topk_naive_workspace_bytes(std::int64_t rows, std::int64_t V);
+void launch_softmax_topk_naive(const softmax_topk_args& a, void* d_workspace,
+                               std::size_t workspace_bytes, cudaStream_t stream);
+
+// Seed 000, v1: block of 256 per row, three passes (max, sum of exp, softmax + per-thread top-16
+// of probabilities in registers), the 256 thread lists merged warp by warp into a shared-memory
+// min-heap of K by thread 0, which then sorts the heap (O(K^2)). float32 logits only.
+// Exact only for K <= 16: a per-thread list of 16 cannot hold a top-K concentrated in one
+// thread's elements (indices congruent mod 256). The heap caps K at seed_heap_max_k.
+constexpr std::int64_t seed_local_k = 16;
+constexpr std::int64_t seed_heap_max_k = 256;
+void launch_softmax_topk_seed_block(const softmax_topk_args& a, cudaStream_t stream);
+
+// Seed 000, v2: v1 with float4 loads (requires V % 4 == 0 and a 16-byte aligned logits pointer:
+// row starts are then 16-byte aligned) and a warp-level merge of the lane lists (K rounds of
+// warp arg-max) before the heap. float32 only; exact only for K <= 16.
+void launch_softmax_topk_seed_block_vec(const softmax_topk_args& a, cudaStream_t stream);
+
+// Seed 003: one warp per row (8 rows per block of 256), one pass with online max/sum rescaling
+// per element and a per-lane top-K list of logits in registers (capacity seed_warp_max_k), the 32
+// lane lists merged in shared memory by lane 0 with sorted insertion. float32 only. Needs rows
+// without -inf entries (exp(-inf - -inf) is NaN in its rescaling) and a finite softmax.
+constexpr std::int64_t seed_warp_max_k = 32;
+void launch_softmax_topk_seed_warp(const softmax_topk_args& a, cudaStream_t stream);
+
+// Fused, one pass over the logits (block of 256 per row, any V, fp32/fp16/bf16, any K up to
+// softmax_topk_max_k): 16-byte loads, per-thread online max/sum, and candidates above a running
+// threshold appended to a shared-memory buffer; when the buffer overflows a radix select over
+// 64-bit (value, -index) composites keeps the exact top K and raises the threshold. A final
+// bitonic sort orders the K winners.
+enum class fused_version {
+    v1,  // 16 elements per thread per tile, loads issued at the top of each tile
+    v2,  // v1 + the next tile's loads issued before the current tile's math (register double
+         // buffer): keeps each thread's bytes in flight across the per-tile barrier
+    v3,  // tiles streamed by the bulk-copy engine into a shared-memory ring (3 stages fp32, 4
+         // for 16-bit types) on mbarriers: bytes in flight no longer cost registers, and stay in
+         // flight while the block selects. Needs sm_90.
+};
+void launch_softmax_topk_fused(const softmax_topk_args& a, fused_version version,
+                               cudaStream_t stream);
+
+}  // namespace fusebench::kernels

@@ -1,0 +1,459 @@
+// Softmax + top-k suite: logits [rows, V] (fp32, bf16, fp16) -> the K largest softmax
+// probabilities (fp32, descending) and their int32 indices. Binds kernels/softmax_topk (naive
+// unfused baseline, the three seed designs, the fused one-pass design) to
+// references/softmax_topk_reference. A second, non-default suite runs the seed designs outside
+// their declared domains on the adversarial inputs, so their failures show as `fail` with reasons.
+
+#include "harness/parallel.hpp"
+#include "kernels/softmax_topk/softmax_topk.hpp"
+#include "references/softmax_topk_reference.hpp"
+#include "suites/suite_util.hpp"
+#include "suites/suites.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace fusebench {
+namespace {
+
+namespace k = kernels;
+
+std::int64_t rows_of(const case_desc& c) { return c.dim("rows"); }
+std::int64_t v_of(const case_desc& c) { return c.dim("V"); }
+std::int64_t k_of(const case_desc& c) { return c.dim("K"); }
+
+// Adversarial input kinds (each a separate small case, not timed). "random" draws N(0, std^2)
+// with std from the case parameter "std".
+//   all_equal   every logit 0.5: ties everywhere, the answer is indices 0..K-1
+//   ties        logits rounded to multiples of 0.5: ties straddle the K-th value
+//   cluster256  the true top-K on columns j % 256 == 3 (one thread's stride in a block of 256)
+//   cluster32   the true top-K on columns j % 32 == 5 (one lane's stride in a warp)
+//   ascending   logits increase along the row: every element beats the running threshold
+//   descending  logits decrease along the row
+//   huge        +-(0.5..1.5) x 1e30 in fp32/bf16: exp overflows without the max subtraction
+//   masked      30% of entries -inf (masked vocabulary)
+//   all_masked  even rows entirely -inf (no finite softmax), odd rows random
+//   nan         even rows hold one NaN
+//   posinf      even rows hold one +inf
+//   misaligned  random logits, the logits pointer 1 element past a 16-byte boundary
+constexpr std::array<const char*, 12> adversarial_kinds{
+    "all_equal", "ties", "cluster256", "cluster32", "ascending", "descending",
+    "huge",      "masked", "all_masked", "nan",     "posinf",    "misaligned"};
+
+bool finite_softmax_kind(const std::string& kind) {
+    return kind != "all_masked" && kind != "nan" && kind != "posinf";
+}
+
+std::string shape_name(std::int64_t rows, std::int64_t V, std::int64_t K) {
+    return std::to_string(rows) + "x" + std::to_string(V) + ":K" + std::to_string(K);
+}
+
+case_desc make_case(dtype t, std::int64_t rows, std::int64_t V, std::int64_t K, const std::string& kind,
+                    bool quick, bool timed, double stddev = 1.0) {
+    case_desc c;
+    c.name = shape_name(rows, V, K) + (kind == "random" ? ":std" + std::to_string(static_cast<int>(stddev)) : ":" + kind);
+    c.type = t;
+    c.dims = {{"rows", rows}, {"V", V}, {"K", K}};
+    c.params = {{"std", stddev}};
+    c.input_kind = kind;
+    c.quick = quick;
+    c.timed = timed;
+    return c;
+}
+
+// Timed: rows = 4096 for every V x K in fp32 and bf16, fp16 on V = 50257, plus rows = 1 and 64.
+// Adversarial kinds and awkward shapes (K = 1, K = V, V = 1, V not a multiple of 4 or 8,
+// rows = 1) are small and verified only. Logit scale alternates std 1 and std 10.
+std::vector<case_desc> softmax_topk_cases() {
+    std::vector<case_desc> out;
+    for (dtype t : {dtype::f32, dtype::bf16}) {
+        for (std::int64_t V : {32000, 50257, 128256, 151936}) {
+            for (std::int64_t K : {1, 10, 50, 256}) {
+                const bool quick = V == 50257 && (K == 10 || K == 256) && t == dtype::f32;
+                out.push_back(make_case(t, 4096, V, K, "random", quick, true, K == 50 ? 1.0 : 10.0));
+            }
+        }
+    }
+    for (std::int64_t K : {10, 256}) out.push_back(make_case(dtype::f16, 4096, 50257, K, "random", false, true, 10.0));
+    out.push_back(make_case(dtype::f32, 64, 50257, 10, "random", true, true, 10.0));
+    out.push_back(make_case(dtype::bf16, 64, 128256, 50, "random", false, true, 1.0));
+    out.push_back(make_case(dtype::f32, 1, 151936, 256, "random", false, true, 10.0));
+    out.push_back(make_case(dtype::bf16, 1, 32000, 1, "random", false, true, 1.0));
+
+    for (dtype t : {dtype::f32, dtype::bf16, dtype::f16}) {
+        const bool q = t != dtype::f16;
+        // Awkward shapes on random logits.
+        out.push_back(make_case(t, 3, 1, 1, "random", q, false, 1.0));             // V = 1
+        out.push_back(make_case(t, 5, 7, 7, "random", q, false, 10.0));            // K = V, V < a vector
+        out.push_back(make_case(t, 4, 1003, 1003, "random", false, false, 10.0));  // K = V, V % 8 != 0
+        out.push_back(make_case(t, 1, 50257, 1024, "random", q, false, 10.0));     // largest K, rows = 1
+        out.push_back(make_case(t, 6, 4099, 1, "random", false, false, 1.0));      // K = 1, V % 4 != 0
+        out.push_back(make_case(t, 6, 9000, 600, "random", false, false, 1.0));    // K not a power of two
+        for (const char* kind : adversarial_kinds) {
+            const std::string kd = kind;
+            if (kd == "huge" && t == dtype::f16) continue;  // 1e30 overflows fp16: that is the posinf kind
+            for (std::int64_t K : {10, 50, 256}) {
+                // V = 32000 keeps row starts 16-byte aligned (seed_block_vec runs); 50257 is odd.
+                out.push_back(make_case(t, 6, 32000, K, kd, q && K == 50, false, 1.0));
+            }
+            out.push_back(make_case(t, 4, 50257, 16, kd, false, false, 1.0));
+        }
+        out.push_back(make_case(t, 3, 300, 300, "masked", false, false, 1.0));  // K = V with -inf entries
+    }
+    return out;
+}
+
+std::vector<tensor_spec> softmax_topk_inputs(const case_desc& c) {
+    const std::size_t mis = c.input_kind == "misaligned" ? dtype_size(c.type) : 0;
+    return {{"logits", c.type, {rows_of(c), v_of(c)}, mis, -1}};
+}
+
+std::vector<tensor_spec> softmax_topk_outputs(const case_desc& c) {
+    return {{"probs", dtype::f32, {rows_of(c), k_of(c)}, 0, -1},
+            {"indices", dtype::i32, {rows_of(c), k_of(c)}, 0, -1}};
+}
+
+// Element i of the logits is a function of counters only (fork("logits"), fork("kind")), so the
+// parallel fill is deterministic for any thread count.
+void softmax_topk_generate(const case_desc& c, const rng& r, std::vector<host_tensor>& in) {
+    const rng g = r.fork("logits"), u = r.fork("kind");
+    const auto V = static_cast<std::size_t>(v_of(c));
+    const double stddev = c.param("std", 1.0);
+    const std::string& kind = c.input_kind;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    host_tensor& x = in[0];
+    parallel_for(x.numel(), [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+            const std::size_t row = i / V, j = i % V;
+            const double n = g.normal(i);
+            double v = stddev * n;
+            if (kind == "all_equal") v = 0.5;
+            else if (kind == "ties") v = std::floor(2.0 * n) * 0.5;
+            else if (kind == "cluster256") v = j % 256 == 3 ? 20.0 + n : n - 5.0;
+            else if (kind == "cluster32") v = j % 32 == 5 ? 20.0 + n : n - 5.0;
+            else if (kind == "ascending") v = -4.0 + 8.0 * static_cast<double>(j) / static_cast<double>(V);
+            else if (kind == "descending") v = 4.0 - 8.0 * static_cast<double>(j) / static_cast<double>(V);
+            else if (kind == "huge") v = (u.uniform(i) < 0.5 ? -1e30 : 1e30) * (1.0 + 0.5 * std::tanh(n));
+            else if (kind == "masked") v = u.uniform(i) < 0.3 ? -inf : 3.0 * n;
+            else if (kind == "all_masked") v = row % 2 == 0 ? -inf : v;
+            else if (kind == "nan" && row % 2 == 0 && j == (row * 7919) % V) v = std::numeric_limits<double>::quiet_NaN();
+            else if (kind == "posinf" && row % 2 == 0 && j == (row * 104729) % V) v = inf;
+            x.set(i, v);
+        }
+    });
+}
+
+std::vector<std::vector<double>> softmax_topk_reference_outputs(const case_desc& c, const std::vector<host_tensor>& in) {
+    const auto rows = static_cast<std::size_t>(rows_of(c));
+    const auto V = static_cast<std::size_t>(v_of(c)), K = static_cast<std::size_t>(k_of(c));
+    std::vector<double> probs(rows * K), indices(rows * K);
+    parallel_for(
+        rows,
+        [&](std::size_t b, std::size_t e) {
+            std::vector<double> x(V), p(K);
+            std::vector<std::int64_t> idx(K);
+            for (std::size_t r = b; r < e; ++r) {
+                for (std::size_t j = 0; j < V; ++j) x[j] = in[0].get(r * V + j);
+                softmax_topk_row_reference(x, p, idx);
+                for (std::size_t k = 0; k < K; ++k) {
+                    probs[r * K + k] = p[k];
+                    indices[r * K + k] = static_cast<double>(idx[k]);
+                }
+            }
+        },
+        1);
+    return {std::move(probs), std::move(indices)};
+}
+
+// Probabilities: element-wise against the reference's k-th value (sorted order, so a tie swap
+// does not move a value). Indices: every index in [0, V); no duplicates in a row; and, where the
+// row has a finite softmax, the probability of the chosen index (from the logits: p_top1 *
+// exp(x_j - x_top1)) within tolerance of the reference's k-th probability: an index may differ
+// from the reference only where the values it swaps with are within tolerance of each other.
+// Rows without a finite softmax: probabilities must be NaN; any distinct in-range indices pass.
+std::vector<output_check> softmax_topk_check(const check_input& in, const tolerance& tol) {
+    const case_desc& c = in.c;
+    const auto rows = static_cast<std::size_t>(rows_of(c));
+    const auto V = static_cast<std::size_t>(v_of(c)), K = static_cast<std::size_t>(k_of(c));
+    const std::vector<double>& ref_p = in.reference[0];
+    const std::vector<double>& ref_i = in.reference[1];
+    output_check probs = compare_elementwise("probs", dtype::f32, in.outputs[0].data.data(), ref_p, tol);
+
+    const double atol = tol.atol_scale * finite_rms(ref_p) + dtype_min_subnormal(dtype::f32) * tol.subnormal_ulps;
+    std::vector<std::int32_t> got(rows * K);
+    std::memcpy(got.data(), in.outputs[1].data.data(), got.size() * sizeof(std::int32_t));
+
+    struct chunk_result {
+        std::size_t begin = 0, mismatches = 0;
+        std::vector<mismatch> first;
+    };
+    std::vector<chunk_result> chunks;
+    std::mutex chunks_mutex;
+    parallel_for(
+        rows,
+        [&](std::size_t b, std::size_t e) {
+            chunk_result cr;
+            cr.begin = b;
+            error_stats st;
+            std::vector<std::int32_t> sorted(K);
+            for (std::size_t r = b; r < e; ++r) {
+                const std::size_t o = r * K;
+                const bool finite_row = !std::isnan(ref_p[o]);
+                const double x_top = finite_row ? in.inputs[0].get(r * V + static_cast<std::size_t>(ref_i[o])) : 0.0;
+                for (std::size_t q = 0; q < K; ++q) {
+                    const std::int32_t j = got[o + q];
+                    if (j < 0 || static_cast<std::size_t>(j) >= V) {
+                        ++cr.mismatches;
+                        note_mismatch(st, o + q, j, ref_i[o + q], "index out of range [0, V)");
+                        continue;
+                    }
+                    if (!finite_row) continue;
+                    const double p_j = ref_p[o] * std::exp(in.inputs[0].get(r * V + static_cast<std::size_t>(j)) - x_top);
+                    if (!(std::fabs(p_j - ref_p[o + q]) <= tol.rtol * std::fabs(ref_p[o + q]) + atol)) {
+                        ++cr.mismatches;
+                        note_mismatch(st, o + q, j, ref_i[o + q],
+                                      "index not in the top K: its probability " + std::to_string(p_j) +
+                                          " differs from the reference's " + std::to_string(ref_p[o + q]));
+                    }
+                }
+                std::copy(got.begin() + static_cast<std::ptrdiff_t>(o), got.begin() + static_cast<std::ptrdiff_t>(o + K),
+                          sorted.begin());
+                std::sort(sorted.begin(), sorted.end());
+                for (std::size_t q = 1; q < K; ++q) {
+                    if (sorted[q] == sorted[q - 1] && sorted[q] >= 0 && static_cast<std::size_t>(sorted[q]) < V) {
+                        ++cr.mismatches;
+                        note_mismatch(st, o, sorted[q], sorted[q], "duplicate index in row " + std::to_string(r));
+                    }
+                }
+            }
+            cr.first = std::move(st.first);
+            std::lock_guard lock(chunks_mutex);
+            chunks.push_back(std::move(cr));
+        },
+        256);
+    std::sort(chunks.begin(), chunks.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
+
+    output_check idx;
+    idx.output = "indices";
+    idx.stats.checked = rows * K;
+    for (const auto& cr : chunks) {
+        idx.stats.mismatches += cr.mismatches;
+        for (const auto& m : cr.first) note_mismatch(idx.stats, m.index, m.got, m.expected, m.why);
+    }
+    if (idx.stats.mismatches) {
+        idx.pass = false;
+        idx.reason = std::to_string(idx.stats.mismatches) + " of " + std::to_string(idx.stats.checked) +
+                     " indices wrong (out of range, duplicate, or not in the top K within tolerance): first: " +
+                     idx.stats.first.front().why;
+    }
+    return {std::move(probs), std::move(idx)};
+}
+
+// Traffic of one launch [bytes]. Fused: logits once + K x (4 + 4) out. Naive: the softmax kernel
+// reads the logits three times (max, sum, write) and writes rows x V fp32; the top-k kernel reads
+// the stored row once per radix pass (4 on distinct fp32 keys; ties take up to 8) and once more
+// to gather. Seed block designs: three passes over the logits.
+double logits_bytes(const case_desc& c) {
+    return static_cast<double>(rows_of(c)) * static_cast<double>(v_of(c)) * static_cast<double>(dtype_size(c.type));
+}
+double out_bytes(const case_desc& c) { return static_cast<double>(rows_of(c)) * static_cast<double>(k_of(c)) * 8.0; }
+double elements(const case_desc& c) { return static_cast<double>(rows_of(c)) * static_cast<double>(v_of(c)); }
+
+// flops: max, subtract, scale, exp, add per element (exp counted as one operation).
+traffic_model model_passes(const case_desc& c, double logit_reads) {
+    return {logit_reads * logits_bytes(c), out_bytes(c), 5.0 * elements(c)};
+}
+
+traffic_model naive_model(const case_desc& c) {
+    const double full = elements(c) * 4.0;
+    return {3.0 * logits_bytes(c) + 5.0 * full, full + out_bytes(c), 7.0 * elements(c)};
+}
+
+k::softmax_topk_args args_of(const launch_args& a) {
+    return {to_kernel_elem(a.c.type), a.in[0], static_cast<float*>(a.out[0]), static_cast<std::int32_t*>(a.out[1]),
+            rows_of(a.c), v_of(a.c), k_of(a.c)};
+}
+
+std::optional<std::string> k_limit(const case_desc& c, std::int64_t cap, const char* why) {
+    if (k_of(c) > v_of(c)) return "K > V is a usage error";
+    if (k_of(c) > cap) return "K = " + std::to_string(k_of(c)) + " > " + std::to_string(cap) + ": " + why;
+    return std::nullopt;
+}
+
+std::optional<std::string> fp32_only(const case_desc& c) {
+    if (c.type != dtype::f32) return std::string(dtype_name(c.type)) + " logits: the seed design reads float32 only";
+    return std::nullopt;
+}
+
+// Hard limits of the seed launchers (what they cannot even run); the correct domain adds more.
+std::optional<std::string> seed_block_runs(const case_desc& c) {
+    if (auto why = fp32_only(c)) return why;
+    return k_limit(c, k::seed_heap_max_k, "the shared-memory heap holds 256 entries");
+}
+std::optional<std::string> seed_block_vec_runs(const case_desc& c) {
+    if (auto why = seed_block_runs(c)) return why;
+    if (v_of(c) % 4 != 0) return "V % 4 != 0: float4 loads need 16-byte aligned row starts";
+    if (c.input_kind == "misaligned") return "logits not 16-byte aligned: float4 loads need aligned row starts";
+    return std::nullopt;
+}
+std::optional<std::string> seed_warp_runs(const case_desc& c) {
+    if (auto why = fp32_only(c)) return why;
+    return k_limit(c, k::seed_warp_max_k, "the per-lane list lives in registers (capacity 32)");
+}
+
+std::optional<std::string> needs_finite_softmax(const case_desc& c) {
+    if (!finite_softmax_kind(c.input_kind)) {
+        return "input '" + c.input_kind +
+               "': rows without a finite softmax give NaN probabilities that never enter the lists (indices stay -1)";
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> seed_block_domain(const case_desc& c) {
+    if (auto why = seed_block_runs(c)) return why;
+    if (k_of(c) > k::seed_local_k) {
+        return "K = " + std::to_string(k_of(c)) +
+               " > 16: a per-thread list of 16 cannot hold a top-K concentrated in one thread's elements";
+    }
+    return needs_finite_softmax(c);
+}
+std::optional<std::string> seed_block_vec_domain(const case_desc& c) {
+    if (auto why = seed_block_vec_runs(c)) return why;
+    return seed_block_domain(c);
+}
+std::optional<std::string> seed_warp_domain(const case_desc& c) {
+    if (auto why = seed_warp_runs(c)) return why;
+    if (c.input_kind == "masked" || c.input_kind == "all_masked") {
+        return "input '" + c.input_kind + "': -inf entries make the per-element rescale exp(-inf - -inf) NaN";
+    }
+    return std::nullopt;
+}
+
+std::vector<variant> seed_variants(bool declared_domains) {
+    std::vector<variant> out;
+    auto add = [&](std::string name, std::string description, void (*launch)(const k::softmax_topk_args&, cudaStream_t),
+                   double reads, std::optional<std::string> (*runs)(const case_desc&),
+                   std::optional<std::string> (*domain)(const case_desc&), std::string domain_text) {
+        variant v;
+        v.name = std::move(name);
+        v.role = variant_role::fused;
+        v.description = std::move(description);
+        v.launch = [launch](const launch_args& a) { launch(args_of(a), a.stream); };
+        v.model = [reads](const case_desc& c) { return model_passes(c, reads); };
+        v.req.supports = declared_domains ? domain : runs;
+        v.req.domain = declared_domains ? std::move(domain_text) : "run outside its declared domain on purpose";
+        out.push_back(std::move(v));
+    };
+    add("seed_block",
+        "seed 000 v1: block per row, 3 passes (max, sum, softmax + per-thread top-16 in registers), "
+        "shared min-heap merge by thread 0, O(K^2) sort",
+        k::launch_softmax_topk_seed_block, 3.0, seed_block_runs, seed_block_domain,
+        "fp32, K <= 16, rows with a finite softmax");
+    add("seed_block_vec", "seed 000 v2: v1 with float4 loads and a warp-level merge before the heap",
+        k::launch_softmax_topk_seed_block_vec, 3.0, seed_block_vec_runs, seed_block_vec_domain,
+        "fp32, V % 4 == 0 and 16-byte aligned logits, K <= 16, rows with a finite softmax");
+    add("seed_warp",
+        "seed 003: warp per row, one pass with per-element online max/sum rescaling and a per-lane top-K "
+        "list of logits, lane lists merged in shared memory",
+        k::launch_softmax_topk_seed_warp, 1.0, seed_warp_runs, seed_warp_domain,
+        "fp32, K <= 32, rows without -inf entries");
+    return out;
+}
+
+// rtol 1e-5: the fp32 argument x - max carries a relative rounding of 2^-24, which exp turns
+// into |x - max| * 2^-24 relative error; any probability above FLT_MIN has |x - max| < ~104, so
+// <= 6.2e-6, plus a few ulps of exp and of the fp32 sum. Absolute part: FLT_MIN (subnormal_ulps
+// 2^23 times the smallest subnormal), the grain below which fp32 results may flush to zero.
+tolerance prob_tolerance() { return {1e-5, 0.0, 8388608.0}; }
+
+suite base_suite() {
+    suite s;
+    s.family = "fused softmax + top-k";
+    s.description =
+        "logits [rows, V] (fp32/bf16/fp16) -> per row the K largest softmax probabilities (fp32, descending) "
+        "and their int32 indices; equal logits ordered by lower index first.";
+    s.semantics =
+        "p_i = exp(x_i - max x) / sum_j exp(x_j - max x) for the selected entries, as PyTorch's softmax then "
+        "topk. -inf entries are valid (probability 0). A row with a NaN, a row with +inf, or a row of all -inf "
+        "has no finite softmax (PyTorch: NaN everywhere): its K probabilities are NaN and its indices 0..K-1 "
+        "(NaN ranks above every number, ties keep the lower index); the check accepts any distinct in-range "
+        "indices there. Ties: any order passes whose values are within tolerance. K > V is a usage error "
+        "(launchers throw std::invalid_argument; no case builds it).";
+    s.input_specs = softmax_topk_inputs;
+    s.output_specs = softmax_topk_outputs;
+    s.generate = softmax_topk_generate;
+    s.reference = softmax_topk_reference_outputs;
+    s.tolerance.per_dtype = {{dtype::f32, prob_tolerance()}};
+    s.custom_check = [](const check_input& in) { return softmax_topk_check(in, prob_tolerance()); };
+    return s;
+}
+
+}  // namespace
+
+void register_softmax_topk(registry& reg) {
+    suite s = base_suite();
+    s.name = "softmax_topk";
+    s.cases = softmax_topk_cases;
+
+    variant naive;
+    naive.name = "naive";
+    naive.role = variant_role::baseline;
+    naive.description =
+        "unfused: softmax kernel (3 passes) writes [rows, V] fp32 probabilities, then a block-per-row "
+        "radix-select top-k reads them back once per 8-bit digit, gathers and sorts the K winners";
+    naive.launch = [](const launch_args& a) {
+        k::launch_softmax_topk_naive(args_of(a), a.workspace, a.workspace_bytes, a.stream);
+    };
+    naive.model = naive_model;
+    naive.workspace_bytes = [](const case_desc& c) { return k::softmax_topk_naive_workspace_bytes(rows_of(c), v_of(c)); };
+    naive.req.supports = [](const case_desc& c) { return k_limit(c, k::softmax_topk_max_k, "one bitonic sort of K in shared memory"); };
+    naive.req.domain = "any V, K <= 1024, fp32/bf16/fp16, any input";
+    s.variants.push_back(std::move(naive));
+
+    for (auto& v : seed_variants(true)) s.variants.push_back(std::move(v));
+
+    auto fused = [](std::string name, k::fused_version version, std::string description) {
+        variant v;
+        v.name = std::move(name);
+        v.role = variant_role::fused;
+        v.description = std::move(description);
+        v.launch = [version](const launch_args& a) { k::launch_softmax_topk_fused(args_of(a), version, a.stream); };
+        v.model = [](const case_desc& c) { return model_passes(c, 1.0); };
+        v.req.supports = [](const case_desc& c) {
+            return k_limit(c, k::softmax_topk_max_k, "one bitonic sort of K in shared memory");
+        };
+        v.req.domain = "any V, K <= 1024, fp32/bf16/fp16, any input";
+        return v;
+    };
+    s.variants.push_back(fused("fused_v1", k::fused_version::v1,
+                               "one pass: online max/sum, exact register select of tile 0 as the first threshold, "
+                               "threshold-filtered candidates in shared memory, radix select on overflow, bitonic sort"));
+    s.variants.push_back(fused("fused_v2", k::fused_version::v2,
+                               "v1 + next tile's 16-byte loads issued before the current tile's math: bytes stay in "
+                               "flight across the per-tile barrier"));
+    reg.add(std::move(s));
+
+    // The seed designs on the adversarial inputs outside their declared domains: expected to fail.
+    suite o = base_suite();
+    o.name = "softmax_topk_outside_domain";
+    o.default_run = false;
+    o.description = "the seed designs run outside their declared domains on adversarial inputs: failures expected";
+    o.cases = [] {
+        std::vector<case_desc> adv;
+        for (auto& c : softmax_topk_cases()) {
+            if (c.type == dtype::f32 && !c.timed && c.input_kind != "random") adv.push_back(std::move(c));
+        }
+        return adv;
+    };
+    o.variants = seed_variants(false);
+    reg.add(std::move(o));
+}
+
+}  // namespace fusebench

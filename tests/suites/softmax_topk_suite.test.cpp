@@ -1,0 +1,338 @@
+// The softmax_topk suite: its case list covers the axes; its check passes the reference's
+// own answer and tie swaps and fails wrong, duplicate, out-of-range and poisoned outputs (CPU);
+// launchers reject K > V. On a GPU: every variant passes every small case inside its declared
+// domain, the seed designs fail outside it on the adversarial inputs, and the fused kernel breaks
+// ties by lower index exactly.
+#include "harness/device.hpp"
+#include "harness/device_info.hpp"
+#include "harness/runner.hpp"
+#include "kernels/softmax_topk/softmax_topk.hpp"
+#include "suites/suites.hpp"
+#include "support/gpu.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace fusebench;
+
+namespace {
+
+const suite& find_suite(registry& reg, const std::string& name) {
+    if (reg.suites().empty()) register_softmax_topk(reg);
+    const suite* s = reg.find(name);
+    REQUIRE(s != nullptr);
+    return *s;
+}
+
+case_desc small_case(dtype t, std::int64_t rows, std::int64_t V, std::int64_t K, std::string kind) {
+    case_desc c;
+    c.name = "test";
+    c.type = t;
+    c.dims = {{"rows", rows}, {"V", V}, {"K", K}};
+    c.params = {{"std", 3.0}};
+    c.input_kind = std::move(kind);
+    c.timed = false;
+    return c;
+}
+
+struct checked_case {
+    std::vector<host_tensor> inputs;
+    std::vector<std::vector<double>> reference;
+    std::vector<host_tensor> outputs;  // initialised to the reference's answer
+};
+
+checked_case prepare(const suite& s, const case_desc& c, std::uint64_t seed) {
+    checked_case cc;
+    for (const auto& spec : s.input_specs(c)) cc.inputs.emplace_back(spec);
+    s.generate(c, rng(seed), cc.inputs);
+    cc.reference = s.reference(c, cc.inputs);
+    for (const auto& spec : s.output_specs(c)) cc.outputs.emplace_back(spec);
+    for (std::size_t i = 0; i < cc.reference[0].size(); ++i) {
+        cc.outputs[0].set(i, cc.reference[0][i]);
+        cc.outputs[1].set(i, cc.reference[1][i]);
+    }
+    return cc;
+}
+
+std::vector<output_check> run_check(const suite& s, const case_desc& c, const checked_case& cc) {
+    return s.custom_check(check_input{c, cc.inputs, cc.reference, cc.outputs});
+}
+
+bool all_pass(const std::vector<output_check>& checks) {
+    return std::all_of(checks.begin(), checks.end(), [](const output_check& o) { return o.pass; });
+}
+
+std::int32_t index_at(const host_tensor& t, std::size_t i) {
+    std::int32_t v;
+    std::memcpy(&v, t.data.data() + i * sizeof(v), sizeof(v));
+    return v;
+}
+
+void set_index(host_tensor& t, std::size_t i, std::int32_t v) { std::memcpy(t.data.data() + i * sizeof(v), &v, sizeof(v)); }
+
+}  // namespace
+
+TEST_CASE("softmax_topk cases cover every V x K for rows = 4096 in fp32 and bf16, fp16, quick and adversarial", "[softmax_topk]") {
+    registry reg;
+    const suite& s = find_suite(reg, "softmax_topk");
+    const auto cases = s.cases();
+    std::set<std::string> names;
+    std::size_t quick = 0;
+    for (const auto& c : cases) {
+        CHECK(names.insert(c.name + "/" + std::string(dtype_name(c.type))).second);
+        CHECK(c.dim("K") <= c.dim("V"));
+        CHECK(c.dim("K") >= 1);
+        quick += c.quick ? 1 : 0;
+        if (c.input_kind != "random") CHECK_FALSE(c.timed);
+    }
+    CHECK(quick > 0);
+    CHECK(quick < cases.size() / 4);
+    const auto has = [&](dtype t, std::int64_t rows, std::int64_t V, std::int64_t K, const std::string& kind) {
+        return std::any_of(cases.begin(), cases.end(), [&](const case_desc& c) {
+            return c.type == t && c.dim("rows") == rows && c.dim("V") == V && c.dim("K") == K && c.input_kind == kind;
+        });
+    };
+    for (dtype t : {dtype::f32, dtype::bf16})
+        for (std::int64_t V : {32000, 50257, 128256, 151936})
+            for (std::int64_t K : {1, 10, 50, 256}) CHECK(has(t, 4096, V, K, "random"));
+    CHECK(has(dtype::f16, 4096, 50257, 10, "random"));
+    for (const char* kind : {"all_equal", "ties", "cluster256", "cluster32", "ascending", "descending", "huge", "masked",
+                             "all_masked", "nan", "posinf", "misaligned"})
+        CHECK(has(dtype::f32, 6, 32000, 50, kind));
+    CHECK(has(dtype::f32, 3, 1, 1, "random"));  // V = 1
+    CHECK(has(dtype::f32, 1, 50257, 1024, "random"));
+    CHECK(std::any_of(cases.begin(), cases.end(), [](const case_desc& c) { return c.dim("rows") == 1 && c.timed; }));
+    CHECK(std::any_of(cases.begin(), cases.end(), [](const case_desc& c) { return c.dim("rows") == 64 && c.timed; }));
+}
+
+TEST_CASE("softmax_topk generation is deterministic and follows the input kind", "[softmax_topk]") {
+    registry reg;
+    const suite& s = find_suite(reg, "softmax_topk");
+    const case_desc c = small_case(dtype::bf16, 4, 1000, 10, "nan");
+    const auto a = prepare(s, c, 99), b = prepare(s, c, 99);
+    CHECK(a.inputs[0].data == b.inputs[0].data);
+    std::size_t nan_rows = 0;
+    for (std::size_t r = 0; r < 4; ++r) {
+        bool any_nan = false;
+        for (std::size_t j = 0; j < 1000; ++j) any_nan |= std::isnan(a.inputs[0].get(r * 1000 + j));
+        nan_rows += any_nan;
+        CHECK(any_nan == (r % 2 == 0));
+    }
+    CHECK(nan_rows == 2);
+    const auto cl = prepare(s, small_case(dtype::f32, 2, 4096, 16, "cluster256"), 5);
+    for (std::size_t q = 0; q < 32; ++q) CHECK(static_cast<std::int64_t>(cl.reference[1][q]) % 256 == 3);
+}
+
+TEST_CASE("softmax_topk check passes the reference's answer and tie swaps", "[softmax_topk]") {
+    registry reg;
+    const suite& s = find_suite(reg, "softmax_topk");
+    const std::string kind = GENERATE("random", "ties", "all_equal", "masked", "huge", "nan", "posinf", "all_masked");
+    const case_desc c = small_case(dtype::f32, 4, 500, 20, kind);
+    auto cc = prepare(s, c, 7);
+    CAPTURE(kind);
+    CHECK(all_pass(run_check(s, c, cc)));
+    if (kind == "all_equal") {  // every value ties: any distinct indices pass
+        for (std::size_t q = 0; q < 20; ++q) set_index(cc.outputs[1], q, static_cast<std::int32_t>(499 - q));
+        CHECK(all_pass(run_check(s, c, cc)));
+    }
+    if (kind == "nan") {  // no finite softmax in row 0: any distinct in-range indices pass
+        for (std::size_t q = 0; q < 20; ++q) set_index(cc.outputs[1], q, static_cast<std::int32_t>(100 + q));
+        CHECK(all_pass(run_check(s, c, cc)));
+    }
+}
+
+TEST_CASE("softmax_topk check fails wrong, duplicate, out-of-range and poisoned outputs", "[softmax_topk]") {
+    registry reg;
+    const suite& s = find_suite(reg, "softmax_topk");
+    const case_desc c = small_case(dtype::f32, 3, 777, 10, "random");
+    const auto good = prepare(s, c, 11);
+    REQUIRE(all_pass(run_check(s, c, good)));
+    const auto fails = [&](auto mutate, std::size_t which) {
+        auto cc = good;
+        mutate(cc);
+        const auto checks = run_check(s, c, cc);
+        REQUIRE(checks.size() == 2);
+        return !checks[which].pass;
+    };
+    // An index outside the top K (the row's smallest logit).
+    CHECK(fails([&](checked_case& cc) {
+        std::size_t worst = 0;
+        for (std::size_t j = 1; j < 777; ++j)
+            if (cc.inputs[0].get(j) < cc.inputs[0].get(worst)) worst = j;
+        set_index(cc.outputs[1], 5, static_cast<std::int32_t>(worst));
+    }, 1));
+    CHECK(fails([](checked_case& cc) { set_index(cc.outputs[1], 3, index_at(cc.outputs[1], 2)); }, 1));  // duplicate
+    CHECK(fails([](checked_case& cc) { set_index(cc.outputs[1], 0, -1); }, 1));                           // poison 1
+    CHECK(fails([](checked_case& cc) { set_index(cc.outputs[1], 9, 0x7B7B7B7B); }, 1));                   // poison 2
+    CHECK(fails([](checked_case& cc) { set_index(cc.outputs[1], 4, 777); }, 1));                          // == V
+    CHECK(fails([](checked_case& cc) { cc.outputs[0].set(7, std::numeric_limits<double>::quiet_NaN()); }, 0));
+    CHECK(fails([](checked_case& cc) { cc.outputs[0].set(1, 1.3e36); }, 0));
+    CHECK(fails([](checked_case& cc) { cc.outputs[0].set(2, cc.reference[0][2] * (1 + 3e-5)); }, 0));
+    CHECK_FALSE(fails([](checked_case& cc) { cc.outputs[0].set(2, cc.reference[0][2] * (1 + 2e-6)); }, 0));
+    // Swapping two distinct values breaks both positions.
+    CHECK(fails([](checked_case& cc) {
+        const auto a = index_at(cc.outputs[1], 0), b = index_at(cc.outputs[1], 1);
+        set_index(cc.outputs[1], 0, b);
+        set_index(cc.outputs[1], 1, a);
+    }, 1));
+    // A row without a finite softmax must carry NaN probabilities.
+    const case_desc cn = small_case(dtype::f32, 2, 300, 5, "posinf");
+    auto nan_rows = prepare(s, cn, 3);
+    REQUIRE(all_pass(run_check(s, cn, nan_rows)));
+    nan_rows.outputs[0].set(0, 0.25);
+    CHECK_FALSE(run_check(s, cn, nan_rows)[0].pass);
+}
+
+TEST_CASE("softmax_topk seed variants declare their domains", "[softmax_topk]") {
+    registry reg;
+    const suite& s = find_suite(reg, "softmax_topk");
+    const auto variant_named = [&](const std::string& n) {
+        const auto it = std::find_if(s.variants.begin(), s.variants.end(), [&](const variant& v) { return v.name == n; });
+        REQUIRE(it != s.variants.end());
+        return *it;
+    };
+    const variant sb = variant_named("seed_block"), sv = variant_named("seed_block_vec"), sw = variant_named("seed_warp");
+    const variant fused = variant_named("fused_v2");
+    const auto reason = [](const variant& v, const case_desc& c) { return v.req.supports(c).value_or(""); };
+    CHECK(reason(sb, small_case(dtype::f32, 6, 32000, 50, "cluster256")).find("16") != std::string::npos);
+    CHECK_FALSE(sb.req.supports(small_case(dtype::f32, 6, 32000, 16, "cluster256")).has_value());
+    CHECK(reason(sb, small_case(dtype::f32, 6, 32000, 10, "nan")).find("finite softmax") != std::string::npos);
+    CHECK(reason(sb, small_case(dtype::bf16, 6, 32000, 10, "random")).find("float32") != std::string::npos);
+    CHECK(reason(sv, small_case(dtype::f32, 4, 50257, 10, "random")).find("V % 4") != std::string::npos);
+    CHECK(reason(sw, small_case(dtype::f32, 6, 32000, 10, "masked")).find("-inf") != std::string::npos);
+    CHECK_FALSE(sw.req.supports(small_case(dtype::f32, 6, 32000, 10, "nan")).has_value());
+    for (const char* kind : {"nan", "masked", "cluster256", "ascending"})
+        CHECK_FALSE(fused.req.supports(small_case(dtype::bf16, 6, 32000, 256, kind)).has_value());
+    CHECK(fused.req.supports(small_case(dtype::f32, 1, 2000, 1025, "random")).has_value());
+    const suite& o = find_suite(reg, "softmax_topk_outside_domain");
+    CHECK_FALSE(o.default_run);
+    CHECK_FALSE(o.cases().empty());
+}
+
+TEST_CASE("softmax_topk launchers reject K > V, K < 1 and K above their caps", "[softmax_topk]") {
+    namespace k = kernels;
+    k::softmax_topk_args a;
+    a.rows = 1;
+    a.V = 5;
+    a.K = 6;
+    CHECK_THROWS_AS(k::launch_softmax_topk_fused(a, k::fused_version::v2, nullptr), std::invalid_argument);
+    CHECK_THROWS_AS(k::launch_softmax_topk_naive(a, nullptr, 0, nullptr), std::invalid_argument);
+    CHECK_THROWS_AS(k::launch_softmax_topk_seed_block(a, nullptr), std::invalid_argument);
+    CHECK_THROWS_AS(k::launch_softmax_topk_seed_warp(a, nullptr), std::invalid_argument);
+    a.K = 0;
+    CHECK_THROWS_AS(k::launch_softmax_topk_fused(a, k::fused_version::v1, nullptr), std::invalid_argument);
+    a.V = 5000;
+    a.K = 33;
+    CHECK_THROWS_AS(k::launch_softmax_topk_seed_warp(a, nullptr), std::invalid_argument);
+    a.K = 1025;
+    CHECK_THROWS_AS(k::launch_softmax_topk_fused(a, k::fused_version::v1, nullptr), std::invalid_argument);
+}
+
+namespace {
+
+run_options verify_only_options() {
+    run_options o;
+    o.seed = 4242;
+    o.verify_only = true;
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("every softmax_topk variant passes every small case inside its declared domain", "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    registry reg;
+    register_softmax_topk(reg);
+    const device_info dev = query_device(0);
+    runner run(dev, verify_only_options());
+    selection_filter f;
+    f.suites = {"softmax_topk"};
+    std::size_t passed = 0, skipped = 0;
+    for (const auto& item : select_work(reg, f)) {
+        if (item.c.timed) continue;  // the big shapes run in `fusebench run`
+        for (const auto& r : run.run_item(item)) {
+            CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
+            CHECK((r.result == outcome::pass || (r.result == outcome::skipped && !r.reason.empty())));
+            if (r.result == outcome::pass) {
+                REQUIRE(r.correctness.has_value());
+                CHECK(r.correctness->deterministic == true);
+            }
+            passed += r.result == outcome::pass;
+            skipped += r.result == outcome::skipped;
+        }
+    }
+    CHECK(passed > 300);
+    CHECK(skipped > 0);
+}
+
+TEST_CASE("the seed designs fail outside their declared domains", "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    registry reg;
+    register_softmax_topk(reg);
+    const device_info dev = query_device(0);
+    runner run(dev, verify_only_options());
+    const auto outcome_of = [&](const std::string& case_name, const std::string& variant) {
+        selection_filter f;
+        f.suites = {"softmax_topk_outside_domain"};
+        f.cases = {case_name};
+        f.variants = {variant};
+        f.dtypes = {dtype::f32};
+        const auto items = select_work(reg, f);
+        REQUIRE(items.size() == 1);
+        const auto rs = run.run_item(items[0]);
+        REQUIRE(rs.size() == 1);
+        return rs[0];
+    };
+    // A top-K on one thread's stride overflows the per-thread list of 16.
+    const auto a = outcome_of("6x32000:K50:cluster256", "seed_block");
+    CHECK(a.result == outcome::fail);
+    CHECK(a.reason.find("indices") != std::string::npos);
+    CHECK(outcome_of("6x32000:K256:cluster256", "seed_block_vec").result == outcome::fail);
+    // Rows without a finite softmax leave the lists empty: index -1.
+    const auto b = outcome_of("6x32000:K10:nan", "seed_block");
+    CHECK(b.result == outcome::fail);
+    CHECK(b.reason.find("out of range") != std::string::npos);
+    // -inf entries poison the per-element rescale of the warp design.
+    CHECK(outcome_of("6x32000:K10:masked", "seed_warp").result == outcome::fail);
+    // Inside the domain the same designs pass.
+    CHECK(outcome_of("6x32000:K10:cluster256", "seed_block").result == outcome::pass);
+    CHECK(outcome_of("6x32000:K10:cluster32", "seed_warp").result == outcome::pass);
+}
+
+TEST_CASE("fused softmax_topk orders ties by lower index exactly", "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    namespace k = kernels;
+    const std::int64_t rows = 3, V = 20000;
+    std::vector<float> x(static_cast<std::size_t>(rows * V), 0.25f);
+    for (std::int64_t j = 0; j < V; j += 3) x[static_cast<std::size_t>(V + j)] = 1.0f;  // row 1: ties on every 3rd column
+    device_buffer d_x(x.size() * sizeof(float));
+    CUDA_CHECK(cudaMemcpy(d_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
+    const std::int64_t K = GENERATE(1, 7, 100, 1024);
+    device_buffer d_p(static_cast<std::size_t>(rows * K) * 4), d_i(static_cast<std::size_t>(rows * K) * 4);
+    for (auto version : {k::fused_version::v1, k::fused_version::v2}) {
+        k::softmax_topk_args a{k::elem::f32, d_x.get(), static_cast<float*>(d_p.get()),
+                               static_cast<std::int32_t*>(d_i.get()), rows, V, K};
+        k::launch_softmax_topk_fused(a, version, nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<std::int32_t> idx(static_cast<std::size_t>(rows * K));
+        CUDA_CHECK(cudaMemcpy(idx.data(), d_i.get(), idx.size() * 4, cudaMemcpyDeviceToHost));
+        for (std::int64_t q = 0; q < K; ++q) {
+            CAPTURE(K, q);
+            CHECK(idx[static_cast<std::size_t>(q)] == q);
+            CHECK(idx[static_cast<std::size_t>(K + q)] == 3 * q);
+            CHECK(idx[static_cast<std::size_t>(2 * K + q)] == q);
+        }
+    }
+}
