@@ -7,7 +7,15 @@ its kernel names (taken from the fusebench report's CUPTI kernel list)."""
 import csv
 import io
 import json
+import re
 import sys
+
+
+def base_name(demangled):
+    """The kernel's own identifier: 'glu_vec_kernel' from 'void ns::(anonymous namespace)::glu_vec_kernel<...>(...)'."""
+    s = demangled.replace("(anonymous namespace)", "")
+    m = re.search(r"(\w+)\s*[<(]", s.split(" ", 1)[-1] if s.startswith("void ") else s)
+    return m.group(1) if m else s
 
 
 def ncu_rows(path):
@@ -37,7 +45,8 @@ def main():
         names = t["cupti"]["kernel_names"]
         k = len(names)
         # The last k profiled kernels whose names match this variant's kernels, in order.
-        matched = [row for row in launches if any(row[1].startswith(n.split("(")[0].split("<")[0].split("::")[-1]) or n.split("(")[0] in row[1] for n in names)]
+        wanted = {base_name(n) for n in names}
+        matched = [row for row in launches if base_name(row[1]) in wanted]
         last = matched[-k:] if len(matched) >= k else []
         ncu_us = sum(m["gpu__time_duration.sum"] for _, _, m in last) if last else None
         ncu_bytes = sum(m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"] for _, _, m in last) if last else None
