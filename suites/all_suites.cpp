@@ -6,6 +6,7 @@ namespace fusebench {
 void register_all(registry& reg) {
     register_glu(reg);
     register_rmsnorm(reg);
+    register_softmax_topk(reg);
 }
 
 }  // namespace fusebench
