@@ -51,6 +51,7 @@ const char* usage_text =
     "  --profile-once       after verification launch each variant once under the NVTX range\n"
     "                       profile/<suite>/<case>/<dtype>/<variant>, no timing (for ncu/nsys)\n"
     "  --device N           CUDA device ordinal (default 0)\n"
+    "  --shard I/N          run only shard I of N (1-based) of the selection; merge the reports later\n"
     "  --no-ceilings        skip measuring the device's ceilings\n"
     "  --no-counters        skip the hardware-counter pass\n"
     "  --compute-counters   add the compute metric set (sm__throughput, pipe utilizations; many passes)\n"
@@ -161,6 +162,14 @@ cli_options parse(int argc, char** argv) {
             o.run.profile_once = true;
         } else if (a == "--device") {
             o.device = static_cast<int>(parse_double(a, value(), 0, 1024));
+        } else if (a == "--shard") {
+            const std::string v = value();
+            const auto slash = v.find('/');
+            if (slash == std::string::npos) throw usage_error("--shard: expected I/N, got '" + v + "'");
+            const auto i = parse_u64(a, v.substr(0, slash)), n = parse_u64(a, v.substr(slash + 1));
+            if (n == 0 || i == 0 || i > n) throw usage_error("--shard: expected 1 <= I <= N, got '" + v + "'");
+            o.filter.shard_index = static_cast<std::size_t>(i - 1);
+            o.filter.shard_count = static_cast<std::size_t>(n);
         } else if (a == "--no-ceilings") {
             o.ceilings = false;
         } else if (a == "--no-counters") {
@@ -216,7 +225,8 @@ nlohmann::json settings_json(const cli_options& o) {
               {"noise_target", o.run.policy.noise_target},
               {"budget_s", o.run.policy.budget_s},
               {"max_budget_s", o.run.policy.max_budget_s}}},
-            {"device_ordinal", o.device}};
+            {"device_ordinal", o.device},
+            {"shard", {{"index", o.filter.shard_index + 1}, {"count", o.filter.shard_count}}}};
 }
 
 int cmd_run(cli_options o, const registry& reg) {
@@ -351,6 +361,7 @@ int cmd_run(cli_options o, const registry& reg) {
 }  // namespace
 
 int run_cli(int argc, char** argv, const registry& reg) {
+    // [report-tools dispatch] commands that read reports rather than run kernels go here.
     try {
         const cli_options o = parse(argc, argv);
         if (o.command == "help") {

@@ -74,6 +74,14 @@ std::vector<selection_item> select_work(const registry& reg, const selection_fil
         }
     }
     if (out.empty()) throw usage_error("the filters select no case (see `fusebench list`)");
+    if (f.shard_count > 1) {
+        std::vector<selection_item> mine;
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            if (k % f.shard_count == f.shard_index) mine.push_back(std::move(out[k]));
+        }
+        if (mine.empty()) throw usage_error("shard " + std::to_string(f.shard_index + 1) + "/" + std::to_string(f.shard_count) + " is empty: fewer cases than shards");
+        return mine;
+    }
     return out;
 }
 

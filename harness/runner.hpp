@@ -27,6 +27,9 @@ struct selection_filter {
     std::vector<std::string> cases;     // substrings of case names; empty = all
     std::vector<dtype> dtypes;          // empty = all
     bool quick = false;                 // only cases marked quick
+    // Shard `shard_index` of `shard_count` (0-based): item k of the full selection belongs to
+    // shard k % shard_count, so shards are disjoint, cover everything, and do not depend on timing.
+    std::size_t shard_index = 0, shard_count = 1;
 };
 
 struct selection_item {

@@ -50,6 +50,9 @@ TEST_CASE("bad arguments give one clear line and exit 2", "[cli]") {
         {"run --json", "--json needs a value"},
         {"run --case no-such-case", "select no case"},
         {"run --bogus", "unknown option '--bogus'"},
+        {"run --shard 3/2", "--shard"},
+        {"run --shard 0/2", "--shard"},
+        {"run --shard two", "--shard"},
     }));
     CAPTURE(args);
     const auto r = run_cli(args);

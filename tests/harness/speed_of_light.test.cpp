@@ -2,6 +2,9 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <set>
+#include <string>
+
 using namespace fusebench;
 
 TEST_CASE("the speed-of-light guard flags results faster than the measured floor", "[runner][sol]") {
@@ -24,4 +27,26 @@ TEST_CASE("the speed-of-light guard flags results faster than the measured floor
     CHECK_FALSE(speed_of_light_violation(10000.0, {0, 0, 8e12}, cache_mode::cold, l2, o).has_value());
     // Unknown ceilings: nothing to judge against.
     CHECK_FALSE(speed_of_light_violation(1.0, m, cache_mode::cold, l2, run_options{}).has_value());
+}
+
+#include "suites/suites.hpp"
+
+TEST_CASE("shards are disjoint and cover the selection", "[runner][shard]") {
+    registry reg;
+    register_glu(reg);
+    selection_filter all;
+    all.suites = {"glu"};
+    const auto full = select_work(reg, all);
+    std::size_t total = 0;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < 3; ++i) {
+        selection_filter f = all;
+        f.shard_index = i;
+        f.shard_count = 3;
+        for (const auto& item : select_work(reg, f)) {
+            CHECK(seen.insert(item.c.name + "/" + std::string(dtype_name(item.c.type))).second);
+            ++total;
+        }
+    }
+    CHECK(total == full.size());
 }
