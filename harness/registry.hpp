@@ -73,6 +73,11 @@ struct variant {
     // Two runs on the same inputs must agree bitwise unless the variant declares otherwise (for
     // example atomics in a reduction); a race then shows up as a failure, not a footnote.
     bool may_be_nondeterministic = false;
+    // Verifier self-test only (the mutants suite): the check that must flag this deliberately
+    // broken variant, as a keyword of the failure reason ("never written", "out-of-bounds write",
+    // "modified its input", "out of tolerance", "nondeterministic", "faster than physics", ...).
+    // Empty for real variants.
+    std::string must_be_caught_by;
 };
 
 // How outputs are judged. The default compares every output element-wise against the fp64

@@ -89,6 +89,12 @@ nlohmann::json to_json(const variant_result& r) {
     j["variant"] = r.variant;
     j["role"] = to_string(r.role);
     j["description"] = r.description;
+    if (!r.must_be_caught_by.empty()) {
+        // Verifier self-test: caught means the variant failed (or errored) for the expected reason.
+        const bool flagged = r.result == outcome::fail || r.result == outcome::error;
+        j["mutant"] = {{"must_be_caught_by", r.must_be_caught_by},
+                       {"caught", flagged && r.reason.find(r.must_be_caught_by) != std::string::npos}};
+    }
     nlohmann::json cj;
     cj["dims"] = r.c.dims;
     nlohmann::json params = nlohmann::json::object();

@@ -33,6 +33,7 @@ struct variant_result {
     std::string variant;
     variant_role role = variant_role::fused;
     std::string description;
+    std::string must_be_caught_by;  // copied from the variant (mutants only)
     outcome result = outcome::skipped;
     std::string reason;  // why fail / error / skipped; empty on pass
     std::optional<correctness_block> correctness;

@@ -169,6 +169,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         r.variant = v->name;
         r.role = v->role;
         r.description = v->description;
+        r.must_be_caught_by = v->must_be_caught_by;
         r.model = v->model(c);
         results.push_back(std::move(r));
     }
