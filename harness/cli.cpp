@@ -349,13 +349,42 @@ int cmd_run(cli_options o, const registry& reg) {
     for (const auto& r : results) ++counts[static_cast<int>(r.result)];
     std::printf("\n%zu passed, %zu failed, %zu errors, %zu skipped; report: %s (seed %llu)\n", counts[0], counts[1],
                 counts[2], counts[3], o.json_path.c_str(), static_cast<unsigned long long>(o.run.seed));
+    std::size_t mutants = 0, caught = 0;
     for (const auto& r : results) {
-        if (r.result == outcome::fail || r.result == outcome::error) {
+        const bool flagged = r.result == outcome::fail || r.result == outcome::error;
+        if (!r.must_be_caught_by.empty()) {
+            ++mutants;
+            caught += flagged && r.reason.find(r.must_be_caught_by) != std::string::npos;
+            continue;  // a caught mutant is the expected outcome, not a failure to list
+        }
+        if (flagged) {
             std::printf("  %s %s %s %s: %s: %s\n", to_string(r.result), r.suite.c_str(), r.c.name.c_str(),
                         std::string(dtype_name(r.c.type)).c_str(), r.variant.c_str(), r.reason.c_str());
         }
     }
-    return (counts[1] || counts[2]) ? exit_correctness : exit_ok;
+    if (mutants) {
+        // Verifier self-test: every deliberately broken variant must be flagged by its named check.
+        std::printf("mutants: %zu of %zu caught by the expected check (catch rate %.1f%%)\n", caught, mutants,
+                    100.0 * static_cast<double>(caught) / static_cast<double>(mutants));
+        for (const auto& r : results) {
+            if (r.must_be_caught_by.empty()) continue;
+            const bool ok = (r.result == outcome::fail || r.result == outcome::error) &&
+                            r.reason.find(r.must_be_caught_by) != std::string::npos;
+            if (!ok && r.result != outcome::skipped) {
+                std::printf("  MISSED %s %s %s: expected '%s', got %s: %s\n", r.c.name.c_str(),
+                            std::string(dtype_name(r.c.type)).c_str(), r.variant.c_str(), r.must_be_caught_by.c_str(),
+                            to_string(r.result), r.reason.empty() ? "(no reason)" : r.reason.c_str());
+            }
+        }
+    }
+    // Failures of real variants decide the exit code; for mutants, a missed catch does.
+    std::size_t real_failures = 0;
+    for (const auto& r : results) {
+        const bool flagged = r.result == outcome::fail || r.result == outcome::error;
+        if (r.must_be_caught_by.empty()) real_failures += flagged;
+        else if (r.result != outcome::skipped) real_failures += !(flagged && r.reason.find(r.must_be_caught_by) != std::string::npos);
+    }
+    return real_failures ? exit_correctness : exit_ok;
 }
 
 }  // namespace
