@@ -212,7 +212,17 @@ nlohmann::json to_json(const variant_result& r) {
     return j;
 }
 
-nlohmann::json make_report(const report_context& ctx, const std::vector<variant_result>& results) {
+nlohmann::json count_outcomes(const nlohmann::json& results) {
+    nlohmann::json summary = {{"pass", 0}, {"fail", 0}, {"error", 0}, {"skipped", 0}};
+    for (const auto& r : results) {
+        const std::string o = r.value("outcome", "error");
+        summary[o] = summary.value(o, 0) + 1;
+    }
+    return summary;
+}
+
+nlohmann::json make_report(const report_context& ctx, const std::vector<variant_result>& results,
+                           const nlohmann::json& prior) {
     nlohmann::json j;
     j["schema"] = {{"name", report_schema_name}, {"version", report_schema_version}};
     j["tool"] = build_info_json();
@@ -224,13 +234,9 @@ nlohmann::json make_report(const report_context& ctx, const std::vector<variant_
     j["settings"] = ctx.settings;
     j["ceilings"] = ctx.ceilings;
     j["suites_completed"] = ctx.suites_completed;
-    nlohmann::json summary = {{"pass", 0}, {"fail", 0}, {"error", 0}, {"skipped", 0}};
-    j["results"] = nlohmann::json::array();
-    for (const auto& r : results) {
-        summary[to_string(r.result)] = summary[to_string(r.result)].get<int>() + 1;
-        j["results"].push_back(to_json(r));
-    }
-    j["summary"] = summary;
+    j["results"] = prior.is_array() ? prior : nlohmann::json::array();
+    for (const auto& r : results) j["results"].push_back(to_json(r));
+    j["summary"] = count_outcomes(j["results"]);
     return j;
 }
 

@@ -29,7 +29,12 @@ struct report_context {
 nlohmann::json build_info_json();
 nlohmann::json to_json(const output_check& c);
 nlohmann::json to_json(const variant_result& r);
-nlohmann::json make_report(const report_context& ctx, const std::vector<variant_result>& results);
+// `prior` holds results (report JSON) finished by earlier worker processes of the same run; they
+// come first.
+nlohmann::json make_report(const report_context& ctx, const std::vector<variant_result>& results,
+                           const nlohmann::json& prior = nlohmann::json::array());
+// {"pass": n, "fail": n, "error": n, "skipped": n} over report results.
+nlohmann::json count_outcomes(const nlohmann::json& results);
 
 // Writes `path` atomically: a temporary file in the same folder, flushed, then renamed over the
 // target, so a reader or a crash never sees a half-written report. Throws std::runtime_error.

@@ -2,30 +2,36 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 namespace fusebench {
 
 namespace {
-std::string fixed(const std::optional<double>& v, int decimals, const char* suffix = "") {
-    if (!v) return "-";
+std::string fixed(const nlohmann::json& v, int decimals, const char* suffix = "") {
+    if (!v.is_number()) return "-";
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f%s", decimals, *v, suffix);
+    std::snprintf(buf, sizeof buf, "%.*f%s", decimals, v.get<double>(), suffix);
     return buf;
+}
+const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
+    static const nlohmann::json null_value;
+    return obj.is_object() && obj.contains(key) ? obj[key] : null_value;
 }
 }  // namespace
 
-std::string format_results_table(const std::vector<variant_result>& results) {
+std::string format_results_table(const nlohmann::json& results) {
     const std::vector<std::string> header{"suite", "case", "dtype", "variant", "correctness",
                                           "median us", "GB/s", "% floor", "speedup"};
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : results) {
-        std::string verdict = to_string(r.result);
-        if (r.result == outcome::pass && r.correctness && r.correctness->deterministic == false) verdict += " (nondet)";
-        std::optional<double> median;
-        if (r.timing) median = r.timing->stats.median;
-        rows.push_back({r.suite, r.c.name, std::string(dtype_name(r.c.type)), r.variant, verdict,
-                        fixed(median, 2), fixed(r.achieved_gbps, 0), fixed(r.pct_of_floor, 1),
-                        fixed(r.speedup_vs_baseline, 2, "x")});
+        std::string verdict = r.value("outcome", "?");
+        const auto& cb = field(r, "correctness");
+        if (verdict == "pass" && field(cb, "deterministic") == false) verdict += " (nondet)";
+        if (r.contains("mutant")) verdict += r["mutant"].value("caught", false) ? " (caught)" : " (MISSED)";
+        const auto& d = field(r, "derived");
+        rows.push_back({r.value("suite", ""), r.value("case", ""), r.value("dtype", ""), r.value("variant", ""), verdict,
+                        fixed(field(field(r, "timing"), "median_us"), 2), fixed(field(d, "achieved_gbps"), 0),
+                        fixed(field(d, "pct_of_floor"), 1), fixed(field(d, "speedup_vs_baseline"), 2, "x")});
     }
     std::vector<std::size_t> width(header.size());
     for (std::size_t k = 0; k < header.size(); ++k) {
@@ -35,10 +41,8 @@ std::string format_results_table(const std::vector<variant_result>& results) {
     std::string out;
     auto line = [&](const std::vector<std::string>& cells) {
         for (std::size_t k = 0; k < cells.size(); ++k) {
-            const bool numeric = k >= 5;
-            std::string cell = cells[k];
-            const std::string pad(width[k] - cell.size(), ' ');
-            out += numeric ? pad + cell : cell + pad;
+            const std::string pad(width[k] - cells[k].size(), ' ');
+            out += k >= 5 ? pad + cells[k] : cells[k] + pad;
             out += k + 1 < cells.size() ? " | " : "\n";
         }
     };
