@@ -1,4 +1,5 @@
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/launch_check.hpp"
 #include "kernels/glu/glu.hpp"
 
 #include <cstdint>
@@ -7,15 +8,6 @@
 
 namespace fusebench::kernels {
 namespace {
-
-// Throws with the launch's own error; kernels/ does not use the harness's CUDA_CHECK.
-void check_launch(const char* what) {
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" +
-                                 cudaGetErrorString(e) + ")");
-    }
-}
 
 // Stable forms: 1 + tanh(u) = 2 / (1 + exp(-2u)) and 1 + erf(z) = erfc(-z) avoid the catastrophic
 // cancellation of the textbook forms for negative inputs.

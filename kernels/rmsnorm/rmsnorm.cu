@@ -1,4 +1,5 @@
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/launch_check.hpp"
 #include "kernels/rmsnorm/rmsnorm.hpp"
 
 #include <climits>
@@ -9,15 +10,6 @@
 
 namespace fusebench::kernels {
 namespace {
-
-// Throws with the launch's own error; kernels/ does not use the harness's CUDA_CHECK.
-void check_launch(const char* what) {
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" +
-                                 cudaGetErrorString(e) + ")");
-    }
-}
 
 constexpr int vec_bytes = 16;
 
