@@ -433,11 +433,16 @@ void register_softmax_topk(registry& reg) {
         return v;
     };
     s.variants.push_back(fused("fused_v1", k::fused_version::v1,
-                               "one pass: online max/sum, exact register select of tile 0 as the first threshold, "
-                               "threshold-filtered candidates in shared memory, radix select on overflow, bitonic sort"));
+                               "one pass: online max/sum, tile-0 bound on the K-th largest as the first threshold, "
+                               "threshold-filtered candidates in shared memory, radix select when they pile up, bitonic sort"));
     s.variants.push_back(fused("fused_v2", k::fused_version::v2,
                                "v1 + next tile's 16-byte loads issued before the current tile's math: bytes stay in "
                                "flight across the per-tile barrier"));
+    variant v3 = fused("fused_v3", k::fused_version::v3,
+                       "v1 with tiles streamed by the bulk-copy engine into a shared-memory ring on mbarriers: "
+                       "2-3 tiles in flight per block without registers, and still in flight while the block selects");
+    v3.req.min_compute_capability = 90;
+    s.variants.push_back(std::move(v3));
     reg.add(std::move(s));
 
     // The seed designs on the adversarial inputs outside their declared domains: expected to fail.

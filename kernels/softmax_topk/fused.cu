@@ -3,9 +3,10 @@
 // sum of exp) pair. After tile 0 a block-wide binary search over the top 16 key bits gives the
 // first threshold: a value at least K elements of tile 0 reach, hence a lower bound of the row's
 // K-th largest. Elements at or above the threshold are appended to a shared-memory buffer of
-// 64-bit (value key, inverted index) composites; when it overflows, an exact radix select keeps
-// the K largest and the threshold rises. A final select and a bitonic sort give the K winners in
-// order; probabilities use the block-merged max and sum.
+// 64-bit (value key, inverted index) composites; once K + max(K, 64) have piled up (or the buffer
+// overflows), an exact radix select keeps the K largest and the threshold rises to them. A final
+// select and a bitonic sort give the K winners in order; probabilities use the block-merged max
+// and sum. Design notes and measurements: NOTES.md beside this file.
 //
 // Leftovers of a tile that overflowed are retried against the kept composites (value, then lower
 // index), so ties are broken exactly as the semantics say.
@@ -77,7 +78,6 @@ struct fused_smem {
     unsigned kept;               // survivors written to the side array by a compaction
     float threshold;             // x >= threshold may still be in the top K (later tiles)
     std::uint32_t floor_key;     // every buffered key is >= this (the threshold at the last reset)
-    std::uint32_t max_key;       // every buffered key is <= this
     std::uint64_t keep_prefix, keep_mask;  // last compaction kept (c & mask) >= prefix
     unsigned bound_count[16][warps_per_block];  // tile-0 binary search, one row per step
     float red_m[warps_per_block], red_s[warps_per_block];
@@ -102,28 +102,25 @@ __device__ __forceinline__ unsigned append_items(unsigned bits, Item item, std::
     if (lane == 31) pos = atomicAdd(&sm.count, total);
     pos = __shfl_sync(full_mask, pos, 31) + incl - n;
     unsigned left = 0;
-    std::uint32_t top = 0;
 #pragma unroll
     for (int e = 0; e <= elems_per_thread; ++e) {
         if ((bits >> e) & 1u) {
-            const std::uint64_t c = item(e);
-            top = max(top, static_cast<std::uint32_t>(c >> 32));
-            if (pos < C) cand[pos] = c;
+            if (pos < C) cand[pos] = item(e);
             else left |= 1u << e;
             ++pos;
         }
     }
-    top = __reduce_max_sync(full_mask, top);
-    if (lane == 0) atomicMax(&sm.max_key, top);
     return left;
 }
 
 // Keeps exactly the K largest of cand[0, n) (moved to the front, unordered) and raises the
-// thresholds. `side` holds K entries. All threads call it.
-__device__ __noinline__ void compact(std::uint64_t* cand, std::uint64_t* side, int n, int K, fused_smem& sm) {
+// thresholds. `side` holds K entries; every buffered key is <= max_key. All threads call it.
+// Inlined: a call would make the tile loop keep its live values in local memory.
+__device__ __forceinline__ void compact(std::uint64_t* cand, std::uint64_t* side, int n, int K, fused_smem& sm,
+                                        std::uint32_t max_key = 0xFFFFFFFFu) {
     // Every buffered key lies in [floor_key, max_key]: their common leading bits are known, and the
     // first digit examined is the one right below them.
-    const std::uint32_t lo = sm.floor_key, hi = max(sm.max_key, lo);
+    const std::uint32_t lo = sm.floor_key, hi = max(max_key, lo);
     const int common = lo == hi ? 32 : __clz(lo ^ hi);
     std::uint64_t mask = common == 0 ? 0ull : ~0ull << (64 - common);
     std::uint64_t prefix = (static_cast<std::uint64_t>(lo) << 32) & mask;
@@ -200,9 +197,9 @@ __device__ __forceinline__ void stage_wait(std::uint64_t* bar, unsigned parity) 
 enum class load_mode { registers, registers_prefetch, bulk_ring };
 
 template <class T> constexpr int ring_stages = sizeof(T) == 4 ? 3 : 4;  // tiles in flight + 1
-// Blocks per SM the register budget is capped for: 3 x 256 threads (85 registers) for fp32, 4
-// (64) for 16-bit types, whose tiles carry half the bytes and so need more warps in flight.
-template <class T> constexpr int min_blocks_per_sm = sizeof(T) == 4 ? 3 : 4;
+// Register cap: 3 blocks of 256 threads per SM (80 registers). With 4 (64 registers) the tile
+// path spills; the ring keeps enough bytes in flight with 3.
+template <class T> constexpr int min_blocks_per_sm = 3;
 
 template <class T, load_mode Mode>
 __global__ void __launch_bounds__(block_threads, min_blocks_per_sm<T>)
@@ -237,13 +234,13 @@ __global__ void __launch_bounds__(block_threads, min_blocks_per_sm<T>)
     if (tid < head) extra_index = tid;
     if (tid >= 128 && tid - 128 < tail) extra_index = tail_start + tid - 128;
     const int extra_tile = extra_index < 0 ? -1 : (extra_index < head ? 0 : ntiles - 1);
+    const int refresh_at = K + max(K, 64);  // <= C
 
     clear_select_smem(sm.sel);
     if (tid == 0) {
         sm.count = 0;
         sm.threshold = -INFINITY;
         sm.floor_key = float_key(-INFINITY);
-        sm.max_key = 0;
         if constexpr (Mode == load_mode::bulk_ring) {
             for (int st = 0; st < S; ++st)
                 asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&ring_bar[st])) : "memory");
@@ -266,17 +263,14 @@ __global__ void __launch_bounds__(block_threads, min_blocks_per_sm<T>)
     const auto load = [&](uint4 (&buf)[NV], int t) {
         if constexpr (Mode == load_mode::bulk_ring) {
             if (nvec > t * tile_vecs) stage_wait(&ring_bar[t % S], static_cast<unsigned>((t / S) & 1));
+            // Unconditional: slots past the end read stale stage bytes, masked by valid(); a
+            // conditional load would make the registers loop-carried (and spilled).
             const uint4* st = ring + (t % S) * tile_vecs;
 #pragma unroll
-            for (int j = 0; j < NV; ++j) {
-                if (t * tile_vecs + j * block_threads + tid < nvec) buf[j] = st[j * block_threads + tid];
-            }
-        } else {
+            for (int j = 0; j < NV; ++j) buf[j] = st[j * block_threads + tid];
+        } else if (nvec > 0) {
 #pragma unroll
-            for (int j = 0; j < NV; ++j) {
-                const int v = t * tile_vecs + j * block_threads + tid;
-                if (v < nvec) buf[j] = __ldg(xv + v);
-            }
+            for (int j = 0; j < NV; ++j) buf[j] = __ldg(xv + min(t * tile_vecs + j * block_threads + tid, nvec - 1));
         }
     };
 
@@ -299,16 +293,26 @@ __global__ void __launch_bounds__(block_threads, min_blocks_per_sm<T>)
 #pragma unroll
                 for (int e = 0; e < elems_per_thread; ++e) f[e] = valid(e) ? f[e] : -INFINITY;
             }
+            // Trees, not chains: 4 levels of dependent latency instead of 16.
+            float t8[8];
 #pragma unroll
-            for (int e = 0; e < elems_per_thread; ++e) mx = fmaxf(mx, f[e]);
+            for (int e = 0; e < 8; ++e) t8[e] = fmaxf(f[e], f[e + 8]);
+#pragma unroll
+            for (int w = 4; w > 0; w >>= 1) {
+#pragma unroll
+                for (int e = 0; e < w; ++e) t8[e] = fmaxf(t8[e], t8[e + w]);
+            }
+            mx = fmaxf(mx, t8[0]);
             if (mx > m) {
                 s = s * fast_exp2((m - mx) * log2e);
                 m = mx;
             }
             // x - m first, then the scale: a fused x*log2e - m*log2e loses everything at |x| ~ 1e30.
             const float ms = m == -INFINITY ? 0.0f : m;
+            float p4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-            for (int e = 0; e < elems_per_thread; ++e) s += fast_exp2((f[e] - ms) * log2e);
+            for (int e = 0; e < elems_per_thread; ++e) p4[e & 3] += fast_exp2((f[e] - ms) * log2e);
+            s += (p4[0] + p4[1]) + (p4[2] + p4[3]);
             if (has_extra) s += fast_exp2((xe - ms) * log2e);
         }
 
@@ -321,13 +325,16 @@ __global__ void __launch_bounds__(block_threads, min_blocks_per_sm<T>)
         };
         const unsigned C_u = static_cast<unsigned>(C);
         if (first) {
-            const float th0 = block_kth_bound(
-                K,
-                [&](auto&& f) {
+            // The K-th largest of the 256 thread maxima is a lower bound too (K distinct elements
+            // reach it) and, for K <= 64, nearly as tight: few of the top K share a thread.
+            const float th0 = K <= 64 ? block_kth_bound(K, [&](auto&& f) { f(mx, true); }, sm)
+                                      : block_kth_bound(
+                                            K,
+                                            [&](auto&& f) {
 #pragma unroll
-                    for (int e = 0; e <= elems_per_thread; ++e) f(value(e), valid(e));
-                },
-                sm);
+                                                for (int e = 0; e <= elems_per_thread; ++e) f(value(e), valid(e));
+                                            },
+                                            sm);
             if (tid == 0) {  // read by the other threads only after the barrier that ends this tile
                 sm.threshold = th0;
                 sm.floor_key = float_key(th0);
@@ -365,6 +372,11 @@ __global__ void __launch_bounds__(block_threads, min_blocks_per_sm<T>)
                 retry |= static_cast<unsigned>(((pending >> e) & 1u) && (item(e) & km) >= kp) << e;
             pending = append_items(retry, item, cand, sm, C_u);
         }
+        // Threshold refresh: once max(K, 64) candidates have piled up, keep the K largest so the
+        // threshold follows the running K-th largest (about K / t candidates in tile t, instead
+        // of K per tile against the tile-0 bound). count is uniform after the barrier above.
+        const int count = static_cast<int>(sm.count);
+        if (count >= refresh_at) compact(cand, side, min(count, C), K, sm);
         }
     };
 
@@ -422,17 +434,25 @@ __global__ void __launch_bounds__(block_threads, min_blocks_per_sm<T>)
         }
         return;
     }
-    if (n > K) compact(cand, side, n, K, sm);
-    const int P = 1 << (32 - __clz((K - 1) | 1));
+    if (n > K) compact(cand, side, n, K, sm, float_key(M));
+    const float inv = 1.0f / S_;
+    const auto write = [&](int k, std::uint64_t c) {
+        out_p[out0 + k] = expf(composite_value(c) - M) * inv;
+        out_i[out0 + k] = static_cast<std::int32_t>(composite_index(c));
+    };
+    if (K <= 32) {  // one warp sorts in registers: no block barriers
+        if (warp == 0) {
+            std::uint64_t c = lane < K ? cand[lane] : 0;
+            c = warp_bitonic_sort_desc(c);
+            if (lane < K) write(lane, c);
+        }
+        return;
+    }
+    const int P = 1 << (32 - __clz(K - 1));
     for (int i = K + tid; i < P; i += block_threads) cand[i] = 0;
     __syncthreads();
     block_bitonic_sort_desc(cand, P);
-    const float inv = 1.0f / S_;
-    for (int k = tid; k < K; k += block_threads) {
-        const std::uint64_t c = cand[k];
-        out_p[out0 + k] = expf(composite_value(c) - M) * inv;
-        out_i[out0 + k] = static_cast<std::int32_t>(composite_index(c));
-    }
+    for (int k = tid; k < K; k += block_threads) write(k, cand[k]);
 }
 
 template <class T, load_mode Mode>

@@ -183,10 +183,22 @@ __device__ __forceinline__ void block_bitonic_sort_desc(std::uint64_t* s, int P)
     }
 }
 
-inline int next_pow2(int k) {
-    int p = 1;
-    while (p < k) p <<= 1;
-    return p;
+// Sorts one value per lane descending across the warp (lane 0 gets the largest).
+__device__ __forceinline__ std::uint64_t warp_bitonic_sort_desc(std::uint64_t v) {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int k = 2; k <= 32; k <<= 1) {
+#pragma unroll
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            const std::uint64_t o = __shfl_xor_sync(full_mask, v, j);
+            // The lower lane of a pair keeps the larger value in descending runs.
+            const bool desc = (lane & k) == 0;
+            const bool lower = (lane & j) == 0;
+            const bool take_max = desc == lower;
+            v = take_max ? (o > v ? o : v) : (o < v ? o : v);
+        }
+    }
+    return v;
 }
 
 // Throws with the launch's own error; kernels/ does not use the harness's CUDA_CHECK.

@@ -62,10 +62,10 @@ constexpr std::int64_t seed_warp_max_k = 32;
 void launch_softmax_topk_seed_warp(const softmax_topk_args& a, cudaStream_t stream);
 
 // Fused, one pass over the logits (block of 256 per row, any V, fp32/fp16/bf16, any K up to
-// softmax_topk_max_k): 16-byte loads, per-thread online max/sum, and candidates above a running
-// threshold appended to a shared-memory buffer; when the buffer overflows a radix select over
-// 64-bit (value, -index) composites keeps the exact top K and raises the threshold. A final
-// bitonic sort orders the K winners.
+// softmax_topk_max_k): 16-byte loads, per-thread online max/sum, a first threshold from tile 0
+// (a bound on its K-th largest), and candidates at or above the running threshold appended to a
+// shared-memory buffer; a radix select over 64-bit (value, -index) composites keeps the exact top
+// K whenever candidates pile up, raising the threshold. A final bitonic sort orders the K winners.
 enum class fused_version {
     v1,  // 16 elements per thread per tile, loads issued at the top of each tile
     v2,  // v1 + the next tile's loads issued before the current tile's math (register double

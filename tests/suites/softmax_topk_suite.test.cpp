@@ -321,7 +321,7 @@ TEST_CASE("fused softmax_topk orders ties by lower index exactly", "[gpu][softma
     CUDA_CHECK(cudaMemcpy(d_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
     const std::int64_t K = GENERATE(1, 7, 100, 1024);
     device_buffer d_p(static_cast<std::size_t>(rows * K) * 4), d_i(static_cast<std::size_t>(rows * K) * 4);
-    for (auto version : {k::fused_version::v1, k::fused_version::v2}) {
+    for (auto version : {k::fused_version::v1, k::fused_version::v2, k::fused_version::v3}) {
         k::softmax_topk_args a{k::elem::f32, d_x.get(), static_cast<float*>(d_p.get()),
                                static_cast<std::int32_t*>(d_i.get()), rows, V, K};
         k::launch_softmax_topk_fused(a, version, nullptr);
