@@ -3,6 +3,7 @@
 // argument and launch checks.
 #pragma once
 
+#include "kernels/common/launch_check.hpp"
 #include "kernels/softmax_topk/softmax_topk.hpp"
 
 #include <cuda_runtime.h>
@@ -199,15 +200,6 @@ __device__ __forceinline__ std::uint64_t warp_bitonic_sort_desc(std::uint64_t v)
         }
     }
     return v;
-}
-
-// Throws with the launch's own error; kernels/ does not use the harness's CUDA_CHECK.
-inline void check_launch(const char* what) {
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" +
-                                 cudaGetErrorString(e) + ")");
-    }
 }
 
 // Usage errors are std::invalid_argument with the numbers in the message.
