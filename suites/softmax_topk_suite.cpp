@@ -443,6 +443,21 @@ void register_softmax_topk(registry& reg) {
                        "2-3 tiles in flight per block without registers, and still in flight while the block selects");
     v3.req.min_compute_capability = 90;
     s.variants.push_back(std::move(v3));
+
+    variant v4;
+    v4.name = "fused_warp";
+    v4.role = variant_role::fused;
+    v4.description =
+        "v4: one warp per row, no block barriers: ~30 rows in flight per SM so per-row selection overlaps "
+        "streaming; 4 x 16-byte loads in flight per lane, online max/sum, ballot-appended candidates above a "
+        "running threshold, warp bitonic compaction";
+    v4.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_warp(args_of(a), a.stream); };
+    v4.model = [](const case_desc& c) { return model_passes(c, 1.0); };
+    v4.req.supports = [](const case_desc& c) {
+        return k_limit(c, k::softmax_topk_warp_max_k, "the per-warp buffer holds K + 32 vectors of keys");
+    };
+    v4.req.domain = "any V, K <= 256, fp32/bf16/fp16, any input";
+    s.variants.push_back(std::move(v4));
     reg.add(std::move(s));
 
     // The seed designs on the adversarial inputs outside their declared domains: expected to fail.

@@ -77,4 +77,12 @@ enum class fused_version {
 void launch_softmax_topk_fused(const softmax_topk_args& a, fused_version version,
                                cudaStream_t stream);
 
+// v4, one warp per row (kernels/softmax_topk/fused_warp.cu): no block barriers, so each SM keeps
+// ~30 rows in flight and one row's selection overlaps the others' streaming. Per lane 16-byte
+// loads (4 in flight) with online max/sum; per warp a running threshold and a shared-memory buffer
+// of (logit, -index) keys filled through ballots and compacted by a warp bitonic sort. Any V,
+// fp32/fp16/bf16, K <= softmax_topk_warp_max_k (the buffer holds K + one step of appends).
+constexpr std::int64_t softmax_topk_warp_max_k = 256;
+void launch_softmax_topk_fused_warp(const softmax_topk_args& a, cudaStream_t stream);
+
 }  // namespace fusebench::kernels
