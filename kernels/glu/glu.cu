@@ -56,9 +56,18 @@ template <class T> struct alignas(vec_bytes) vec_t {
     T v[vec_bytes / sizeof(T)];
 };
 
+#ifdef FUSEBENCH_SLOWDOWN_VARIANT
+// Gate-test builds only: a volatile load cannot be dropped by nvcc or ptxas although its value is
+// unused, so the redundant traffic it stands for really reaches DRAM.
+__device__ __forceinline__ void redundant_load(const void* p) {
+    asm volatile("{\n\t.reg .b32 r<4>;\n\tld.volatile.global.v4.u32 {r0, r1, r2, r3}, [%0];\n\t}" : : "l"(p));
+}
+#endif
+
 // Elements [0, head) and [tail_start, n) are done one per thread; the body in between is whole
-// 16-byte vectors starting at a 16-byte boundary.
-template <glu_act A, class T>
+// 16-byte vectors starting at a 16-byte boundary. Redundant = true exists only in the gate-test
+// build (FUSEBENCH_SLOWDOWN_VARIANT): see launch_glu_fused_vec.
+template <glu_act A, class T, bool Redundant = false>
 __global__ void __launch_bounds__(block_threads)
     glu_vec_kernel(const T* __restrict__ gate, const T* __restrict__ up, T* __restrict__ y,
                    std::size_t n, std::size_t head, std::size_t nvec) {
@@ -83,6 +92,11 @@ __global__ void __launch_bounds__(block_threads)
         if (j < nvec) {
             gv[k] = g[j];
             uv[k] = u[j];
+#ifdef FUSEBENCH_SLOWDOWN_VARIANT
+            if constexpr (Redundant) {
+                if (blockIdx.x % 3 == 0) redundant_load(&g[nvec - 1 - j]);
+            }
+#endif
         }
     }
 #pragma unroll
@@ -167,6 +181,19 @@ void launch_glu_fused_vec(glu_act act, elem type, const void* d_gate, const void
         std::size_t blocks = (nvec + per_block - 1) / per_block;
         // Head and tail are at most W - 1 elements each: one block's threads cover them.
         if (blocks == 0 && (head || tail)) blocks = 1;
+#ifdef FUSEBENCH_SLOWDOWN_VARIANT
+        // Regression-gate test (CMake -DFUSEBENCH_SLOWDOWN_FOR_GATE_TEST=glu/fused_vec), never in a
+        // normal build: every third block also re-reads its gate vectors from the mirrored end of
+        // the array, long out of L2 on a large case: +1/3 of gate's bytes = +11% of the traffic,
+        // results unchanged. Measured on an H200 at 4096x14336: fp32 +10..12%, bf16 +9..19%,
+        // fp16 +7..12% (scripts/aa-check.sh).
+        if (std::string(FUSEBENCH_SLOWDOWN_VARIANT) == "glu/fused_vec") {
+            glu_vec_kernel<decltype(a)::value, T, true><<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(
+                static_cast<const T*>(d_gate), static_cast<const T*>(d_up), static_cast<T*>(d_y), n, head, nvec);
+            check_launch("glu_vec_kernel");
+            return;
+        }
+#endif
         glu_vec_kernel<decltype(a)::value, T><<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(
             static_cast<const T*>(d_gate), static_cast<const T*>(d_up), static_cast<T*>(d_y), n,
             head, nvec);

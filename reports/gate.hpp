@@ -1,0 +1,172 @@
+// The regression gate behind `fusebench compare BASE.json NEW.json`.
+//
+// Results are matched by (suite, case, dtype, variant), and also by device name when either report
+// was merged from several GPUs. Each pair gets one verdict:
+//
+//   CORRECTNESS REGRESSION  pass in BASE, fail or error in NEW (fails the gate)
+//   SLOWER                  see the rule below (fails the gate)
+//   FASTER, SAME, INCONCLUSIVE
+//   MISSING                 in BASE only; NEW only in NEW
+//   FIXED, STILL FAILING    fail/error in BASE, pass / fail again in NEW
+//   SKIPPED                 skipped (outside the variant's declared domain) on either side
+//   NOT TIMED               passed on both sides, not timed on at least one (edge cases)
+//   LOWER / HIGHER EFFICIENCY  different GPU models: efficiency differs (never fails the gate)
+// For verifier self-test variants ("mutant" in the report) "caught" plays the part of "pass".
+//
+// The performance rule. r is the ratio NEW/BASE of the medians (same device) or of the
+// efficiencies BASE/NEW (derived.pct_of_ceiling: different devices), [lo, hi] its noise interval
+// and t the policy threshold of the result:
+//   SLOWER        r > 1+t  and lo > 1            grew by more than t, and beyond the noise
+//   FASTER        r < 1/(1+t) and hi < 1
+//   SAME          1/(1+t) <= lo and hi <= 1+t    everything the noise allows is within t
+//   INCONCLUSIVE  otherwise: the interval reaches past the threshold but does not settle it
+//                 (the note says how many times more samples would)
+// The interval, in order of preference:
+//   bootstrap  both results kept raw samples (run --raw-samples, at least 5 each): a percentile
+//              bootstrap confidence interval of each median (policy: resamples, confidence; the
+//              resampling RNG is seeded from the policy seed and the result key, so a verdict is
+//              reproducible), and lo = NEW_lo / BASE_hi, hi = NEW_hi / BASE_lo: lo > 1 is exactly
+//              "the two intervals do not overlap".
+//   noise      otherwise, from the reported relative standard errors of the medians (timing.noise):
+//              lo, hi = r * exp(-/+ z * sqrt(noise_base^2 + noise_new^2)), z from the policy (3).
+// On the efficiency basis the noise of both devices' ceilings (ceilings.<key>.noise) is added in
+// quadrature to the interval's log half-widths.
+//
+// Devices: same UUID -> medians compared directly. Same model name on another board -> efficiency
+// (each run's time over its own measured ceiling), so board-to-board bandwidth differences are
+// not called regressions while a kernel that loses 10% of its efficiency still is; without
+// ceilings it falls back to the medians. Different models -> efficiency side by side with both
+// absolute times; a hardware difference alone is never a regression (LOWER/HIGHER EFFICIENCY),
+// while a correctness regression still fails: correctness does not depend on the GPU.
+#pragma once
+
+#include "reports/report_file.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fusebench::reports {
+
+struct policy {
+    std::string source = "built-in defaults";
+    double threshold = 0.05;                   // relative growth of the median that counts [fraction]
+    std::map<std::string, double> overrides;  // "suite" or "suite/variant" -> threshold
+    double noise_z = 3.0;                      // half-width of the noise interval in standard errors
+    int bootstrap_resamples = 4000;
+    double bootstrap_confidence = 0.997;       // two-sided, per median
+    std::uint64_t bootstrap_seed = 20261121;
+    bool fail_on_missing = false;              // MISSING fails the gate too
+
+    // suite/variant override, then suite override, then the global threshold.
+    double threshold_for(const std::string& suite, const std::string& variant) const;
+};
+
+// Parses a policy document; throws bad_input (naming `source`) on unknown keys or bad values.
+policy parse_policy(const nlohmann::json& j, const std::string& source);
+// Reads a policy file; throws bad_input when it cannot be read or parsed.
+policy load_policy(const std::string& path);
+// The project's default policy file (reports/policy.json in the source tree, compiled in as
+// FUSEBENCH_POLICY_PATH; $FUSEBENCH_POLICY overrides). Empty when neither exists: built-in defaults.
+std::string default_policy_path();
+
+enum class verdict {
+    correctness_regression,
+    slower,
+    missing,
+    inconclusive,
+    still_failing,
+    lower_efficiency,
+    skipped,
+    new_result,
+    fixed,
+    faster,
+    higher_efficiency,
+    same,
+    not_timed,
+};
+inline constexpr int verdict_count = 13;
+
+const char* to_string(verdict v) noexcept;  // "CORRECTNESS REGRESSION", "SLOWER", ...
+bool fails_gate(verdict v, const policy& p) noexcept;
+
+// ---- the performance rule on its own (unit-tested directly)
+
+struct timing_side {
+    double median_us = 0;
+    double noise = 0;                 // relative standard error of the median
+    std::vector<double> samples_us;   // raw samples, empty when the report has none
+};
+
+struct ratio_interval {
+    double ratio = 1, lo = 1, hi = 1;
+    std::string method;  // "bootstrap" | "noise"
+};
+
+// Interval of median_new / median_base; `key` seeds the bootstrap.
+ratio_interval time_ratio(const timing_side& base, const timing_side& now, const policy& p, const std::string& key);
+
+// Percentile-bootstrap confidence interval of the median of `samples` (resamples, confidence and
+// seed as given); deterministic for equal inputs.
+std::pair<double, double> bootstrap_median_ci(const std::vector<double>& samples, int resamples, double confidence,
+                                              std::uint64_t seed);
+
+// SLOWER / FASTER / SAME / INCONCLUSIVE from an interval and a threshold.
+verdict classify(const ratio_interval& iv, double threshold);
+
+// ---- whole reports
+
+enum class device_relation { same_device, same_model, different_model };
+const char* to_string(device_relation d) noexcept;
+
+struct side_summary {
+    bool present = false;
+    std::string outcome;            // pass | fail | error | skipped (mutants: caught | missed)
+    std::string reason;
+    std::string device_label;
+    std::string device_name;
+    bool timed = false;
+    double median_us = 0, noise = 0;
+    std::size_t samples = 0;
+    bool raw_samples = false;
+    std::optional<double> pct_of_ceiling, gbps, speedup;
+};
+
+struct pair_result {
+    std::string suite, case_name, dtype, variant;
+    std::string device;                 // device name when the match is also keyed by device
+    verdict v = verdict::same;
+    device_relation relation = device_relation::same_device;
+    std::string basis;                  // "time" | "efficiency" | "" (no performance comparison)
+    std::optional<ratio_interval> interval;
+    double threshold = 0;
+    std::string note;
+    side_summary base, now;
+
+    std::string key() const;  // suite/case/dtype/variant[@device]
+};
+
+struct report_identity {
+    std::string path, tool, status, started_at, mode;
+    std::vector<std::string> devices;  // "NVIDIA H200 (h200, GPU-42f6..., driver API 13.0, runtime 13.0)"
+};
+
+struct comparison {
+    report_identity base, now;
+    std::string relation;               // overall device relation, in words
+    std::string policy_line;            // what the policy was and where it came from
+    std::vector<std::string> warnings;  // incomplete reports, differing modes, ignored duplicates
+    std::vector<pair_result> pairs;     // BASE order, then results only in NEW
+    std::map<verdict, int> counts;
+    int regressions = 0;                // pairs that fail the gate
+    int exit_code = 0;                  // 0 no regression, 1 regression
+};
+
+// Throws bad_input when the reports have no result in common.
+comparison compare_reports(const loaded_report& base, const loaded_report& now, const policy& p);
+
+}  // namespace fusebench::reports

@@ -1,0 +1,213 @@
+#include "reports/report_file.hpp"
+
+#include "harness/json_schema.hpp"
+#include "harness/report.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#ifndef FUSEBENCH_SCHEMA_PATH
+#define FUSEBENCH_SCHEMA_PATH "reports/schema/fusebench-report-v1.schema.json"
+#endif
+
+namespace fusebench::reports {
+
+namespace {
+
+// One line: a parser's or validator's message may span lines.
+std::string one_line(std::string s) {
+    for (char& c : s) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
+    return s;
+}
+
+// The schema is loaded once per process: the tools validate several reports against it.
+const json_schema& report_schema() {
+    static const json_schema schema = [] {
+        const std::string p = schema_path();
+        try {
+            return load_json_schema(p);
+        } catch (const std::exception& e) {
+            throw bad_input("cannot load the report schema (" + one_line(e.what()) +
+                            "); set FUSEBENCH_SCHEMA to reports/schema/fusebench-report-v1.schema.json");
+        }
+    }();
+    return schema;
+}
+
+}  // namespace
+
+std::string schema_path() {
+    if (const char* env = std::getenv("FUSEBENCH_SCHEMA"); env && *env) return env;
+    return FUSEBENCH_SCHEMA_PATH;
+}
+
+std::string device_ctx::name() const {
+    return device.is_object() ? string_or(device, "name", "unknown device") : "unknown device";
+}
+
+std::string device_ctx::label() const {
+    if (device.is_object()) {
+        const std::string l = string_or(device, "label", "");
+        if (!l.empty()) return l;
+    }
+    std::string l;
+    for (char c : name()) {
+        if (std::isalnum(static_cast<unsigned char>(c))) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return l.empty() ? "gpu" : l;
+}
+
+std::string device_ctx::uuid() const { return device.is_object() ? string_or(device, "uuid", "") : ""; }
+
+std::string device_ctx::driver() const {
+    if (!device.is_object()) return "driver unknown";
+    // cudaDriverGetVersion / cudaRuntimeGetVersion encode 1000 * major + 10 * minor.
+    auto ver = [&](const char* k) -> std::string {
+        const auto it = device.find(k);
+        if (it == device.end() || !it->is_number_integer()) return "?";
+        const int v = it->get<int>();
+        return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+    };
+    return "driver API " + ver("driver_version") + ", runtime " + ver("runtime_version");
+}
+
+std::string loaded_report::tool_line() const {
+    const auto& t = doc.at("tool");
+    std::string commit = string_or(t, "git_commit", "unknown");
+    if (commit.size() > 12) commit.resize(12);
+    std::string s = "fusebench " + string_or(t, "tool_version", "?") + " (" + commit;
+    if (t.value("git_dirty", false)) s += ", dirty";
+    const auto sv = t.find("slowdown_variant");
+    if (sv != t.end() && sv->is_string()) s += ", SLOWDOWN BUILD " + sv->get<std::string>();
+    return s + ")";
+}
+
+std::string loaded_report::status() const { return string_or(doc, "status", "unknown"); }
+
+std::optional<double> number_or_null(const nlohmann::json& obj, const char* key) {
+    if (!obj.is_object()) return std::nullopt;
+    const auto it = obj.find(key);
+    if (it == obj.end() || !it->is_number()) return std::nullopt;
+    const double v = it->get<double>();
+    if (!std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+std::string string_or(const nlohmann::json& obj, const char* key, const std::string& fallback) {
+    if (!obj.is_object()) return fallback;
+    const auto it = obj.find(key);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+nlohmann::json ceiling_for_bound(const nlohmann::json& ceilings, const std::string& bound) {
+    if (!ceilings.is_object()) return nullptr;
+    auto usable = [&](const char* k) {
+        const auto it = ceilings.find(k);
+        return it != ceilings.end() && it->is_object() && number_or_null(*it, "value") ? &*it : nullptr;
+    };
+    if (bound == "memory") {
+        const auto* c = usable("copy_gbps");
+        return c ? *c : nlohmann::json(nullptr);
+    }
+    if (bound == "compute") {
+        const nlohmann::json* best = nullptr;
+        for (const char* k : {"bf16_tflops", "fp16_tflops", "fp32_tflops"}) {
+            const auto* c = usable(k);
+            if (c && (!best || (*c)["value"].get<double>() > (*best)["value"].get<double>())) best = c;
+        }
+        return best ? *best : nlohmann::json(nullptr);
+    }
+    return nullptr;
+}
+
+std::string result_key(const nlohmann::json& r) {
+    return string_or(r, "suite", "?") + "/" + string_or(r, "case", "?") + "/" + string_or(r, "dtype", "?") + "/" +
+           string_or(r, "variant", "?");
+}
+
+loaded_report load_report(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw bad_input(path + ": cannot read (" + std::strerror(errno) + ")");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) throw bad_input(path + ": read error");
+    const std::string text = ss.str();
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw bad_input(path + ": empty file, not a fusebench report");
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        // The parser stops one past the last byte when the text ends early: a cut-off write.
+        if (e.byte >= text.size()) {
+            throw bad_input(path + ": truncated JSON (the text ends after " + std::to_string(text.size()) +
+                            " bytes inside an unfinished value)");
+        }
+        throw bad_input(path + ": not JSON (parse error at byte " + std::to_string(e.byte) + ")");
+    }
+    return parse_report(std::move(doc), path);
+}
+
+loaded_report parse_report(nlohmann::json doc, const std::string& path) {
+    if (!doc.is_object()) throw bad_input(path + ": not a fusebench report (the top level is a JSON " + doc.type_name() + ")");
+    const auto sit = doc.find("schema");
+    if (sit == doc.end() || !sit->is_object() || string_or(*sit, "name", "") != report_schema_name) {
+        throw bad_input(path + ": not a fusebench report (no schema.name \"" + report_schema_name + "\")");
+    }
+    const auto vit = sit->find("version");
+    if (vit == sit->end() || !vit->is_number_integer()) {
+        throw bad_input(path + ": fusebench report without an integer schema.version");
+    }
+    const long long version = vit->get<long long>();
+    if (version > report_schema_version) {
+        throw bad_input(path + ": report schema version " + std::to_string(version) + " is newer than this fusebench reads (" +
+                        std::to_string(report_schema_version) + "): use a newer fusebench");
+    }
+    if (version != report_schema_version) {
+        throw bad_input(path + ": report schema version " + std::to_string(version) + " is not supported (this fusebench reads " +
+                        std::to_string(report_schema_version) + ")");
+    }
+    const auto errors = report_schema().validate(doc);
+    if (!errors.empty()) {
+        std::string msg = path + ": does not match report schema v" + std::to_string(report_schema_version) + ": " + one_line(errors.front());
+        if (errors.size() > 1) msg += " (and " + std::to_string(errors.size() - 1) + " more)";
+        throw bad_input(msg);
+    }
+
+    loaded_report rep;
+    rep.path = path;
+    rep.doc = std::move(doc);
+    const auto& d = rep.doc;
+    const auto dit = d.find("devices");
+    if (dit != d.end() && dit->is_array() && !dit->empty()) {
+        rep.merged_devices = true;
+        for (std::size_t i = 0; i < dit->size(); ++i) {
+            const auto& e = (*dit)[i];
+            if (!e.is_object() || !e.contains("device")) throw bad_input(path + ": devices[" + std::to_string(i) + "] has no device object");
+            rep.devices.push_back({e["device"], e.value("ceilings", nlohmann::json(nullptr))});
+        }
+    } else {
+        rep.devices.push_back({d["device"], d["ceilings"]});
+    }
+    const auto& results = d["results"];
+    rep.device_of.reserve(results.size());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        std::size_t dev = 0;
+        if (rep.merged_devices) {
+            const auto it = results[i].find("device_index");
+            if (it == results[i].end() || !it->is_number_unsigned() || it->get<std::size_t>() >= rep.devices.size()) {
+                throw bad_input(path + ": results[" + std::to_string(i) + "] has no valid device_index into devices");
+            }
+            dev = it->get<std::size_t>();
+        }
+        rep.device_of.push_back(dev);
+    }
+    return rep;
+}
+
+}  // namespace fusebench::reports

@@ -1,0 +1,72 @@
+// Reading fusebench reports for the report tools (compare, table, merge): every way a file can be
+// unusable becomes one `bad_input` line, and a valid report is seen as a list of results, each
+// with the device (and that device's measured ceilings) it ran on. A plain `fusebench run` report
+// has one device; a report written by `fusebench merge` from several GPUs has a top-level
+// "devices" array and a "device_index" in each result (see merge.hpp).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fusebench::reports {
+
+// Unusable input (file, report, policy or arguments): the report tools print what() as one line
+// and exit 2. Messages never contain a newline.
+class bad_input : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Where the report schema is read from: $FUSEBENCH_SCHEMA when set, else the path compiled in
+// (FUSEBENCH_SCHEMA_PATH, the source tree's reports/schema/fusebench-report-v1.schema.json).
+std::string schema_path();
+
+struct device_ctx {
+    nlohmann::json device;    // the report's device object (name, label, uuid, driver_version...) or null
+    nlohmann::json ceilings;  // measured ceilings of this device in this run, or null
+    std::string name() const;   // "NVIDIA H200", or "unknown device"
+    std::string label() const;  // "h200", else derived from the name
+    std::string uuid() const;   // "" when unknown
+    std::string driver() const; // "driver API 13.0, runtime 13.0"
+};
+
+struct loaded_report {
+    std::string path;
+    nlohmann::json doc;
+    std::vector<device_ctx> devices;         // at least one
+    std::vector<std::size_t> device_of;      // per result: index into devices
+    bool merged_devices = false;             // the report carries "devices" (merged from several GPUs)
+
+    const nlohmann::json& results() const { return doc.at("results"); }
+    const device_ctx& device_for(std::size_t result) const { return devices.at(device_of.at(result)); }
+    std::string tool_line() const;  // "fusebench 0.1.0 (abc1234)"
+    std::string status() const;     // complete | running | interrupted | context_lost
+};
+
+// Reads, parses, checks the schema name and version, validates against the schema and resolves
+// each result's device. Throws bad_input with one line naming `path`: missing or unreadable file,
+// empty file, truncated JSON, not JSON, not a fusebench report, a newer or unknown schema version,
+// a schema violation, a device_index out of range.
+loaded_report load_report(const std::string& path);
+
+// The same checks on a document already in memory (`path` names it in messages).
+loaded_report parse_report(nlohmann::json doc, const std::string& path);
+
+// Helpers shared by the tools: a JSON number or null/"nan"/missing as an optional double.
+std::optional<double> number_or_null(const nlohmann::json& obj, const char* key);
+std::string string_or(const nlohmann::json& obj, const char* key, const std::string& fallback);
+
+// The measured ceiling that derived.pct_of_ceiling of a result with this bound was taken against,
+// as the harness's runner picks it: memory -> copy_gbps, compute -> the largest of bf16_tflops,
+// fp16_tflops, fp32_tflops. Returns the ceiling's JSON object (value, noise, ...) or null.
+nlohmann::json ceiling_for_bound(const nlohmann::json& ceilings, const std::string& bound);
+
+// Report identity of one result (without the device): "suite/case/dtype/variant".
+std::string result_key(const nlohmann::json& r);
+
+}  // namespace fusebench::reports

@@ -1,0 +1,314 @@
+// The regression gate on synthetic reports whose true change is known.
+#include "reports/compare_output.hpp"
+#include "reports/gate.hpp"
+#include "reports/synthetic_report.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_floating_point.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+using namespace fusebench;
+using namespace fusebench::reports;
+using fusebench::test::make_report;
+using fusebench::test::samples_around;
+using fusebench::test::synth_device;
+using fusebench::test::synth_result;
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::WithinAbs;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+policy test_policy() {
+    policy p;
+    p.source = "test policy";
+    return p;
+}
+
+loaded_report as_report(const nlohmann::json& doc, const std::string& name) { return parse_report(doc, name); }
+
+comparison compare_docs(const nlohmann::json& b, const nlohmann::json& n, const policy& p = test_policy()) {
+    const auto base = as_report(b, "base.json");
+    const auto now = as_report(n, "new.json");
+    return compare_reports(base, now, p);
+}
+
+const pair_result& only_pair(const comparison& c) {
+    REQUIRE(c.pairs.size() == 1);
+    return c.pairs.front();
+}
+
+synth_result timed(double median_us, double noise) {
+    synth_result r;
+    r.median_us = median_us;
+    r.noise = noise;
+    return r;
+}
+
+synth_result sampled(double median_us, double rel_sd, std::size_t n, std::uint64_t seed) {
+    synth_result r;
+    r.samples = samples_around(median_us, rel_sd, n, seed);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("a real 10% slowdown is SLOWER and fails the gate", "[reports][gate]") {
+    const bool raw = GENERATE(true, false);
+    CAPTURE(raw);
+    const synth_result b = raw ? sampled(100, 0.01, 60, 1) : timed(100, 0.003);
+    const synth_result n = raw ? sampled(110, 0.01, 60, 2) : timed(110, 0.003);
+    const auto c = compare_docs(make_report({b}), make_report({n}));
+    const auto& p = only_pair(c);
+    CHECK(p.v == verdict::slower);
+    CHECK(p.interval->method == (raw ? "bootstrap" : "noise"));
+    CHECK_THAT(p.interval->ratio, WithinRel(1.10, 1e-9));
+    CHECK(p.interval->lo > 1.0);
+    CHECK(c.exit_code == 1);
+    CHECK(c.regressions == 1);
+}
+
+TEST_CASE("2% jitter with 3% noise is SAME or INCONCLUSIVE, never SLOWER", "[reports][gate]") {
+    SECTION("reported noise only") {
+        const auto c = compare_docs(make_report({timed(100, 0.03)}), make_report({timed(102, 0.03)}));
+        const auto& p = only_pair(c);
+        CHECK((p.v == verdict::same || p.v == verdict::inconclusive));
+        CHECK(c.exit_code == 0);
+        CHECK_THAT(p.note, ContainsSubstring("samples would settle it"));
+    }
+    SECTION("raw samples, many independent draws") {
+        // 20 samples with a 10.7% spread give a median noise of about 3%.
+        int slower = 0, same_or_inconclusive = 0;
+        for (std::uint64_t s = 0; s < 60; ++s) {
+            const auto c = compare_docs(make_report({sampled(100, 0.107, 20, 1000 + s)}), make_report({sampled(102, 0.107, 20, 5000 + s)}));
+            const auto& p = only_pair(c);
+            slower += p.v == verdict::slower;
+            same_or_inconclusive += p.v == verdict::same || p.v == verdict::inconclusive;
+            CHECK(c.exit_code == 0);
+        }
+        CHECK(slower == 0);
+        CHECK(same_or_inconclusive == 60);
+    }
+}
+
+TEST_CASE("A/A: identical timings are SAME", "[reports][gate]") {
+    const bool raw = GENERATE(true, false);
+    const synth_result r = raw ? sampled(80, 0.005, 40, 7) : timed(80, 0.004);
+    const auto c = compare_docs(make_report({r}), make_report({r}));
+    CHECK(only_pair(c).v == verdict::same);
+    CHECK(c.exit_code == 0);
+}
+
+TEST_CASE("an improvement is FASTER and passes", "[reports][gate]") {
+    const bool raw = GENERATE(true, false);
+    const synth_result b = raw ? sampled(100, 0.01, 60, 3) : timed(100, 0.003);
+    const synth_result n = raw ? sampled(80, 0.01, 60, 4) : timed(80, 0.003);
+    const auto c = compare_docs(make_report({b}), make_report({n}));
+    CHECK(only_pair(c).v == verdict::faster);
+    CHECK(c.exit_code == 0);
+    CHECK(c.regressions == 0);
+}
+
+TEST_CASE("a slowdown inside the threshold is not SLOWER", "[reports][gate]") {
+    // 3% slower, clearly beyond the noise, but under the 5% threshold.
+    const auto c = compare_docs(make_report({timed(100, 0.001)}), make_report({timed(103, 0.001)}));
+    CHECK(only_pair(c).v == verdict::same);
+    CHECK(c.exit_code == 0);
+    // The same change against a 2% threshold for this variant fails.
+    policy p = test_policy();
+    p.overrides["glu/fused_vec"] = 0.02;
+    const auto strict = compare_docs(make_report({timed(100, 0.001)}), make_report({timed(103, 0.001)}), p);
+    CHECK(only_pair(strict).v == verdict::slower);
+    CHECK(only_pair(strict).threshold == 0.02);
+    CHECK(strict.exit_code == 1);
+}
+
+TEST_CASE("correctness transitions", "[reports][gate]") {
+    synth_result pass = timed(100, 0.003);
+    synth_result fail = pass;
+    fail.outcome = "fail";
+    fail.reason = "3 of 58720256 elements out of tolerance";
+    synth_result error = pass;
+    error.outcome = "error";
+    error.reason = "glu_vec_kernel: cudaErrorIllegalAddress";
+
+    SECTION("pass -> fail and pass -> error are CORRECTNESS REGRESSION") {
+        const auto& now = GENERATE_REF(as<synth_result>{}, fail, error);
+        const auto c = compare_docs(make_report({pass}), make_report({now}));
+        CHECK(only_pair(c).v == verdict::correctness_regression);
+        CHECK_THAT(only_pair(c).note, ContainsSubstring(now.reason));
+        CHECK(c.exit_code == 1);
+    }
+    SECTION("fail -> fail is STILL FAILING, fail -> pass is FIXED; neither fails the gate") {
+        auto c = compare_docs(make_report({fail}), make_report({error}));
+        CHECK(only_pair(c).v == verdict::still_failing);
+        CHECK(c.exit_code == 0);
+        c = compare_docs(make_report({fail}), make_report({pass}));
+        CHECK(only_pair(c).v == verdict::fixed);
+        CHECK(c.exit_code == 0);
+    }
+    SECTION("pass -> skipped is listed as SKIPPED, not a regression") {
+        synth_result skipped = pass;
+        skipped.outcome = "skipped";
+        skipped.reason = "outside declared domain: hidden 4096 > 2048";
+        const auto c = compare_docs(make_report({pass}), make_report({skipped}));
+        CHECK(only_pair(c).v == verdict::skipped);
+        CHECK_THAT(only_pair(c).note, ContainsSubstring("now skipped"));
+        CHECK(notable(only_pair(c)));
+        CHECK(c.exit_code == 0);
+    }
+}
+
+TEST_CASE("missing and new results are listed", "[reports][gate]") {
+    synth_result a = timed(100, 0.003);
+    synth_result b = a;
+    b.variant = "fused_scalar";
+    synth_result n = a;
+    n.variant = "fused_vec2";
+    const auto c = compare_docs(make_report({a, b}), make_report({a, n}));
+    REQUIRE(c.pairs.size() == 3);
+    CHECK(c.pairs[0].v == verdict::same);
+    CHECK(c.pairs[1].v == verdict::missing);
+    CHECK(c.pairs[1].variant == "fused_scalar");
+    CHECK(c.pairs[2].v == verdict::new_result);
+    CHECK(c.pairs[2].variant == "fused_vec2");
+    CHECK(c.exit_code == 0);
+    const std::string text = format_compare_terminal(c, false);
+    CHECK_THAT(text, ContainsSubstring("MISSING") && ContainsSubstring("fused_scalar") && ContainsSubstring("NEW"));
+
+    policy strict = test_policy();
+    strict.fail_on_missing = true;
+    const auto c2 = compare_docs(make_report({a, b}), make_report({a, n}), strict);
+    CHECK(c2.exit_code == 1);
+}
+
+TEST_CASE("untimed edge cases are NOT TIMED and stay quiet", "[reports][gate]") {
+    synth_result r = timed(100, 0.003);
+    r.timed = false;
+    const auto c = compare_docs(make_report({r}), make_report({r}));
+    CHECK(only_pair(c).v == verdict::not_timed);
+    CHECK_FALSE(notable(only_pair(c)));
+    CHECK_THAT(format_compare_terminal(c, false), ContainsSubstring("nothing changed"));
+}
+
+TEST_CASE("reports with nothing in common are bad input", "[reports][gate]") {
+    synth_result a = timed(100, 0.003);
+    synth_result b = a;
+    b.suite = "rmsnorm";
+    CHECK_THROWS_AS(compare_docs(make_report({a}), make_report({b})), bad_input);
+}
+
+TEST_CASE("different GPU models: efficiency side by side, never a regression", "[reports][gate]") {
+    synth_device h100{"NVIDIA H100 80GB HBM3", "h100", "GPU-bbbbbbbb-0000-0000-0000-000000000002", 3000, 0.004};
+    synth_device h200;  // 4200 GB/s
+    SECTION("same efficiency, different times: SAME") {
+        // 100 us at 3000 GB/s is the same fraction of the ceiling as 100*3000/4200 us at 4200 GB/s.
+        const auto c = compare_docs(make_report({timed(100, 0.003)}, h100), make_report({timed(100 * 3000.0 / 4200, 0.003)}, h200));
+        const auto& p = only_pair(c);
+        CHECK(p.relation == device_relation::different_model);
+        CHECK(p.basis == "efficiency");
+        CHECK_THAT(p.interval->ratio, WithinRel(1.0, 1e-9));
+        CHECK(p.v == verdict::same);
+        CHECK_THAT(c.relation, ContainsSubstring("never fails"));
+        const std::string md = format_compare_markdown(c);
+        CHECK_THAT(md, ContainsSubstring("NVIDIA H100 80GB HBM3") && ContainsSubstring("NVIDIA H200"));
+    }
+    SECTION("the new GPU is less efficient: LOWER EFFICIENCY, exit 0") {
+        const auto c = compare_docs(make_report({timed(100, 0.003)}, h100), make_report({timed(100, 0.003)}, h200));
+        CHECK(only_pair(c).v == verdict::lower_efficiency);
+        CHECK(c.exit_code == 0);
+        const std::string text = format_compare_terminal(c, false);
+        // Both absolute times are shown.
+        CHECK_THAT(text, ContainsSubstring("100.0 us") && ContainsSubstring("LOWER EFFICIENCY"));
+    }
+    SECTION("a correctness regression still fails across GPUs") {
+        synth_result f = timed(100, 0.003);
+        f.outcome = "fail";
+        f.reason = "mismatch";
+        const auto c = compare_docs(make_report({timed(100, 0.003)}, h100), make_report({f}, h200));
+        CHECK(only_pair(c).v == verdict::correctness_regression);
+        CHECK(c.exit_code == 1);
+    }
+}
+
+TEST_CASE("the same model on another board is compared by efficiency and gated", "[reports][gate]") {
+    synth_device board_a;
+    synth_device board_b = board_a;
+    board_b.uuid = "GPU-cccccccc-0000-0000-0000-000000000003";
+    board_b.copy_gbps = 4000;  // a board with 5% less bandwidth
+    SECTION("slower only by the board's bandwidth: SAME") {
+        const auto c = compare_docs(make_report({timed(100, 0.003)}, board_a), make_report({timed(105, 0.003)}, board_b));
+        const auto& p = only_pair(c);
+        CHECK(p.relation == device_relation::same_model);
+        CHECK(p.basis == "efficiency");
+        CHECK(p.v == verdict::same);
+        CHECK(c.exit_code == 0);
+    }
+    SECTION("10% less efficient on top of the board: SLOWER") {
+        const auto c = compare_docs(make_report({timed(100, 0.003)}, board_a), make_report({timed(105 * 1.10, 0.003)}, board_b));
+        CHECK(only_pair(c).v == verdict::slower);
+        CHECK(c.exit_code == 1);
+    }
+}
+
+TEST_CASE("the bootstrap is reproducible and its interval behaves", "[reports][gate]") {
+    const auto s = samples_around(50, 0.02, 40, 11);
+    const auto a = bootstrap_median_ci(s, 4000, 0.997, 42);
+    const auto b = bootstrap_median_ci(s, 4000, 0.997, 42);
+    CHECK(a == b);
+    CHECK(a.first < 50.0);
+    CHECK(a.second > 50.0);
+    const auto more = bootstrap_median_ci(samples_around(50, 0.02, 400, 11), 4000, 0.997, 42);
+    CHECK(more.second - more.first < a.second - a.first);
+
+    const test::synth_result base = sampled(100, 0.01, 60, 1), now = sampled(103, 0.01, 60, 2);
+    timing_side tb{100, 0, base.samples}, tn{103, 0, now.samples};
+    const policy p = test_policy();
+    const auto i1 = time_ratio(tb, tn, p, "glu/x/bf16/v");
+    const auto i2 = time_ratio(tb, tn, p, "glu/x/bf16/v");
+    CHECK(i1.lo == i2.lo);
+    CHECK(i1.hi == i2.hi);
+    CHECK(i1.method == "bootstrap");
+    CHECK(i1.lo <= i1.ratio);
+    CHECK(i1.ratio <= i1.hi);
+}
+
+TEST_CASE("classify follows the documented rule", "[reports][gate]") {
+    const double t = 0.05;
+    auto iv = [](double r, double lo, double hi) { return ratio_interval{r, lo, hi, "noise"}; };
+    CHECK(classify(iv(1.10, 1.01, 1.20), t) == verdict::slower);
+    CHECK(classify(iv(1.10, 0.99, 1.20), t) == verdict::inconclusive);  // beyond t but within the noise
+    CHECK(classify(iv(1.04, 1.02, 1.06), t) == verdict::inconclusive);  // a real change that may pass t
+    CHECK(classify(iv(1.04, 1.02, 1.049), t) == verdict::same);
+    CHECK(classify(iv(0.90, 0.85, 0.99), t) == verdict::faster);
+    CHECK(classify(iv(0.90, 0.85, 1.01), t) == verdict::inconclusive);
+    CHECK(classify(iv(1.0, 1.0 / 1.05, 1.05), t) == verdict::same);
+}
+
+TEST_CASE("policy files: precedence and bad policies", "[reports][gate]") {
+    const auto p = parse_policy(nlohmann::json::parse(R"({"fusebench_policy": 1, "threshold": 0.04,
+        "overrides": {"rmsnorm": 0.08, "rmsnorm/fused_warp": 0.12}, "noise_z": 2.5,
+        "bootstrap": {"resamples": 1000, "confidence": 0.99, "seed": 5}, "fail_on_missing": true})"),
+                                "p.json");
+    CHECK(p.threshold_for("glu", "fused_vec") == 0.04);
+    CHECK(p.threshold_for("rmsnorm", "naive") == 0.08);
+    CHECK(p.threshold_for("rmsnorm", "fused_warp") == 0.12);
+    CHECK(p.noise_z == 2.5);
+    CHECK(p.bootstrap_resamples == 1000);
+    CHECK(p.bootstrap_seed == 5);
+    CHECK(p.fail_on_missing);
+
+    const std::string bad = GENERATE(as<std::string>{}, R"({"threshold": 0.05})", R"({"fusebench_policy": 1, "treshold": 0.05})",
+                                     R"({"fusebench_policy": 1, "threshold": -1})", R"({"fusebench_policy": 1, "threshold": "5%"})",
+                                     R"({"fusebench_policy": 1, "overrides": {"a/b/c": 0.1}})",
+                                     R"({"fusebench_policy": 1, "bootstrap": {"resamples": 5}})", R"([1, 2])");
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_policy(nlohmann::json::parse(bad), "p.json"), bad_input);
+}
+
+TEST_CASE("the project's policy file parses", "[reports][gate]") {
+    const auto p = load_policy(std::string(FUSEBENCH_SOURCE_DIR) + "/reports/policy.json");
+    CHECK(p.threshold == 0.05);
+    CHECK(p.noise_z == 3.0);
+}
