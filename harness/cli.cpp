@@ -38,6 +38,9 @@ const char* usage_text =
     "commands:\n"
     "  list                 suites, variants (with their declared domains) and cases\n"
     "  run                  verify and time the selected variants, print the table, write the report\n"
+    "  compare BASE NEW     regression gate between two reports: exit 1 on a correctness regression or SLOWER\n"
+    "  table R [R ...]      Markdown/CSV tables, one per suite and dtype, variants as columns\n"
+    "  merge OUT IN [IN..]  join the reports of shards, GPUs or machines into OUT\n"
     "  help                 this text\n"
     "  version              tool version and git commit\n"
     "\n"
@@ -67,7 +70,17 @@ const char* usage_text =
     "  --no-isolation       run in this process; by default worker processes run the cases and a\n"
     "                       fresh one continues after a variant corrupts the CUDA context\n"
     "\n"
-    "list options: --suite, --variant, --dtype, --case, --quick filter the same way.\n";
+    "list options: --suite, --variant, --dtype, --case, --quick filter the same way.\n"
+    "\n"
+    "compare options (README \"Three uses\"; exit 0 no regression, 1 regression, 2 bad input):\n"
+    "  --policy PATH        thresholds (default: reports/policy.json of the source tree, 5%)\n"
+    "  --threshold F        global threshold as a fraction (0.05 = 5%), overrides the policy's\n"
+    "  --all                list every result, not only the notable ones\n"
+    "  --markdown PATH      Markdown for a pull-request comment or CI step summary\n"
+    "  --json PATH          the comparison as JSON\n"
+    "  --junit PATH         JUnit XML, one testcase per result\n"
+    "table options: --labels L1,L2 (one per report), --suite S,.., --dtype T,.., --markdown PATH, --csv DIR\n"
+    "merge options: --force (different tool versions or repeated results), --overwrite (OUT exists)\n";
 
 std::vector<std::string> split_commas(const std::string& s) {
     std::vector<std::string> out;

@@ -3,6 +3,7 @@
 #include "harness/json_schema.hpp"
 #include "harness/report.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
