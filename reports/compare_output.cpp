@@ -33,7 +33,7 @@ std::string side_cell(const side_summary& s, const std::string& basis) {
     if (!s.present) return "-";
     if (!s.timed) return s.outcome;
     std::string cell = format_us(s.median_us) + " us";
-    if (basis == "efficiency") cell += " " + format_optional(s.pct_of_ceiling, "%.1f%%", "?%");
+    if (basis == "efficiency") cell += " " + (s.pct_of_ceiling ? format_pct(*s.pct_of_ceiling) : std::string("?%"));
     cell += " ±" + format("%.1f", s.noise * 100) + "%";
     return cell;
 }

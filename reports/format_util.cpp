@@ -28,6 +28,11 @@ std::string format_pct_change(double ratio) {
     return format("%+.1f%%", pct);
 }
 
+std::string format_pct(double pct) {
+    if (!std::isfinite(pct)) return "?%";
+    return std::abs(pct) >= 1 || pct == 0 ? format("%.1f%%", pct) : format("%.2g%%", pct);
+}
+
 std::string format_optional(const std::optional<double>& v, const char* printf_format, const std::string& missing) {
     return v ? format(printf_format, *v) : missing;
 }

@@ -12,6 +12,8 @@ std::string format(const char* printf_format, double v);
 // Microseconds with 4 significant digits below 1000 ("80.34", "394.7", "4.523"), whole above.
 std::string format_us(double us);
 std::string format_pct_change(double ratio);  // 1.102 -> "+10.2%"
+// A percentage with one decimal, two significant digits below 1% ("103.6%", "0.041%").
+std::string format_pct(double pct);
 std::string format_optional(const std::optional<double>& v, const char* printf_format, const std::string& missing = "-");
 
 using text_rows = std::vector<std::vector<std::string>>;

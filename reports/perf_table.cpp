@@ -46,7 +46,7 @@ std::string cell_text(const table_cell& c) {
     if (!c.present) return "-";
     if (c.timed) {
         return format_us(c.median_us) + " us · " + format_optional(c.gbps, "%.0f", "?") + " GB/s · " +
-               format_optional(c.pct_of_ceiling, "%.1f%%", "?%") + " · " + format_optional(c.speedup, "%.2fx", "?x");
+               (c.pct_of_ceiling ? format_pct(*c.pct_of_ceiling) : std::string("?%")) + " · " + format_optional(c.speedup, "%.2fx", "?x");
     }
     if (c.outcome == "pass") return "pass, not timed";
     return c.outcome;
