@@ -64,11 +64,25 @@ std::vector<table_source> table_sources(const std::vector<loaded_report>& report
             out.push_back({&r, d, label});
         }
     }
-    std::map<std::string, int> seen;
-    for (const auto& s : out) ++seen[s.label];
-    for (auto& s : out) {
-        if (seen[s.label] > 1) s.label += "/" + stem(s.report->path);
-    }
+    // Clashing labels: two boards of one model get their UUID's first digits, the same device in
+    // two files gets the file's name.
+    auto disambiguate = [&](auto suffix) {
+        std::map<std::string, std::set<std::string>> suffixes;
+        std::map<std::string, int> seen;
+        for (const auto& s : out) {
+            ++seen[s.label];
+            suffixes[s.label].insert(suffix(s));
+        }
+        for (auto& s : out) {
+            if (seen[s.label] > 1 && suffixes[s.label].size() > 1) s.label += "/" + suffix(s);
+        }
+    };
+    disambiguate([](const table_source& s) {
+        std::string u = s.report->devices[s.device].uuid();
+        if (u.rfind("GPU-", 0) == 0) u = u.substr(4);
+        return u.substr(0, 8);
+    });
+    disambiguate([](const table_source& s) { return stem(s.report->path); });
     // The same file given twice: number what is still equal.
     std::map<std::string, int> again, index;
     for (const auto& s : out) ++again[s.label];

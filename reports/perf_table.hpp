@@ -23,7 +23,8 @@ struct table_source {
     std::string label;
 };
 
-// Labels: the device label ("h200"); where two sources would share it, "label/file-stem". `labels`
+// Labels: the device label ("h200"); where two sources would share it, "label/<first 8 digits of the
+// UUID>" (two boards) or else "label/file-stem" (one device, two files). `labels`
 // (one per report, may be empty) replaces the device label.
 std::vector<table_source> table_sources(const std::vector<loaded_report>& reports, const std::vector<std::string>& labels);
 

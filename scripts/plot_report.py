@@ -193,10 +193,17 @@ def main():
     written = []
     for path in a.reports:
         for label, device, ceilings, results in sources(path):
-            # Two reports from the same kind of GPU: keep both plots apart.
-            n = seen_labels.get(label, 0)
-            seen_labels[label] = n + 1
-            tag = label if n == 0 else f"{label}-{n + 1}"
+            # Two boards of one model: the UUID's first digits keep their plots apart; the same
+            # device in two reports: a count.
+            tag = label
+            if tag in seen_labels:
+                uuid = (device.get("uuid") or "").removeprefix("GPU-")[:8]
+                tag = f"{label}-{uuid}" if uuid else label
+            n = seen_labels.get(tag, 0)
+            seen_labels[tag] = n + 1
+            if n:
+                tag = f"{tag}-{n + 1}"
+            seen_labels.setdefault(tag, 1)
             results = [r for r in results if not wanted or r["suite"] in wanted]
             written += roofline(tag, device, ceilings, results, a.out, formats)
             for suite in dict.fromkeys(r["suite"] for r in results):
