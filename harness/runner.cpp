@@ -6,14 +6,23 @@
 #include "harness/device.hpp"
 #include "harness/guard.hpp"
 #include "harness/hash.hpp"
+#include "harness/launch_checks.hpp"
 #include "harness/nvtx.hpp"
 #include "harness/rng.hpp"
+
+#include <cupti.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <thread>
 
 namespace fusebench {
 
@@ -119,17 +128,69 @@ std::uint64_t case_seed(std::uint64_t run_seed, const std::string& suite_name, c
 
 namespace {
 
-// A device allocation with guard bands: [guard][misalign][data][guard].
+// A device allocation with guard bands: [guard][misalign][data][guard]. `guard` is
+// guard_band_bytes, or 0 under FUSEBENCH_SANITIZE (see runner::impl).
 struct guarded_tensor {
     tensor_spec spec;
     device_buffer buffer;
     std::size_t offset = 0;  // of the data [bytes]
 
-    explicit guarded_tensor(const tensor_spec& s)
-        : spec(s), buffer(guard_band_bytes + s.misalign_bytes + s.bytes() + guard_band_bytes),
-          offset(guard_band_bytes + s.misalign_bytes) {}
+    guarded_tensor(const tensor_spec& s, std::size_t guard)
+        : spec(s), buffer(guard + s.misalign_bytes + s.bytes() + guard), offset(guard + s.misalign_bytes) {}
     void* data() const { return buffer.bytes_ptr() + offset; }
 };
+
+// Holds a stream (a host function in it) until open() is called, then 200 us more, so that work
+// the variant enqueues during its launch call can start before the stream moves on, if it does
+// not wait for the stream. At most 250 ms in all: a launcher that (wrongly) synchronizes the
+// stream it was given costs that wait, never a deadlock. The state is shared with the host
+// function, which may run after the gate object is gone.
+struct stream_gate_state {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool open = false;
+};
+
+void CUDART_CB hold_stream(void* p) {
+    auto* handle = static_cast<std::shared_ptr<stream_gate_state>*>(p);
+    const std::shared_ptr<stream_gate_state> st = *handle;
+    delete handle;
+    {
+        std::unique_lock lock(st->mutex);
+        st->cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return st->open; });
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+}
+
+class stream_gate {
+public:
+    explicit stream_gate(cudaStream_t s) : m_state(std::make_shared<stream_gate_state>()) {
+        auto* handle = new std::shared_ptr<stream_gate_state>(m_state);
+        const cudaError_t e = cudaLaunchHostFunc(s, hold_stream, handle);
+        if (e != cudaSuccess) {
+            delete handle;
+            CUDA_CHECK(e);
+        }
+    }
+    ~stream_gate() { open(); }
+    stream_gate(const stream_gate&) = delete;
+    stream_gate& operator=(const stream_gate&) = delete;
+    void open() {
+        {
+            std::lock_guard lock(m_state->mutex);
+            m_state->open = true;
+        }
+        m_state->cv.notify_all();
+    }
+
+private:
+    std::shared_ptr<stream_gate_state> m_state;
+};
+
+bool env_flag(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v && std::strcmp(v, "0") != 0;
+}
 
 std::string format_bytes_changed(std::size_t n, const char* where, const std::string& name) {
     return "'" + name + "': " + std::to_string(n) + " guard byte(s) changed " + where + " the buffer";
@@ -144,6 +205,14 @@ struct run_capture {
 struct runner::impl {
     cuda_stream stream;
     l2_flusher flusher;
+    // CUPTI's id of `stream`, for the stream-order check; nullopt without a tracer.
+    std::optional<std::uint32_t> stream_id;
+    // FUSEBENCH_SANITIZE=1 (scripts/sanitize.sh): no guard bands, so every tensor ends where its
+    // allocation ends and compute-sanitizer memcheck flags any access past it (the guard-band
+    // check is then memcheck's job), and each variant is announced on stdout before it runs, so
+    // the sanitizer's reports can be attributed to it.
+    bool sanitize = env_flag("FUSEBENCH_SANITIZE");
+    std::size_t guard() const noexcept { return sanitize ? 0 : guard_band_bytes; }
     explicit impl(const device_info& d) : flusher(d.l2_bytes, d.sm_count) {}
 };
 
@@ -154,7 +223,12 @@ std::string classify_traffic(double ratio) {
 }
 
 runner::runner(const device_info& dev, run_options opts, measurement_tools tools)
-    : m_dev(dev), m_opts(std::move(opts)), m_tools(std::move(tools)), m_impl(std::make_unique<impl>(dev)) {}
+    : m_dev(dev), m_opts(std::move(opts)), m_tools(std::move(tools)), m_impl(std::make_unique<impl>(dev)) {
+    if (m_tools.tracer) {
+        std::uint32_t id = 0;
+        if (cuptiGetStreamIdEx(nullptr, m_impl->stream.get(), 0, &id) == CUPTI_SUCCESS) m_impl->stream_id = id;
+    }
+}
 
 runner::~runner() = default;
 
@@ -204,6 +278,22 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             runnable[k] = false;
             results[k].result = outcome::skipped;
             results[k].reason = "outside declared domain: " + *why;
+            continue;
+        }
+        // A mutant whose catching check cannot fire in this run is not run: it could only be
+        // reported as missed.
+        if (!v.must_be_caught_by.empty()) {
+            active_checks ac;
+            ac.timed_cold = !m_opts.verify_only && !m_opts.profile_once && m_opts.mode == cache_mode::cold && c.timed;
+            ac.bandwidth_measured = m_opts.copy_gbps.value_or(0) > 0 || m_opts.read_gbps.value_or(0) > 0;
+            ac.model_bytes = results[k].model.bytes_read + results[k].model.bytes_written;
+            ac.l2_bytes = m_dev.l2_bytes;
+            ac.stream_order = m_tools.tracer && m_impl->stream_id;
+            if (auto off = catching_check_off(v.must_be_caught_by, ac)) {
+                runnable[k] = false;
+                results[k].result = outcome::skipped;
+                results[k].reason = "not run: the check that must catch this mutant is off in this run: " + *off;
+            }
         }
     }
     if (std::none_of(runnable.begin(), runnable.end(), [](bool b) { return b; })) return results;
@@ -229,10 +319,21 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
 
     cudaStream_t stream = m_impl->stream.get();
     std::vector<guarded_tensor> d_inputs;
+    // Pristine device copies of the inputs: the decoy launch of each variant runs on the inputs
+    // rotated by one element in the same buffers (see launch_checks.hpp), restored from here.
+    std::vector<device_buffer> d_pristine;
+    bool decoy_differs = false;
+    for (const auto& t : inputs) decoy_differs = decoy_differs || rotation_changes(t.data, dtype_size(t.spec.type));
     try {
         for (const auto& t : inputs) {
-            d_inputs.emplace_back(t.spec);
+            d_inputs.emplace_back(t.spec, m_impl->guard());
+            // Bytes around the data are defined too, for kernels that read whole aligned vectors.
+            CUDA_CHECK(cudaMemset(d_inputs.back().buffer.get(), 0, d_inputs.back().buffer.size()));
             CUDA_CHECK(cudaMemcpy(d_inputs.back().data(), t.data.data(), t.data.size(), cudaMemcpyHostToDevice));
+            d_pristine.emplace_back(t.data.size());
+            if (!t.data.empty()) {
+                CUDA_CHECK(cudaMemcpy(d_pristine.back().get(), d_inputs.back().data(), t.data.size(), cudaMemcpyDeviceToDevice));
+            }
         }
     } catch (const cuda_error& e) {
         if (e.sticky()) {
@@ -253,10 +354,15 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             continue;
         }
         const auto t_verify = std::chrono::steady_clock::now();
+        if (m_impl->sanitize) {
+            std::printf("fusebench-sanitize: variant %s/%s/%s/%s\n", s.name.c_str(), c.name.c_str(),
+                        std::string(dtype_name(c.type)).c_str(), v.name.c_str());
+            std::fflush(stdout);
+        }
         correctness_block cb;
         try {
             std::vector<guarded_tensor> d_outputs;
-            for (const auto& spec : out_specs) d_outputs.emplace_back(spec);
+            for (const auto& spec : out_specs) d_outputs.emplace_back(spec, m_impl->guard());
             const std::size_t ws_bytes = v.workspace_bytes ? v.workspace_bytes(c) : 0;
             device_buffer workspace(ws_bytes);
             std::vector<const void*> in_ptrs;
@@ -284,6 +390,49 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             };
 
             const std::string range_id = s.name + "/" + c.name + "/" + std::string(dtype_name(c.type)) + "/" + v.name;
+            auto load_inputs = [&](bool rotated) {
+                for (std::size_t i = 0; i < inputs.size(); ++i) {
+                    const std::size_t bytes = inputs[i].data.size(), el = dtype_size(inputs[i].spec.type);
+                    auto* dst = static_cast<std::byte*>(d_inputs[i].data());
+                    const std::byte* src = d_pristine[i].bytes_ptr();
+                    if (bytes == 0) continue;
+                    if (rotated && bytes > el) {
+                        CUDA_CHECK(cudaMemcpyAsync(dst, src + el, bytes - el, cudaMemcpyDeviceToDevice, stream));
+                        CUDA_CHECK(cudaMemcpyAsync(dst + bytes - el, src, el, cudaMemcpyDeviceToDevice, stream));
+                    } else {
+                        CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+                    }
+                }
+            };
+
+            // Decoy launch: the inputs rotated by one element, the same buffers. Traced when CUPTI
+            // is available, with the stream held until the launch call has returned, so work the
+            // variant leaves unordered with the launch stream shows (stream-order check). Its
+            // outputs are kept for the stale-result check; they are not compared with anything else.
+            run_capture decoy;
+            std::optional<std::string> side_stream;
+            {
+                load_inputs(true);
+                const bool traced = m_tools.tracer && m_impl->stream_id;
+                if (traced) m_tools.tracer->begin();
+                std::optional<stream_gate> gate;
+                if (traced) gate.emplace(stream);
+                prepare_outputs(0);
+                {
+                    nvtx_range range("decoy/" + range_id);
+                    v.launch(args);
+                }
+                if (gate) gate->open();
+                CUDA_CHECK(cudaStreamSynchronize(stream));
+                CUDA_CHECK(cudaDeviceSynchronize());
+                if (traced) side_stream = unordered_side_stream_work(m_tools.tracer->end().kernels, *m_impl->stream_id);
+                for (auto& d : d_outputs) {
+                    decoy.outputs.emplace_back(d.buffer.size());
+                    CUDA_CHECK(cudaMemcpy(decoy.outputs.back().data(), d.buffer.get(), d.buffer.size(), cudaMemcpyDeviceToHost));
+                }
+                load_inputs(false);
+            }
+
             run_capture cap[2];
             for (int run = 0; run < 2; ++run) {
                 prepare_outputs(run);
@@ -368,6 +517,16 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             }
             if (differing && !v.may_be_nondeterministic) {
                 why.push_back("nondeterministic: two runs on the same inputs differ in " + std::to_string(differing) + " element(s)");
+            }
+            if (side_stream) why.push_back(*side_stream);
+            {
+                std::vector<std::span<const std::byte>> d_out, r_out;
+                for (std::size_t o = 0; o < out_specs.size(); ++o) {
+                    const std::size_t at = d_outputs[o].offset, n = out_specs[o].bytes();
+                    d_out.push_back(std::span<const std::byte>(decoy.outputs[o]).subspan(at, n));
+                    r_out.push_back(std::span<const std::byte>(cap[0].outputs[o]).subspan(at, n));
+                }
+                if (auto stale = stale_result(d_out, r_out, decoy_differs, !why.empty())) why.push_back(*stale);
             }
             r.result = why.empty() ? outcome::pass : outcome::fail;
             for (std::size_t i = 0; i < why.size(); ++i) r.reason += (i ? "; " : "") + why[i];
@@ -465,7 +624,11 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
     // the operation is the smallest traffic any variant of the case declares (the fused model:
     // each input read once, each output written once) over the measured copy bandwidth.
     double floor_bytes = INFINITY;
-    for (const auto& r : results) floor_bytes = std::min(floor_bytes, r.model.bytes_read + r.model.bytes_written);
+    for (const auto& r : results) {
+        // Variants outside their domain on this case declare no traffic for it.
+        if (r.result == outcome::skipped && r.reason.rfind("outside declared domain", 0) == 0) continue;
+        floor_bytes = std::min(floor_bytes, r.model.bytes_read + r.model.bytes_written);
+    }
     for (auto& r : results) {
         if (baseline_result && &r != baseline_result && r.correctness && baseline_result->correctness) {
             r.correctness->baseline_outputs = baseline_result->correctness->outputs;

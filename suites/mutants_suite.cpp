@@ -1,0 +1,342 @@
+// The verifier self-test: deliberately broken copies of the real kernels (kernels/mutants), each
+// declaring the check of the harness that must flag it, next to the real variants of their
+// family, which must pass on the same cases. Not part of the default run:
+// `fusebench run --suite mutants` prints the catch rate and exits 1 when a mutant slips through.
+//
+// Cases, input generators, references and correctness checks are the real suites' own, copied out
+// of a private registry; a case belongs to one family (case name "<family suite>/<real case
+// name>", parameter "family"), and each variant runs only on its family's cases (mutants only on
+// the cases their bug needs), so the others show as skipped with that reason.
+
+#include "harness/check.hpp"
+#include "kernels/mutants/mutants.hpp"
+#include "suites/suite_util.hpp"
+#include "suites/suites.hpp"
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fusebench {
+namespace {
+
+namespace mk = kernels::mutants;
+
+enum class family : int { glu = 0, rmsnorm = 1, softmax_topk = 2 };
+constexpr std::array<const char*, 3> family_names{"glu", "rmsnorm", "softmax_topk"};
+
+const char* name_of(family f) { return family_names[static_cast<std::size_t>(f)]; }
+
+family family_of(const case_desc& c) {
+    const double f = c.param("family", -1);
+    if (f == 0) return family::glu;
+    if (f == 1) return family::rmsnorm;
+    if (f == 2) return family::softmax_topk;
+    throw std::invalid_argument("mutants: case '" + c.name + "' names no family");
+}
+
+// The real suites, as registered: their cases, generators, references and checks are reused.
+struct real_suites {
+    std::array<suite, 3> by_family;
+    const suite& of(family f) const { return by_family[static_cast<std::size_t>(f)]; }
+    const suite& of(const case_desc& c) const { return of(family_of(c)); }
+};
+
+std::shared_ptr<const real_suites> load_real_suites() {
+    registry reg;
+    register_glu(reg);
+    register_rmsnorm(reg);
+    register_softmax_topk(reg);
+    auto out = std::make_shared<real_suites>();
+    for (family f : {family::glu, family::rmsnorm, family::softmax_topk}) {
+        const suite* s = reg.find(name_of(f));
+        if (!s) throw std::logic_error(std::string("mutants: the ") + name_of(f) + " suite is not registered");
+        out->by_family[static_cast<std::size_t>(f)] = *s;
+    }
+    return out;
+}
+
+std::string case_key(const case_desc& c) { return c.name + " " + std::string(dtype_name(c.type)); }
+
+// A real case of family f, renamed "<family>/<name>". `dims` (when given) replaces the real
+// dimensions, for a shape the real suite does not list.
+case_desc real_case(const real_suites& real, family f, const std::string& name, dtype t, bool quick, bool timed,
+                    const std::map<std::string, std::int64_t>& dims = {}, const std::string& new_name = {}) {
+    for (auto& c : real.of(f).cases()) {
+        if (c.name != name || c.type != t) continue;
+        case_desc m = c;
+        m.name = std::string(name_of(f)) + "/" + (new_name.empty() ? name : new_name);
+        for (const auto& [k, v] : dims) m.dims.at(k) = v;
+        m.params["family"] = static_cast<double>(f);
+        m.quick = quick;
+        m.timed = timed;
+        return m;
+    }
+    throw std::logic_error(std::string("mutants: the ") + name_of(f) + " suite has no case '" + name + "' (" +
+                           std::string(dtype_name(t)) + ")");
+}
+
+// Small-to-medium shapes, untimed, except the one the speed-of-light guard needs (its traffic
+// model must exceed 4x the L2: 587 MB for the naive GLU on 4096 x 14336 bf16). The case of the
+// illegal-address mutant is last: nothing can run after it in the same process.
+std::vector<case_desc> mutant_cases(const real_suites& real) {
+    const auto f32 = dtype::f32, bf16 = dtype::bf16, f16 = dtype::f16;
+    const auto glu = family::glu, rms = family::rmsnorm, smx = family::softmax_topk;
+    return {
+        real_case(real, glu, "swiglu:3x7", f32, true, false),
+        real_case(real, glu, "swiglu:3x7", f32, true, false, {{"tokens", 257}, {"inter", 1031}}, "swiglu:257x1031"),
+        real_case(real, glu, "swiglu:64x4096:tiny", f32, true, false),
+        real_case(real, glu, "swiglu:4096x14336", bf16, false, true),
+        real_case(real, rms, "13x4097", f32, true, false),
+        real_case(real, rms, "13x4097", bf16, true, false),
+        real_case(real, rms, "128x4096", f16, true, false),
+        real_case(real, rms, "16x4096:near_fp16_max", f16, true, false),
+        real_case(real, rms, "4096x4096", f32, true, false),
+        real_case(real, smx, "6x32000:K10:huge", f32, true, false),
+        real_case(real, smx, "6x32000:K10:huge", bf16, true, false),
+        real_case(real, smx, "6x32000:K10:all_equal", f32, true, false),
+        real_case(real, smx, "6x32000:K50:all_equal", bf16, true, false),
+        real_case(real, smx, "1x50257:K1024:std10", f32, true, false),
+        real_case(real, glu, "swiglu:128x4096", f32, true, false),
+    };
+}
+
+// ------------------------------------------------------------------ launch bindings
+std::size_t glu_elements(const case_desc& c) {
+    return static_cast<std::size_t>(c.dim("tokens")) * static_cast<std::size_t>(c.dim("inter"));
+}
+
+using glu_launcher = void (*)(kernels::elem, const void*, const void*, void*, std::size_t, cudaStream_t);
+std::function<void(const launch_args&)> bind_glu(glu_launcher f) {
+    return [f](const launch_args& a) {
+        f(to_kernel_elem(a.c.type), a.in[0], a.in[1], a.out[0], glu_elements(a.c), a.stream);
+    };
+}
+
+using rms_launcher = void (*)(kernels::elem, const void*, const void*, const void*, void*, void*, std::size_t,
+                              std::size_t, float, cudaStream_t);
+std::function<void(const launch_args&)> bind_rms(rms_launcher f) {
+    return [f](const launch_args& a) {
+        f(to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0], a.out[1],
+          static_cast<std::size_t>(a.c.dim("tokens")), static_cast<std::size_t>(a.c.dim("hidden")),
+          static_cast<float>(a.c.param("eps", 1e-6)), a.stream);
+    };
+}
+
+using smx_launcher = void (*)(const kernels::softmax_topk_args&, void*, std::size_t, cudaStream_t);
+std::function<void(const launch_args&)> bind_smx(smx_launcher f) {
+    return [f](const launch_args& a) {
+        const kernels::softmax_topk_args args{to_kernel_elem(a.c.type), a.in[0], static_cast<float*>(a.out[0]),
+                                              static_cast<std::int32_t*>(a.out[1]), a.c.dim("rows"), a.c.dim("V"),
+                                              a.c.dim("K")};
+        f(args, a.workspace, a.workspace_bytes, a.stream);
+    };
+}
+
+std::size_t smx_workspace(const case_desc& c) { return mk::softmax_topk_mutant_workspace_bytes(c.dim("rows"), c.dim("V")); }
+
+// ------------------------------------------------------------------ variants
+// The runner asks every variant's model on every case, also where it is skipped: a family's model
+// reads dimensions that other families' cases do not have, so it answers zero there (the variant
+// is skipped on those cases, and the runner's floor counts only variants that ran).
+std::function<traffic_model(const case_desc&)> family_model(family f, std::function<traffic_model(const case_desc&)> m) {
+    return [f, m = std::move(m)](const case_desc& c) { return family_of(c) == f ? m(c) : traffic_model{}; };
+}
+
+const variant& find_variant(const suite& s, const std::string& name) {
+    for (const auto& v : s.variants) {
+        if (v.name == name) return v;
+    }
+    throw std::logic_error("mutants: the " + s.name + " suite has no variant '" + name + "'");
+}
+
+// A real variant, renamed "<family>_<name>", restricted to its family's cases: the control that
+// must pass where the mutants fail.
+variant control(const real_suites& real, family f, const std::string& name) {
+    variant v = find_variant(real.of(f), name);
+    v.name = std::string(name_of(f)) + "_" + name;
+    v.model = family_model(f, v.model);
+    v.description = "control, the real " + std::string(name_of(f)) + " variant '" + name + "': " + v.description;
+    auto inner = v.req.supports;
+    v.req.supports = [f, inner](const case_desc& c) -> std::optional<std::string> {
+        if (family_of(c) != f) return std::string("a ") + name_of(f) + " variant, and this case is a " + name_of(family_of(c)) + " case";
+        return inner ? inner(c) : std::nullopt;
+    };
+    v.req.domain = std::string("the ") + name_of(f) + " cases" + (v.req.domain.empty() ? "" : "; " + v.req.domain);
+    return v;
+}
+
+struct mutant_spec {
+    std::string name;
+    family fam;
+    std::string base;         // the real variant whose traffic model (and workspace) it keeps
+    std::string description;  // the bug, and why the named check catches it
+    std::string caught_by;    // keyword of the failure reason
+    std::function<void(const launch_args&)> launch;
+    std::vector<std::string> targets;  // case_key()s it runs on
+    std::function<std::size_t(const case_desc&)> workspace_bytes = nullptr;
+    bool keep_base_workspace = false;
+};
+
+variant make_mutant(const real_suites& real, mutant_spec m) {
+    const variant& base = find_variant(real.of(m.fam), m.base);
+    variant v;
+    v.name = std::move(m.name);
+    v.role = variant_role::fused;
+    v.description = std::move(m.description);
+    v.launch = std::move(m.launch);
+    v.model = family_model(m.fam, base.model);
+    v.workspace_bytes = m.keep_base_workspace ? base.workspace_bytes : std::move(m.workspace_bytes);
+    v.must_be_caught_by = std::move(m.caught_by);
+    std::string list;
+    for (const auto& t : m.targets) list += (list.empty() ? "" : ", ") + t;
+    v.req.domain = "the cases its bug needs: " + list;
+    v.req.supports = [targets = std::move(m.targets), list](const case_desc& c) -> std::optional<std::string> {
+        if (std::find(targets.begin(), targets.end(), case_key(c)) != targets.end()) return std::nullopt;
+        return "a mutant that runs only on " + list;
+    };
+    return v;
+}
+
+std::vector<variant> mutant_variants(const real_suites& real) {
+    const auto glu = family::glu, rms = family::rmsnorm, smx = family::softmax_topk;
+    const std::vector<std::string> glu_small{"glu/swiglu:3x7 fp32", "glu/swiglu:257x1031 fp32"};
+    std::vector<mutant_spec> specs;
+    specs.push_back({"glu_vec_no_tail", glu, "fused_vec",
+                     "1. fused_vec without its scalar tail: the last n % 4 fp32 elements stay unwritten (poison check)",
+                     "never written", bind_glu(mk::launch_glu_vec_no_tail), glu_small});
+    specs.push_back({"rmsnorm_warp_drop_last_rows", rms, "fused_warp",
+                     "2. warp per row on tokens / 4 blocks instead of rounding up: the last row (13 = 3 x 4 + 1) is "
+                     "dropped (poison check)",
+                     "never written", bind_rms(mk::launch_rmsnorm_warp_drop_last_rows),
+                     {"rmsnorm/13x4097 fp32", "rmsnorm/13x4097 bf16"}});
+    specs.push_back({"rmsnorm_block_wrong_stride", rms, "fused_block",
+                     "3. fused_block reading rows at a pitch in 16-byte vectors instead of elements: right only for "
+                     "one row (tolerance, and residual_out must be bit-exact)",
+                     "out of tolerance", bind_rms(mk::launch_rmsnorm_block_wrong_stride),
+                     {"rmsnorm/13x4097 fp32", "rmsnorm/4096x4096 fp32"}});
+    specs.push_back({"softmax_topk_partial_write", smx, "naive",
+                     "4. naive top-k whose final write has no stride loop: outputs k >= 256 of K = 1024 are never "
+                     "written (poison check)",
+                     "never written", bind_smx(mk::launch_softmax_topk_partial_write), {"softmax_topk/1x50257:K1024:std10 fp32"},
+                     smx_workspace});
+    specs.push_back({"glu_scalar_past_end", glu, "fused_scalar",
+                     "5. fused_scalar with `i <= n`: writes one element past the end of y (guard band; "
+                     "compute-sanitizer memcheck with FUSEBENCH_SANITIZE=1)",
+                     "out-of-bounds write", bind_glu(mk::launch_glu_scalar_past_end), glu_small});
+    specs.push_back({"glu_naive_gate_as_scratch", glu, "naive",
+                     "6. naive GLU writing act(gate) over gate to save its workspace (input hash check)",
+                     "modified its input", bind_glu(mk::launch_glu_naive_gate_as_scratch), glu_small});
+    specs.push_back({"rmsnorm_block_no_gamma", rms, "fused_block",
+                     "7. fused_block without the gamma multiply: right only for gamma = 1, and the generator's gamma "
+                     "is 1 + N(0, 0.25) (tolerance)",
+                     "out of tolerance", bind_rms(mk::launch_rmsnorm_block_no_gamma),
+                     {"rmsnorm/13x4097 fp32", "rmsnorm/128x4096 fp16"}});
+    specs.push_back({"softmax_topk_no_max", smx, "naive",
+                     "8. naive softmax without the max subtraction: exp overflows on logits of 1e30, probabilities "
+                     "become NaN (tolerance: NaN where the reference is finite)",
+                     "out of tolerance", bind_smx(mk::launch_softmax_topk_no_max),
+                     {"softmax_topk/6x32000:K10:huge fp32", "softmax_topk/6x32000:K10:huge bf16"}, smx_workspace});
+    specs.push_back({"rmsnorm_block_fp16_accumulator", rms, "fused_block",
+                     "9. fused_block summing squares in fp16: the sum of 4096 squares (~7e4 on random rows, ~1e12 "
+                     "near fp16's max) overflows 65504, the scale becomes 0 (tolerance)",
+                     "out of tolerance", bind_rms(mk::launch_rmsnorm_block_half_accumulator),
+                     {"rmsnorm/128x4096 fp16", "rmsnorm/16x4096:near_fp16_max fp16"}});
+    specs.push_back({"softmax_topk_argmax_repeats_index", smx, "naive",
+                     "10. top-k by K rounds of arg-max that exclude only the previous winner: on tied logits two "
+                     "indices alternate (the index check rejects duplicates)",
+                     "duplicate index", bind_smx(mk::launch_softmax_topk_argmax_rounds),
+                     {"softmax_topk/6x32000:K10:all_equal fp32", "softmax_topk/6x32000:K50:all_equal bf16"},
+                     smx_workspace});
+    specs.push_back({"rmsnorm_block_missing_sync", rms, "fused_block",
+                     "11. fused_block whose block reduction lost its __syncthreads: warps read partials not yet "
+                     "written, results vary run to run (determinism check; compute-sanitizer racecheck)",
+                     "nondeterministic", bind_rms(mk::launch_rmsnorm_block_missing_sync), {"rmsnorm/4096x4096 fp32"}});
+    specs.push_back({"glu_side_stream", glu, "fused_scalar",
+                     "12. fused_scalar launched on a stream the launcher creates, never joined with the harness "
+                     "stream (stream-order check on CUPTI records)",
+                     "side stream", bind_glu(mk::launch_glu_side_stream), glu_small});
+    specs.push_back({"glu_cached_by_output", glu, "fused_scalar",
+                     "13. fused_scalar caching its result per output pointer: a second call on the same buffer "
+                     "returns the first call's result whatever the inputs are now (decoy launch on other inputs)",
+                     "stale result", bind_glu(mk::launch_glu_cached_by_output), glu_small});
+    specs.push_back({"glu_flush_tiny_to_zero", glu, "fused_scalar",
+                     "14. fused_scalar flushing fp32 results below FLT_MIN to zero, as -ftz=true does: the tiny case's "
+                     "outputs (~1e-40) become 0 (tolerance scales with the output's RMS)",
+                     "out of tolerance", bind_glu(mk::launch_glu_flush_tiny), {"glu/swiglu:64x4096:tiny fp32"}});
+    specs.push_back({"glu_naive_stale_workspace", glu, "naive",
+                     "15. naive GLU keeping act(gate) in its workspace across calls, keyed by the gate pointer: "
+                     "verified right (the harness poisons the workspace), timed on 3 passes where its model says 5 "
+                     "(speed-of-light guard)",
+                     "faster than physics",
+                     [](const launch_args& a) {
+                         mk::launch_glu_naive_stale_workspace(to_kernel_elem(a.c.type), a.in[0], a.in[1], a.out[0],
+                                                              a.workspace, a.workspace_bytes, glu_elements(a.c),
+                                                              a.stream);
+                     },
+                     {"glu/swiglu:4096x14336 bf16"},
+                     [](const case_desc& c) { return mk::glu_stale_workspace_bytes(to_kernel_elem(c.type), glu_elements(c)); }});
+    // Last variant, last case: it corrupts the CUDA context.
+    specs.push_back({"glu_naive_null_workspace", glu, "naive",
+                     "16. naive GLU bound without its workspace: the intermediate is written through a null pointer "
+                     "(illegal address; the context is lost, crash isolation must carry the run on)",
+                     "cudaErrorIllegalAddress",
+                     [](const launch_args& a) {
+                         mk::launch_glu_naive_unchecked_workspace(to_kernel_elem(a.c.type), a.in[0], a.in[1], a.out[0],
+                                                                  a.workspace, glu_elements(a.c), a.stream);
+                     },
+                     {"glu/swiglu:128x4096 fp32"}});
+    std::vector<variant> out;
+    for (auto& m : specs) out.push_back(make_mutant(real, std::move(m)));
+    return out;
+}
+
+}  // namespace
+
+void register_mutants(registry& reg) {
+    const std::shared_ptr<const real_suites> real = load_real_suites();
+    suite s;
+    s.name = "mutants";
+    s.family = "verifier self-test";
+    s.description =
+        "deliberately broken copies of the real kernels (kernels/mutants), each declaring the check that must flag "
+        "it, run next to the real variants of their family on the real suites' cases, generators and references";
+    s.semantics =
+        "a mutant counts as caught when it fails (or errors) with its declared keyword in the reason; the controls "
+        "(the real variants) must pass. `fusebench run --suite mutants` prints the catch rate and exits 1 on a miss.";
+    s.default_run = false;
+    s.cases = [real] { return mutant_cases(*real); };
+    s.input_specs = [real](const case_desc& c) { return real->of(c).input_specs(c); };
+    s.output_specs = [real](const case_desc& c) { return real->of(c).output_specs(c); };
+    s.generate = [real](const case_desc& c, const rng& r, std::vector<host_tensor>& in) { real->of(c).generate(c, r, in); };
+    s.reference = [real](const case_desc& c, const std::vector<host_tensor>& in) { return real->of(c).reference(c, in); };
+    // Each family's own judgement: its custom check, or the element-wise comparison with its tolerance.
+    s.custom_check = [real](const check_input& in) {
+        const suite& fs = real->of(in.c);
+        if (fs.custom_check) return fs.custom_check(in);
+        std::vector<output_check> checks;
+        const auto specs = fs.output_specs(in.c);
+        for (std::size_t o = 0; o < specs.size(); ++o) {
+            checks.push_back(compare_elementwise(specs[o].name, specs[o].type, in.outputs[o].data.data(), in.reference[o],
+                                                 fs.tolerance.for_type(specs[o].type)));
+        }
+        return checks;
+    };
+    // s.tolerance stays empty: the families' tolerances differ per dtype, and custom_check applies each.
+
+    s.variants.push_back(control(*real, family::glu, "naive"));
+    s.variants.push_back(control(*real, family::glu, "fused_vec"));
+    s.variants.push_back(control(*real, family::rmsnorm, "naive"));
+    s.variants.push_back(control(*real, family::rmsnorm, "fused_block"));
+    s.variants.push_back(control(*real, family::rmsnorm, "fused_vec"));
+    s.variants.push_back(control(*real, family::softmax_topk, "naive"));
+    s.variants.push_back(control(*real, family::softmax_topk, "fused_v1"));
+    for (auto& v : mutant_variants(*real)) s.variants.push_back(std::move(v));
+    reg.add(std::move(s));
+}
+
+}  // namespace fusebench

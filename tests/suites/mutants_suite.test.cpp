@@ -1,0 +1,317 @@
+// The verifier self-test. CPU: the mutants suite is well formed (at least 14 mutants, each naming
+// its catching check; controls on every case of their family; the illegal-address mutant last)
+// and its cases resolve through the real suites. GPU: every mutant is flagged by its declared
+// check while the controls pass; the illegal-address mutant becomes an `error` with the CUDA
+// message in a child process; and the real variants of every default suite pass over 100 fresh
+// seeds with no false failure.
+#include "harness/ceilings.hpp"
+#include "harness/cupti_tracer.hpp"
+#include "harness/device.hpp"
+#include "harness/device_info.hpp"
+#include "harness/rng.hpp"
+#include "harness/runner.hpp"
+#include "suites/suites.hpp"
+#include "support/gpu.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+using namespace fusebench;
+
+namespace {
+
+const suite& mutants_suite(registry& reg) {
+    register_mutants(reg);
+    const suite* s = reg.find("mutants");
+    REQUIRE(s != nullptr);
+    return *s;
+}
+
+bool is_mutant(const variant& v) { return !v.must_be_caught_by.empty(); }
+
+std::string family_of(const case_desc& c) { return c.name.substr(0, c.name.find('/')); }
+std::string family_of(const variant& v) {
+    for (const char* f : {"softmax_topk", "rmsnorm", "glu"}) {
+        if (v.name.rfind(std::string(f) + "_", 0) == 0) return f;
+    }
+    return "";
+}
+
+std::size_t input_elements(const suite& s, const case_desc& c) {
+    std::size_t n = 0;
+    for (const auto& t : s.input_specs(c)) n += t.numel();
+    return n;
+}
+
+bool flagged_by(const variant_result& r) {
+    return (r.result == outcome::fail || r.result == outcome::error) &&
+           r.reason.find(r.must_be_caught_by) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("the mutants suite: at least 14 mutants, each naming its check, the illegal address last", "[suites][mutants]") {
+    registry reg;
+    const suite& s = mutants_suite(reg);
+    CHECK_FALSE(s.default_run);
+    const auto cases = s.cases();
+    REQUIRE(!cases.empty());
+
+    std::size_t mutants = 0;
+    std::set<std::string> keywords;
+    for (const auto& v : s.variants) {
+        CAPTURE(v.name);
+        if (!is_mutant(v)) continue;
+        ++mutants;
+        keywords.insert(v.must_be_caught_by);
+        CHECK(v.role == variant_role::fused);
+        CHECK_FALSE(v.description.empty());
+        // Each mutant runs on at least one case, and only on cases of its own family.
+        std::size_t runs_on = 0;
+        for (const auto& c : cases) {
+            if (v.req.supports && v.req.supports(c)) continue;
+            ++runs_on;
+            CHECK(family_of(c) == family_of(v));
+        }
+        CHECK(runs_on >= 1);
+    }
+    CHECK(mutants >= 16);
+    // The checks the issue names, each catching at least one mutant.
+    for (const char* k : {"never written", "out-of-bounds write", "modified its input", "out of tolerance",
+                          "nondeterministic", "faster than physics", "side stream", "stale result", "duplicate index",
+                          "cudaErrorIllegalAddress"}) {
+        CAPTURE(k);
+        CHECK(keywords.count(k) == 1);
+    }
+
+    // The runner asks every model on every case, also where the variant is skipped.
+    for (const auto& v : s.variants) {
+        for (const auto& c : cases) {
+            CAPTURE(v.name, c.name);
+            CHECK_NOTHROW(v.model(c));
+        }
+    }
+
+    // The context-corrupting mutant is the last variant and runs only on the last case.
+    const variant& last = s.variants.back();
+    CHECK(last.must_be_caught_by == "cudaErrorIllegalAddress");
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        CAPTURE(cases[i].name);
+        const bool runs = !(last.req.supports && last.req.supports(cases[i]));
+        CHECK(runs == (i + 1 == cases.size()));
+    }
+    // No other mutant runs on the last case.
+    for (const auto& v : s.variants) {
+        if (!is_mutant(v) || &v == &last) continue;
+        CHECK(v.req.supports(cases.back()).has_value());
+    }
+}
+
+TEST_CASE("the mutants' controls run on every case of their family and on no other", "[suites][mutants]") {
+    registry reg;
+    const suite& s = mutants_suite(reg);
+    std::set<std::string> families_with_control;
+    for (const auto& v : s.variants) {
+        if (is_mutant(v)) continue;
+        CAPTURE(v.name);
+        const std::string fam = family_of(v);
+        REQUIRE_FALSE(fam.empty());
+        families_with_control.insert(fam);
+        for (const auto& c : s.cases()) {
+            CAPTURE(c.name, std::string(dtype_name(c.type)));
+            CHECK(v.req.supports(c).has_value() == (family_of(c) != fam));
+        }
+    }
+    CHECK(families_with_control == std::set<std::string>{"glu", "rmsnorm", "softmax_topk"});
+    REQUIRE(s.baseline() != nullptr);
+}
+
+TEST_CASE("the mutants' cases resolve through the real suites' generators and references", "[suites][mutants]") {
+    registry reg;
+    const suite& s = mutants_suite(reg);
+    std::set<std::string> keys;
+    std::size_t timed_big = 0;
+    for (const auto& c : s.cases()) {
+        CAPTURE(c.name, std::string(dtype_name(c.type)));
+        CHECK(keys.insert(c.name + " " + std::string(dtype_name(c.type))).second);
+        const auto in_specs = s.input_specs(c), out_specs = s.output_specs(c);
+        REQUIRE_FALSE(in_specs.empty());
+        REQUIRE_FALSE(out_specs.empty());
+        if (c.timed) {
+            // Only the speed-of-light case is timed, and its naive model must exceed 4x a 60 MB L2.
+            ++timed_big;
+            const variant& naive = *s.baseline();
+            const traffic_model m = naive.model(c);
+            CHECK(m.bytes_read + m.bytes_written > 4.0 * 60e6);
+            CHECK_FALSE(c.quick);
+            continue;
+        }
+        CHECK(c.quick);
+        if (input_elements(s, c) > (std::size_t{1} << 22)) continue;  // generated on the GPU machine only
+        std::vector<host_tensor> in;
+        for (const auto& t : in_specs) in.emplace_back(t);
+        s.generate(c, rng(7), in);
+        const auto ref = s.reference(c, in);
+        REQUIRE(ref.size() == out_specs.size());
+        for (std::size_t o = 0; o < ref.size(); ++o) CHECK(ref[o].size() == out_specs[o].numel());
+        // The reference's own output passes the family's check: the check is not what fails mutants.
+        std::vector<host_tensor> outs;
+        for (std::size_t o = 0; o < out_specs.size(); ++o) {
+            host_tensor t(out_specs[o]);
+            for (std::size_t i = 0; i < t.numel(); ++i) t.set(i, ref[o][i]);
+            outs.push_back(std::move(t));
+        }
+        for (const auto& ch : s.custom_check(check_input{c, in, ref, outs})) {
+            CAPTURE(ch.output, ch.reason);
+            CHECK(ch.pass);
+        }
+    }
+    CHECK(timed_big == 1);
+}
+
+TEST_CASE("every mutant is flagged by its declared check while the controls pass", "[gpu][mutants]") {
+    FUSEBENCH_REQUIRE_GPU();
+    std::string reason;
+    auto tracer = activity_tracer::create(reason);
+    if (!tracer) SKIP("CUPTI activity tracing unavailable (" + reason + "): the stream-order check needs it");
+    registry reg;
+    const suite& s = mutants_suite(reg);
+    const device_info dev = query_device(0);
+    run_options opts;
+    opts.seed = fresh_seed();
+    opts.policy.budget_s = 0.2;
+    {
+        cuda_stream cs;
+        const device_ceilings ceil = measure_ceilings(0, cs.get(), true);
+        opts.copy_gbps = ceil.copy_gbps.value;
+        opts.read_gbps = ceil.read_gbps.value;
+    }
+    REQUIRE(opts.copy_gbps.has_value());
+    measurement_tools tools;
+    tools.tracer = tracer.get();
+    runner run(dev, opts, tools);
+    selection_filter f;
+    f.suites = {"mutants"};
+    for (const auto& v : s.variants) {
+        if (v.must_be_caught_by != "cudaErrorIllegalAddress") f.variants.push_back(v.name);  // its own test
+    }
+    std::map<std::string, std::size_t> caught;  // per mutant
+    std::size_t control_passes = 0;
+    CAPTURE(opts.seed);
+    for (const auto& item : select_work(reg, f)) {
+        for (const auto& r : run.run_item(item)) {
+            CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
+            if (r.result == outcome::skipped) {
+                CHECK(r.reason.find("outside declared domain") == 0);
+                continue;
+            }
+            if (r.must_be_caught_by.empty()) {
+                CHECK(r.result == outcome::pass);
+                control_passes += r.result == outcome::pass;
+            } else {
+                CHECK(flagged_by(r));
+                caught[r.variant] += flagged_by(r);
+            }
+        }
+    }
+    REQUIRE_FALSE(run.context_lost());
+    CHECK(control_passes >= 20);
+    for (const auto& v : s.variants) {
+        if (!is_mutant(v) || v.must_be_caught_by == "cudaErrorIllegalAddress") continue;
+        CAPTURE(v.name);
+        CHECK(caught[v.name] >= 1);
+    }
+}
+
+TEST_CASE("the illegal-address mutant is an error with the CUDA message, and the report keeps it", "[gpu][mutants]") {
+    FUSEBENCH_REQUIRE_GPU();
+    const std::string json = "mutants-illegal-address-test.json";
+    std::remove(json.c_str());
+    const std::string cmd = std::string(FUSEBENCH_CLI) +
+                            " run --suite mutants --variant glu_fused_vec,glu_naive_null_workspace --case glu/swiglu:128x4096"
+                            " --verify-only --json " + json + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::string output;
+    std::array<char, 512> buf{};
+    while (fgets(buf.data(), buf.size(), p)) output += buf.data();
+    const int status = pclose(p);
+    CAPTURE(output);
+    // Caught as expected: no real failure, exit 0.
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(output.find("mutants: 1 of 1 caught") != std::string::npos);
+    std::ifstream in(json);
+    REQUIRE(in.good());
+    const auto report = nlohmann::json::parse(in);
+    std::map<std::string, nlohmann::json> by_variant;
+    for (const auto& r : report.at("results")) by_variant[r.at("variant").get<std::string>()] = r;
+    REQUIRE(by_variant.count("glu_fused_vec") == 1);
+    REQUIRE(by_variant.count("glu_naive_null_workspace") == 1);
+    CHECK(by_variant["glu_fused_vec"].at("outcome") == "pass");
+    const auto& m = by_variant["glu_naive_null_workspace"];
+    CHECK(m.at("outcome") == "error");
+    CHECK(m.at("reason").get<std::string>().find("cudaErrorIllegalAddress") != std::string::npos);
+    CHECK(m.at("mutant").at("caught") == true);
+    std::remove(json.c_str());
+}
+
+TEST_CASE("the real variants of every default suite pass over 100 fresh seeds", "[gpu][seeds]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // The stream-order check runs on the first seeds when CUPTI is there (tracing every decoy
+    // launch costs ~6 ms a verification); the rest run without it.
+    constexpr int traced_seeds = 5;
+    std::string reason;
+    auto tracer = activity_tracer::create(reason);
+    registry reg;
+    register_all(reg);
+    const device_info dev = query_device(0);
+    std::vector<selection_item> small;
+    for (const auto& item : select_work(reg, selection_filter{})) {
+        if (!item.c.quick || input_elements(*item.s, item.c) > (std::size_t{1} << 20)) continue;
+        small.push_back(item);
+    }
+    REQUIRE(small.size() >= 50);
+    std::size_t verified = 0, false_failures = 0;
+    std::vector<std::string> first_failures;
+    for (int k = 0; k < 100; ++k) {
+        run_options opts;
+        opts.seed = fresh_seed();
+        opts.verify_only = true;
+        measurement_tools tools;
+        tools.tracer = k < traced_seeds ? tracer.get() : nullptr;
+        runner run(dev, opts, tools);
+        for (const auto& item : small) {
+            for (const auto& r : run.run_item(item)) {
+                if (r.result == outcome::skipped) continue;
+                ++verified;
+                if (r.result == outcome::pass) continue;
+                ++false_failures;
+                if (first_failures.size() < 10) {
+                    first_failures.push_back("seed " + std::to_string(opts.seed) + " " + r.suite + " " + r.c.name + " " +
+                                             std::string(dtype_name(r.c.type)) + " " + r.variant + ": " + r.reason);
+                }
+            }
+        }
+        REQUIRE_FALSE(run.context_lost());
+        if ((k + 1) % 10 == 0) {
+            std::printf("seeds: %d done, %zu verifications, %zu false failures\n", k + 1, verified, false_failures);
+            std::fflush(stdout);
+        }
+    }
+    for (const auto& f : first_failures) UNSCOPED_INFO(f);
+    CHECK(false_failures == 0);
+    CHECK(verified >= 100 * small.size());
+    std::printf("100 seeds: %zu verifications of the real variants on %zu small cases, %zu false failures (CUPTI stream-order check on the first %d seeds: %s)\n",
+                verified, small.size(), false_failures, traced_seeds, tracer ? "yes" : ("no, " + reason).c_str());
+}
