@@ -2,6 +2,7 @@
 
 #include "harness/rng.hpp"
 #include "harness/stats.hpp"
+#include "reports/format_util.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -19,12 +20,6 @@
 namespace fusebench::reports {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, f, v);
-    return buf;
-}
 
 double positive_threshold(const nlohmann::json& v, const std::string& where) {
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0 || v.get<double>() >= 10) {
@@ -276,10 +271,10 @@ std::string more_samples_note(const ratio_interval& iv, double threshold) {
     const double l = std::log(iv.ratio);
     const double w = std::max(std::log(iv.ratio / iv.lo), std::log(iv.hi / iv.ratio));
     const double room = std::abs(l) < std::log1p(threshold) ? std::log1p(threshold) - std::abs(l) : std::abs(l);
-    std::string n = "noise too large for the " + fmt("%.3g", threshold * 100) + "% threshold: ";
+    std::string n = "noise too large for the " + format("%.3g", threshold * 100) + "% threshold: ";
     if (room <= 0 || w <= 0) return n + "rerun with more samples (--time-budget, --noise-target)";
     const double k = std::ceil(std::pow(w / room, 2.0) * 1.1);
-    return n + (k > 100 ? std::string("over 100x") : "~" + fmt("%.0f", std::max(k, 2.0)) + "x") +
+    return n + (k > 100 ? std::string("over 100x") : "~" + format("%.0f", std::max(k, 2.0)) + "x") +
            " the samples would settle it (--time-budget, --noise-target)";
 }
 
@@ -497,10 +492,10 @@ comparison compare_reports(const loaded_report& base, const loaded_report& now, 
         c.relation = "mixed devices: each result is compared by its own devices' relation (see the basis column)";
     }
     std::string ov;
-    for (const auto& [k, v] : pol.overrides) ov += (ov.empty() ? "" : ", ") + k + " " + fmt("%.3g", v * 100) + "%";
-    c.policy_line = pol.source + ": threshold " + fmt("%.3g", pol.threshold * 100) + "%" + (ov.empty() ? "" : " (" + ov + ")") +
-                    ", noise z " + fmt("%.3g", pol.noise_z) + ", bootstrap " + std::to_string(pol.bootstrap_resamples) +
-                    " resamples at " + fmt("%.3g", pol.bootstrap_confidence * 100) + "%, seed " + std::to_string(pol.bootstrap_seed) +
+    for (const auto& [k, v] : pol.overrides) ov += (ov.empty() ? "" : ", ") + k + " " + format("%.3g", v * 100) + "%";
+    c.policy_line = pol.source + ": threshold " + format("%.3g", pol.threshold * 100) + "%" + (ov.empty() ? "" : " (" + ov + ")") +
+                    ", noise z " + format("%.3g", pol.noise_z) + ", bootstrap " + std::to_string(pol.bootstrap_resamples) +
+                    " resamples at " + format("%.3g", pol.bootstrap_confidence * 100) + "%, seed " + std::to_string(pol.bootstrap_seed) +
                     (pol.fail_on_missing ? ", MISSING fails" : "");
     return c;
 }
