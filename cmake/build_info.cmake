@@ -3,15 +3,24 @@
 execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse HEAD
                 OUTPUT_VARIABLE GIT_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
                 RESULT_VARIABLE GIT_RC)
-if(NOT GIT_RC EQUAL 0 OR GIT_COMMIT STREQUAL "")
-  set(GIT_COMMIT "unknown")
-endif()
-execute_process(COMMAND git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
-                OUTPUT_VARIABLE GIT_STATUS OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-if(GIT_STATUS STREQUAL "")
-  set(GIT_DIRTY false)
+set(GIT_DIRTY false)
+if(GIT_RC EQUAL 0 AND NOT GIT_COMMIT STREQUAL "")
+  execute_process(COMMAND git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
+                  OUTPUT_VARIABLE GIT_STATUS OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(NOT GIT_STATUS STREQUAL "")
+    set(GIT_DIRTY true)
+  endif()
+elseif(EXISTS "${SOURCE_DIR}/.fusebench-commit")
+  # A copy of the tree without .git (a remote GPU machine): scripts/stamp-commit.sh wrote the
+  # commit and dirty flag before the tree was sent.
+  file(STRINGS "${SOURCE_DIR}/.fusebench-commit" STAMP LIMIT_COUNT 2)
+  list(GET STAMP 0 GIT_COMMIT)
+  list(LENGTH STAMP STAMP_LEN)
+  if(STAMP_LEN GREATER 1)
+    list(GET STAMP 1 GIT_DIRTY)
+  endif()
 else()
-  set(GIT_DIRTY true)
+  set(GIT_COMMIT "unknown")
 endif()
 string(STRIP "${CXX_FLAGS}" CXX_FLAGS)
 string(STRIP "${CUDA_FLAGS}" CUDA_FLAGS)
