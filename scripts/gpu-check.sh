@@ -2,6 +2,8 @@
 # One call on the GPU machine: configure, build, run the GPU tests and the suites, write the
 # report(s) and logs under $OUT (or ./out). Usage: scripts/gpu-check.sh [fusebench run args...]
 # Environment: FUSEBENCH_SKIP_TESTS=1 skips ctest; FUSEBENCH_EXTRA="cmd" runs a command at the end.
+# Reports name the build's commit: on a copy of the tree without .git, run scripts/stamp-commit.sh
+# here first and send the (git-ignored) .fusebench-commit along with the tree.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/out}
