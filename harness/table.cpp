@@ -27,7 +27,7 @@ std::string format_results_table(const nlohmann::json& results) {
         std::string verdict = r.value("outcome", "?");
         const auto& cb = field(r, "correctness");
         if (verdict == "pass" && field(cb, "deterministic") == false) verdict += " (nondet)";
-        if (r.contains("mutant")) verdict += r["mutant"].value("caught", false) ? " (caught)" : " (MISSED)";
+        if (r.contains("mutant") && r.value("outcome", "") != "skipped") verdict += r["mutant"].value("caught", false) ? " (caught)" : " (MISSED)";
         const auto& d = field(r, "derived");
         rows.push_back({r.value("suite", ""), r.value("case", ""), r.value("dtype", ""), r.value("variant", ""), verdict,
                         fixed(field(field(r, "timing"), "median_us"), 2), fixed(field(d, "achieved_gbps"), 0),
