@@ -151,6 +151,8 @@ def speedup_bars(label, device, results, suite, out_dir, formats):
     width = max(8, 0.55 * max(len(p[1]) * max(len(p[2]), 1) for p in panels) / 2 + 3)
     fig, axes = plt.subplots(len(panels), 1, figsize=(width, 3.2 * len(panels)), squeeze=False)
     cmap = plt.get_cmap("tab10")
+    # One color per variant across the dtype panels.
+    order = list(dict.fromkeys(v for p in panels for v in p[2]))
     for ax, (dt, cases, variants, cell) in zip(axes[:, 0], panels):
         n = len(variants)
         w = 0.8 / n
@@ -165,7 +167,7 @@ def speedup_bars(label, device, results, suite, out_dir, formats):
                 else:
                     xs.append(x)
                     hs.append(cell[(c, v)])
-            ax.bar(xs, hs, width=w, color=cmap(vi % 10), label=v)
+            ax.bar(xs, hs, width=w, color=cmap(order.index(v) % 10), label=v)
         ax.axhline(1.0, color="black", linewidth=0.8)
         tallest = max([h for h in cell.values() if h] or [1.0])
         ax.set_ylim(0, tallest * 1.25)  # headroom for the legend
