@@ -82,16 +82,6 @@ const char* usage_text =
     "table options: --labels L1,L2 (one per report), --suite S,.., --dtype T,.., --markdown PATH, --csv DIR\n"
     "merge options: --force (different tool versions or repeated results), --overwrite (OUT exists)\n";
 
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        if (!item.empty()) out.push_back(item);
-    }
-    return out;
-}
-
 double parse_double(const std::string& opt, const std::string& v, double lo, double hi) {
     try {
         std::size_t used = 0;
@@ -671,6 +661,16 @@ int cmd_run(const cli_options& o, const registry& reg, int argc, char** argv) {
 }
 
 }  // namespace
+
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        if (!item.empty()) out.push_back(item);
+    }
+    return out;
+}
 
 int run_cli(int argc, char** argv, const registry& reg) {
     // [report-tools dispatch] commands that read reports rather than run kernels go here.

@@ -9,6 +9,9 @@
 
 #include "harness/registry.hpp"
 
+#include <string>
+#include <vector>
+
 namespace fusebench {
 
 enum exit_code : int {
@@ -21,5 +24,8 @@ enum exit_code : int {
 };
 
 int run_cli(int argc, char** argv, const registry& reg);
+
+// "a,b,,c" -> {"a", "b", "c"}: the list form of every multi-valued option.
+std::vector<std::string> split_commas(const std::string& s);
 
 }  // namespace fusebench

@@ -1,5 +1,7 @@
 #include "reports/report_tools.hpp"
 
+#include "harness/cli.hpp"
+
 #include "harness/report.hpp"
 #include "reports/compare_output.hpp"
 #include "reports/gate.hpp"
@@ -56,16 +58,6 @@ parsed_args parse_args(int argc, char** argv, const std::set<std::string>& value
         }
     }
     return a;
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        if (!item.empty()) out.push_back(item);
-    }
-    return out;
 }
 
 bool same_file(const std::string& a, const std::string& b) {

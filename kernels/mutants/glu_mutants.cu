@@ -1,4 +1,5 @@
 // Broken copies of kernels/glu (SwiGLU): one realistic bug each, see mutants.hpp.
+#include "kernels/common/launch_check.hpp"
 #include "kernels/common/elem_io.cuh"
 #include "kernels/mutants/mutants.hpp"
 
@@ -10,14 +11,8 @@
 #include <string>
 
 namespace fusebench::kernels::mutants {
+using fusebench::kernels::check_launch;
 namespace {
-
-void check_launch(const char* what) {
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-    }
-}
 
 void check_call(cudaError_t e, const char* what) {
     if (e != cudaSuccess) {

@@ -1,6 +1,7 @@
 // Broken copies of kernels/rmsnorm: the v1 block-per-row kernel with one bug at a time (selected
 // by a template parameter, so each bug is visible as the one line where it differs), and a
 // warp-per-row kernel launched with a truncated grid. See mutants.hpp.
+#include "kernels/common/launch_check.hpp"
 #include "kernels/common/elem_io.cuh"
 #include "kernels/mutants/mutants.hpp"
 
@@ -10,14 +11,8 @@
 #include <type_traits>
 
 namespace fusebench::kernels::mutants {
+using fusebench::kernels::check_launch;
 namespace {
-
-void check_launch(const char* what) {
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-    }
-}
 
 // The accumulator is float in the real kernels; mutant 9 makes it the storage type.
 __device__ __forceinline__ float acc_zero(float) { return 0.0f; }
