@@ -7,6 +7,7 @@
 #include "harness/sm_clock.hpp"
 #include "harness/device.hpp"
 #include "harness/device_info.hpp"
+#include "harness/gbench.hpp"
 #include "harness/report.hpp"
 #include "harness/rng.hpp"
 #include "harness/runner.hpp"
@@ -41,6 +42,8 @@ const char* usage_text =
     "  compare BASE NEW     regression gate between two reports: exit 1 on a correctness regression or SLOWER\n"
     "  table R [R ...]      Markdown/CSV tables, one per suite and dtype, variants as columns\n"
     "  merge OUT IN [IN..]  join the reports of shards, GPUs or machines into OUT\n"
+    "  gbench               the same selection as Google Benchmark benchmarks (UseManualTime fed by\n"
+    "                       the CUPTI timer): selection options as for run, plus any --benchmark_*\n"
     "  help                 this text\n"
     "  version              tool version and git commit\n"
     "\n"
@@ -130,7 +133,7 @@ cli_options parse(int argc, char** argv) {
     o.command = argv[1];
     if (o.command == "-h" || o.command == "--help") o.command = "help";
     if (o.command == "--version") o.command = "version";
-    if (o.command != "list" && o.command != "run" && o.command != "help" && o.command != "version") {
+    if (o.command != "list" && o.command != "run" && o.command != "help" && o.command != "version" && o.command != "gbench") {
         throw usage_error("unknown command '" + o.command + "' (try `fusebench help`)");
     }
     for (int i = 2; i < argc; ++i) {
@@ -675,6 +678,7 @@ std::vector<std::string> split_commas(const std::string& s) {
 int run_cli(int argc, char** argv, const registry& reg) {
     // [report-tools dispatch] commands that read reports rather than run kernels go here.
     try {
+        if (argc >= 2 && std::string(argv[1]) == "gbench") return run_gbench(argc, argv, reg);
         const cli_options o = parse(argc, argv);
         if (o.command == "help") {
             std::fputs(usage_text, stdout);

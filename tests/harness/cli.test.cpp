@@ -53,6 +53,8 @@ TEST_CASE("bad arguments give one clear line and exit 2", "[cli]") {
         {"run --shard 3/2", "--shard"},
         {"run --shard 0/2", "--shard"},
         {"run --shard two", "--shard"},
+        {"gbench --bogus", "unknown option '--bogus'"},
+        {"gbench --suite nosuch", "unknown suite 'nosuch'"},
     }));
     CAPTURE(args);
     const auto r = run_cli(args);
