@@ -133,40 +133,22 @@ cli_options parse(int argc, char** argv) {
     o.command = argv[1];
     if (o.command == "-h" || o.command == "--help") o.command = "help";
     if (o.command == "--version") o.command = "version";
-    if (o.command != "list" && o.command != "run" && o.command != "help" && o.command != "version" && o.command != "gbench") {
+    if (o.command != "list" && o.command != "run" && o.command != "help" && o.command != "version") {
         throw usage_error("unknown command '" + o.command + "' (try `fusebench help`)");
     }
-    for (int i = 2; i < argc; ++i) {
-        const std::string a = argv[i];
+    const std::vector<std::string> args(argv, argv + argc);
+    const shared_options shared{o.filter, o.run.seed, o.seed_given, o.device, o.run.mode};
+    for (std::size_t i = 2; i < args.size(); ++i) {
+        const std::string& a = args[i];
         auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw usage_error(a + " needs a value");
-            return argv[++i];
+            if (i + 1 >= args.size()) throw usage_error(a + " needs a value");
+            return args[++i];
         };
-        if (a == "--suite") {
-            for (auto& s : split_commas(value())) o.filter.suites.push_back(s);
-        } else if (a == "--variant") {
-            for (auto& s : split_commas(value())) o.filter.variants.push_back(s);
-        } else if (a == "--case") {
-            for (auto& s : split_commas(value())) o.filter.cases.push_back(s);
-        } else if (a == "--dtype") {
-            for (auto& s : split_commas(value())) {
-                const auto t = parse_dtype(s);
-                if (!t || *t == dtype::i32) throw usage_error("--dtype: unknown dtype '" + s + "' (fp32, bf16, fp16)");
-                o.filter.dtypes.push_back(*t);
-            }
-        } else if (a == "--quick") {
-            o.filter.quick = true;
+        if (parse_shared_option(args, i, shared)) {
+            continue;
         } else if (a == "--json") {
             o.json_path = value();
             if (o.json_path.empty()) throw usage_error("--json: empty path");
-        } else if (a == "--seed") {
-            o.run.seed = parse_u64(a, value());
-            o.seed_given = true;
-        } else if (a == "--mode") {
-            const std::string m = value();
-            if (m == "cold") o.run.mode = cache_mode::cold;
-            else if (m == "hot") o.run.mode = cache_mode::hot;
-            else throw usage_error("--mode: expected cold or hot, got '" + m + "'");
         } else if (a == "--noise-target") {
             o.run.policy.noise_target = parse_double(a, value(), 1e-6, 1.0);
         } else if (a == "--time-budget") {
@@ -179,8 +161,6 @@ cli_options parse(int argc, char** argv) {
             o.run.verify_only = true;
         } else if (a == "--profile-once") {
             o.run.profile_once = true;
-        } else if (a == "--device") {
-            o.device = static_cast<int>(parse_double(a, value(), 0, 1024));
         } else if (a == "--shard") {
             const std::string v = value();
             const auto slash = v.find('/');
@@ -673,6 +653,42 @@ std::vector<std::string> split_commas(const std::string& s) {
         if (!item.empty()) out.push_back(item);
     }
     return out;
+}
+
+bool parse_shared_option(const std::vector<std::string>& args, std::size_t& i, const shared_options& o) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+        if (i + 1 >= args.size()) throw usage_error(a + " needs a value");
+        return args[++i];
+    };
+    if (a == "--suite") {
+        for (auto& s : split_commas(value())) o.filter.suites.push_back(s);
+    } else if (a == "--variant") {
+        for (auto& s : split_commas(value())) o.filter.variants.push_back(s);
+    } else if (a == "--case") {
+        for (auto& s : split_commas(value())) o.filter.cases.push_back(s);
+    } else if (a == "--dtype") {
+        for (auto& s : split_commas(value())) {
+            const auto t = parse_dtype(s);
+            if (!t || *t == dtype::i32) throw usage_error("--dtype: unknown dtype '" + s + "' (fp32, bf16, fp16)");
+            o.filter.dtypes.push_back(*t);
+        }
+    } else if (a == "--quick") {
+        o.filter.quick = true;
+    } else if (a == "--seed") {
+        o.seed = parse_u64(a, value());
+        o.seed_given = true;
+    } else if (a == "--device") {
+        o.device = static_cast<int>(parse_double(a, value(), 0, 1024));
+    } else if (a == "--mode") {
+        const std::string m = value();
+        if (m == "cold") o.mode = cache_mode::cold;
+        else if (m == "hot") o.mode = cache_mode::hot;
+        else throw usage_error("--mode: expected cold or hot, got '" + m + "'");
+    } else {
+        return false;
+    }
+    return true;
 }
 
 int run_cli(int argc, char** argv, const registry& reg) {

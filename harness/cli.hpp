@@ -8,6 +8,11 @@
 #pragma once
 
 #include "harness/registry.hpp"
+#include "harness/runner.hpp"
+#include "harness/timing.hpp"
+
+#include <cstddef>
+#include <cstdint>
 
 #include <string>
 #include <vector>
@@ -24,6 +29,19 @@ enum exit_code : int {
 };
 
 int run_cli(int argc, char** argv, const registry& reg);
+
+// The options `run` and `gbench` share: the selection filters (--suite, --variant, --case,
+// --dtype, --quick), --seed, --device and --mode.
+struct shared_options {
+    selection_filter& filter;
+    std::uint64_t& seed;
+    bool& seed_given;
+    int& device;
+    cache_mode& mode;
+};
+// When args[i] is one of the shared options, consumes it (and its value, advancing i) into `o`
+// and returns true; returns false for any other argument. Bad values throw usage_error.
+bool parse_shared_option(const std::vector<std::string>& args, std::size_t& i, const shared_options& o);
 
 // "a,b,,c" -> {"a", "b", "c"}: the list form of every multi-valued option.
 std::vector<std::string> split_commas(const std::string& s);

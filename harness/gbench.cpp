@@ -44,51 +44,10 @@ struct gbench_options {
 
 gbench_options parse_gbench(const std::vector<std::string>& args) {
     gbench_options o;
+    const shared_options shared{o.filter, o.seed, o.seed_given, o.device, o.mode};
     for (std::size_t i = 2; i < args.size(); ++i) {  // args[1] is "gbench"
-        const std::string& a = args[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= args.size()) throw usage_error(a + " needs a value");
-            return args[++i];
-        };
-        if (a == "--suite") {
-            for (auto& s : split_commas(value())) o.filter.suites.push_back(s);
-        } else if (a == "--variant") {
-            for (auto& s : split_commas(value())) o.filter.variants.push_back(s);
-        } else if (a == "--case") {
-            for (auto& s : split_commas(value())) o.filter.cases.push_back(s);
-        } else if (a == "--dtype") {
-            for (auto& s : split_commas(value())) {
-                const auto t = parse_dtype(s);
-                if (!t || *t == dtype::i32) throw usage_error("--dtype: unknown dtype '" + s + "' (fp32, bf16, fp16)");
-                o.filter.dtypes.push_back(*t);
-            }
-        } else if (a == "--quick") {
-            o.filter.quick = true;
-        } else if (a == "--seed") {
-            const std::string v = value();
-            try {
-                std::size_t used = 0;
-                if (v.empty() || v[0] == '-') throw std::invalid_argument("negative");
-                o.seed = std::stoull(v, &used, 0);
-                if (used != v.size()) throw std::invalid_argument("trailing");
-            } catch (const std::exception&) {
-                throw usage_error("--seed: expected a non-negative integer, got '" + v + "'");
-            }
-            o.seed_given = true;
-        } else if (a == "--device") {
-            const std::string v = value();
-            try {
-                o.device = std::stoi(v);
-            } catch (const std::exception&) {
-                throw usage_error("--device: expected a device ordinal, got '" + v + "'");
-            }
-        } else if (a == "--mode") {
-            const std::string m = value();
-            if (m == "cold") o.mode = cache_mode::cold;
-            else if (m == "hot") o.mode = cache_mode::hot;
-            else throw usage_error("--mode: expected cold or hot, got '" + m + "'");
-        } else {
-            throw usage_error("gbench: unknown option '" + a + "' (selection options as for run, plus --benchmark_*)");
+        if (!parse_shared_option(args, i, shared)) {
+            throw usage_error("gbench: unknown option '" + args[i] + "' (selection options as for run, plus --benchmark_*)");
         }
     }
     return o;
