@@ -31,6 +31,16 @@ void l2_flusher::flush(cudaStream_t stream) {
     CUDA_CHECK(cudaCtxResetPersistingL2Cache());
 }
 
+namespace {
+// After each sample (or batch): refreshes the statistics and applies the stopping rule.
+bool sample_done(timed_run& out, double sampling_s, const sampling_policy& policy) {
+    out.sampling_s = sampling_s;
+    out.stats = summarize(out.samples_us);
+    out.stopped = should_stop(out.stats, out.sampling_s, policy);
+    return out.stopped != stop_reason::keep_going;
+}
+}  // namespace
+
 timed_run time_with_events(const timing_request& req, cudaStream_t stream, l2_flusher& flusher) {
     timed_run out;
     out.method = "cuda_events";
@@ -55,10 +65,7 @@ timed_run time_with_events(const timing_request& req, cudaStream_t stream, l2_fl
             stop.record(stream);
             CUDA_CHECK(cudaEventSynchronize(stop.get()));
             out.samples_us.push_back(1000.0 * stop.elapsed_ms_since(start));
-            out.sampling_s = elapsed();
-            out.stats = summarize(out.samples_us);
-            out.stopped = should_stop(out.stats, out.sampling_s, req.policy);
-            if (out.stopped != stop_reason::keep_going) break;
+            if (sample_done(out, elapsed(), req.policy)) break;
         }
     } else {
         // Hot: batches of back-to-back launches separated by events, synchronized once a batch, so
@@ -77,10 +84,7 @@ timed_run time_with_events(const timing_request& req, cudaStream_t stream, l2_fl
             for (int i = 0; i < batch; ++i) {
                 out.samples_us.push_back(1000.0 * marks[i + 1].elapsed_ms_since(marks[i]));
             }
-            out.sampling_s = elapsed();
-            out.stats = summarize(out.samples_us);
-            out.stopped = should_stop(out.stats, out.sampling_s, req.policy);
-            if (out.stopped != stop_reason::keep_going) break;
+            if (sample_done(out, elapsed(), req.policy)) break;
         }
     }
     return out;
@@ -157,10 +161,7 @@ timed_run time_with_tracer(const timing_request& req, cudaStream_t stream, l2_fl
             sums.push_back(ts.sum_us);
             events.push_back(1000.0 * stop.elapsed_ms_since(start));
             record_clock(out, measure_sm_clock_mhz(stream));
-            out.sampling_s = elapsed();
-            out.stats = summarize(out.samples_us);
-            out.stopped = should_stop(out.stats, out.sampling_s, req.policy);
-            if (out.stopped != stop_reason::keep_going) break;
+            if (sample_done(out, elapsed(), req.policy)) break;
         }
         out.event_stats = summarize(events);
     } else {
@@ -195,10 +196,7 @@ timed_run time_with_tracer(const timing_request& req, cudaStream_t stream, l2_fl
                 sums.push_back(one.sum_us);
             }
             record_clock(out, measure_sm_clock_mhz(stream));
-            out.sampling_s = elapsed();
-            out.stats = summarize(out.samples_us);
-            out.stopped = should_stop(out.stats, out.sampling_s, req.policy);
-            if (out.stopped != stop_reason::keep_going) break;
+            if (sample_done(out, elapsed(), req.policy)) break;
         }
     }
     out.sum_stats = summarize(sums);
