@@ -461,7 +461,6 @@ int run_in_process(cli_options o, const registry& reg) {
         return exit_internal;
     }
     if (tty) std::fprintf(stderr, "\r\033[K");
-    ctx.finished = true;
     ctx.status = run.context_lost() ? "context_lost" : "complete";
     ctx.status_reason = run.context_lost() ? run.context_lost_reason() : "";
     nlohmann::json report;

@@ -21,7 +21,6 @@ struct report_context {
     nlohmann::json ceilings;  // measured ceilings or null
     std::string started_at;   // ISO 8601 UTC
     std::vector<std::string> suites_completed;
-    bool finished = false;    // false while the run is still going (checkpoints)
     std::string status = "running";  // running | complete | interrupted | context_lost
     std::string status_reason;
 };

@@ -50,3 +50,12 @@ TEST_CASE("shards are disjoint and cover the selection", "[runner][shard]") {
     }
     CHECK(total == full.size());
 }
+
+TEST_CASE("traffic reconciliation flags excess traffic and bytes below the model", "[runner][traffic]") {
+    CHECK(classify_traffic(1.0) == "ok");
+    CHECK(classify_traffic(1.15) == "ok");
+    CHECK(classify_traffic(1.151) == "excess_traffic");
+    CHECK(classify_traffic(2.45) == "excess_traffic");  // e.g. a softmax that re-reads its input
+    CHECK(classify_traffic(0.9) == "ok");
+    CHECK(classify_traffic(0.899) == "below_model");    // cache residency or skipped work
+}
