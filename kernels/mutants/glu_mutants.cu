@@ -112,25 +112,41 @@ __global__ void glu_mul_kernel(const T* inter, const T* __restrict__ up, T* __re
     }
 }
 
-// Mutant 15's pair: the activation pass returns at once when the workspace tag says the
-// intermediate already holds act(gate) for this gate pointer and n; the multiply pass sets the tag.
-template <class T>
-__global__ void glu_act_tagged_kernel(const T* __restrict__ gate, T* __restrict__ inter, std::size_t n,
-                                      const volatile unsigned long long* tag, unsigned long long expected) {
-    if (*tag == expected) return;  // the bug: trusts a tag that nothing invalidates when gate's data changes
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        inter[i] = from_f32<T>(silu(to_f32(gate[i])));
+// Mutant 15: a persistent fused kernel whose blocks take tiles of 4096 elements from a counter in
+// the workspace. The reset pass clears the counter only when the workspace tag is not its own, i.e.
+// on the workspace's first use (the bug: it should clear it on every launch). Every later launch
+// on the same workspace finds the counter past the last tile, and every block returns at once.
+constexpr unsigned queue_tile = 4096;
+
+struct queue_state {
+    unsigned long long tag;
+    unsigned long long next_tile;
+};
+
+__global__ void glu_queue_reset_kernel(queue_state* q, unsigned long long expected) {
+    if (q->tag != expected) {  // the bug: "first use of this workspace" instead of "every launch"
+        q->next_tile = 0;
+        q->tag = expected;
     }
 }
 
 template <class T>
-__global__ void glu_mul_tagging_kernel(const T* __restrict__ inter, const T* __restrict__ up, T* __restrict__ y,
-                                       std::size_t n, unsigned long long* tag, unsigned long long expected) {
-    if (blockIdx.x == 0 && threadIdx.x == 0) *tag = expected;
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        y[i] = from_f32<T>(to_f32(inter[i]) * to_f32(up[i]));
+__global__ void __launch_bounds__(block_threads)
+    glu_queue_kernel(const T* __restrict__ gate, const T* __restrict__ up, T* __restrict__ y, std::size_t n,
+                     queue_state* q) {
+    __shared__ unsigned long long tile;
+    const unsigned long long ntiles = (n + queue_tile - 1) / queue_tile;
+    for (;;) {
+        if (threadIdx.x == 0) tile = atomicAdd(&q->next_tile, 1ull);
+        __syncthreads();
+        const unsigned long long t = tile;
+        __syncthreads();  // every thread has read tile before thread 0 takes the next one
+        if (t >= ntiles) return;
+        const std::size_t begin = t * queue_tile;
+        const std::size_t end = begin + queue_tile < n ? begin + queue_tile : n;
+        for (std::size_t i = begin + threadIdx.x; i < end; i += block_threads) {
+            y[i] = from_f32<T>(silu(to_f32(gate[i])) * to_f32(up[i]));
+        }
     }
 }
 
@@ -144,8 +160,6 @@ void launch_naive_into(const T* gate, const T* up, T* y, T* inter, std::size_t n
 }
 
 std::size_t elem_bytes(elem type) { return type == elem::f32 ? 4 : 2; }
-
-std::size_t tag_offset(elem type, std::size_t n) { return (n * elem_bytes(type) + 15) / 16 * 16; }
 
 }  // namespace
 
@@ -230,30 +244,30 @@ void launch_glu_cached_by_output(elem type, const void* d_gate, const void* d_up
     else cache.emplace(d_y, e);
 }
 
-std::size_t glu_stale_workspace_bytes(elem type, std::size_t n) { return tag_offset(type, n) + 16; }
+std::size_t glu_unreset_queue_workspace_bytes() { return sizeof(queue_state); }
 
-void launch_glu_naive_stale_workspace(elem type, const void* d_gate, const void* d_up, void* d_y,
-                                      void* d_workspace, std::size_t workspace_bytes, std::size_t n,
-                                      cudaStream_t stream) {
+void launch_glu_unreset_queue(elem type, const void* d_gate, const void* d_up, void* d_y, void* d_workspace,
+                              std::size_t workspace_bytes, std::size_t n, cudaStream_t stream) {
     if (n == 0) return;
-    if (!d_workspace || workspace_bytes < glu_stale_workspace_bytes(type, n)) {
-        throw std::invalid_argument("launch_glu_naive_stale_workspace: workspace too small");
+    if (!d_workspace || workspace_bytes < sizeof(queue_state)) {
+        throw std::invalid_argument("launch_glu_unreset_queue: workspace too small");
     }
-    // Any value that the harness's poison patterns (all 0xFF, all 0x7B) cannot produce.
+    // Any tag value that the harness's poison patterns (all 0xFF, all 0x7B) cannot produce.
     unsigned long long expected = reinterpret_cast<std::uintptr_t>(d_gate) ^ (n * 0x9E3779B97F4A7C15ull);
     if (expected == ~0ull || expected == 0x7B7B7B7B7B7B7B7Bull) expected ^= 1;
-    auto* tag = reinterpret_cast<unsigned long long*>(static_cast<std::byte*>(d_workspace) + tag_offset(type, n));
-    // Few resident blocks with a grid-stride loop, so the early return costs one wave.
-    const unsigned act_grid = grid_for(n, block_threads) < 1024 ? grid_for(n, block_threads) : 1024;
+    auto* q = static_cast<queue_state*>(d_workspace);
+    int sms = 0, dev = 0;
+    check_call(cudaGetDevice(&dev), "cudaGetDevice");
+    check_call(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+    const std::size_t ntiles = (n + queue_tile - 1) / queue_tile;
+    const unsigned grid = static_cast<unsigned>(ntiles < std::size_t(sms) * 8 ? ntiles : std::size_t(sms) * 8);
+    glu_queue_reset_kernel<<<1, 1, 0, stream>>>(q, expected);
+    check_launch("glu_queue_reset_kernel");
     dispatch(type, [&](auto t) {
         using T = decltype(t);
-        T* inter = static_cast<T*>(d_workspace);
-        glu_act_tagged_kernel<T><<<act_grid, block_threads, 0, stream>>>(static_cast<const T*>(d_gate), inter, n, tag,
-                                                                          expected);
-        check_launch("glu_act_tagged_kernel");
-        glu_mul_tagging_kernel<T><<<grid_for(n, block_threads), block_threads, 0, stream>>>(
-            inter, static_cast<const T*>(d_up), static_cast<T*>(d_y), n, tag, expected);
-        check_launch("glu_mul_tagging_kernel");
+        glu_queue_kernel<T><<<grid, block_threads, 0, stream>>>(static_cast<const T*>(d_gate), static_cast<const T*>(d_up),
+                                                               static_cast<T*>(d_y), n, q);
+        check_launch("glu_queue_kernel");
     });
 }
 

@@ -47,13 +47,13 @@ void launch_glu_cached_by_output(elem type, const void* d_gate, const void* d_up
 void launch_glu_flush_tiny(elem type, const void* d_gate, const void* d_up, void* d_y, std::size_t n,
                            cudaStream_t stream);
 
-// 15. glu_naive that keeps act(gate) in its workspace across calls, tagged with the gate pointer
-// and n, and skips the activation pass (each block returns at once) when the tag matches: correct
-// whenever the workspace was cleared in between, 3 passes instead of 5 when it was not.
-std::size_t glu_stale_workspace_bytes(elem type, std::size_t n);
-void launch_glu_naive_stale_workspace(elem type, const void* d_gate, const void* d_up, void* d_y,
-                                      void* d_workspace, std::size_t workspace_bytes, std::size_t n,
-                                      cudaStream_t stream);
+// 15. A persistent fused GLU kernel taking tiles from a counter in its workspace, which its
+// reset pass clears only on the workspace's first use (tagged with the gate pointer and n): right
+// whenever the workspace was cleared in between, and on every later launch each block returns at
+// once without writing anything (the speed-of-light guard).
+std::size_t glu_unreset_queue_workspace_bytes();
+void launch_glu_unreset_queue(elem type, const void* d_gate, const void* d_up, void* d_y, void* d_workspace,
+                              std::size_t workspace_bytes, std::size_t n, cudaStream_t stream);
 
 // 16. glu_naive whose suite binding forgot to declare the workspace: the intermediate is written
 // through the null workspace pointer (illegal address, a context-corrupting fault).

@@ -102,18 +102,21 @@ TEST_CASE("the mutants suite: at least 14 mutants, each naming its check, the il
         }
     }
 
-    // The context-corrupting mutant is the last variant and runs only on the last case.
+    // The context-corrupting mutant is the last variant and runs on one case, which is not the last:
+    // the cases after it show that the run goes on in a fresh worker process.
     const variant& last = s.variants.back();
     CHECK(last.must_be_caught_by == "cudaErrorIllegalAddress");
+    std::vector<std::size_t> crash_cases;
     for (std::size_t i = 0; i < cases.size(); ++i) {
-        CAPTURE(cases[i].name);
-        const bool runs = !(last.req.supports && last.req.supports(cases[i]));
-        CHECK(runs == (i + 1 == cases.size()));
+        if (!(last.req.supports && last.req.supports(cases[i]))) crash_cases.push_back(i);
     }
-    // No other mutant runs on the last case.
+    REQUIRE(crash_cases.size() == 1);
+    CHECK(crash_cases[0] + 1 < cases.size());
+    // No other mutant runs on that case.
     for (const auto& v : s.variants) {
         if (!is_mutant(v) || &v == &last) continue;
-        CHECK(v.req.supports(cases.back()).has_value());
+        CAPTURE(v.name);
+        CHECK(v.req.supports(cases[crash_cases[0]]).has_value());
     }
 }
 
@@ -233,12 +236,14 @@ TEST_CASE("every mutant is flagged by its declared check while the controls pass
     }
 }
 
-TEST_CASE("the illegal-address mutant is an error with the CUDA message, and the report keeps it", "[gpu][mutants]") {
+TEST_CASE("the illegal-address mutant is an error with the CUDA message, the run goes on after it, and the report "
+          "keeps both", "[gpu][mutants]") {
     FUSEBENCH_REQUIRE_GPU();
     const std::string json = "mutants-illegal-address-test.json";
     std::remove(json.c_str());
     const std::string cmd = std::string(FUSEBENCH_CLI) +
-                            " run --suite mutants --variant glu_fused_vec,glu_naive_null_workspace --case glu/swiglu:128x4096"
+                            " run --suite mutants --variant glu_fused_vec,glu_naive_null_workspace"
+                            " --case glu/swiglu:128x4096,glu/swiglu:64x4096:tiny"
                             " --verify-only --json " + json + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     REQUIRE(p != nullptr);
@@ -254,15 +259,22 @@ TEST_CASE("the illegal-address mutant is an error with the CUDA message, and the
     std::ifstream in(json);
     REQUIRE(in.good());
     const auto report = nlohmann::json::parse(in);
-    std::map<std::string, nlohmann::json> by_variant;
-    for (const auto& r : report.at("results")) by_variant[r.at("variant").get<std::string>()] = r;
-    REQUIRE(by_variant.count("glu_fused_vec") == 1);
-    REQUIRE(by_variant.count("glu_naive_null_workspace") == 1);
-    CHECK(by_variant["glu_fused_vec"].at("outcome") == "pass");
-    const auto& m = by_variant["glu_naive_null_workspace"];
+    std::map<std::string, nlohmann::json> by_key;  // "variant case"
+    for (const auto& r : report.at("results")) {
+        by_key[r.at("variant").get<std::string>() + " " + r.at("case").get<std::string>()] = r;
+    }
+    // The case after the fault ran in a fresh worker process.
+    CHECK(output.find("fresh worker process resumes") != std::string::npos);
+    REQUIRE(by_key.count("glu_fused_vec glu/swiglu:128x4096") == 1);
+    REQUIRE(by_key.count("glu_fused_vec glu/swiglu:64x4096:tiny") == 1);
+    REQUIRE(by_key.count("glu_naive_null_workspace glu/swiglu:128x4096") == 1);
+    CHECK(by_key["glu_fused_vec glu/swiglu:128x4096"].at("outcome") == "pass");
+    CHECK(by_key["glu_fused_vec glu/swiglu:64x4096:tiny"].at("outcome") == "pass");
+    const auto& m = by_key["glu_naive_null_workspace glu/swiglu:128x4096"];
     CHECK(m.at("outcome") == "error");
     CHECK(m.at("reason").get<std::string>().find("cudaErrorIllegalAddress") != std::string::npos);
     CHECK(m.at("mutant").at("caught") == true);
+    CHECK(report.at("status") == "complete");
     std::remove(json.c_str());
 }
 
