@@ -149,6 +149,7 @@ struct stream_gate_state {
     std::mutex mutex;
     std::condition_variable cv;
     bool open = false;
+    bool timed_out = false;  // the stream went on before open(): the launch call took over 250 ms
 };
 
 void CUDART_CB hold_stream(void* p) {
@@ -157,7 +158,7 @@ void CUDART_CB hold_stream(void* p) {
     delete handle;
     {
         std::unique_lock lock(st->mutex);
-        st->cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return st->open; });
+        st->timed_out = !st->cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return st->open; });
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
 }
@@ -181,6 +182,11 @@ public:
             m_state->open = true;
         }
         m_state->cv.notify_all();
+    }
+    // After the stream has passed the gate: whether it went on before open().
+    bool timed_out() const {
+        std::lock_guard lock(m_state->mutex);
+        return m_state->timed_out;
     }
 
 private:
@@ -414,18 +420,51 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             {
                 load_inputs(true);
                 const bool traced = m_tools.tracer && m_impl->stream_id;
-                if (traced) m_tools.tracer->begin();
-                std::optional<stream_gate> gate;
-                if (traced) gate.emplace(stream);
-                prepare_outputs(0);
-                {
-                    nvtx_range range("decoy/" + range_id);
-                    v.launch(args);
+                // One repeat of the traced launch when its verdict could be a miss: the gate timed
+                // out (a launch call over 250 ms), or work on another stream looked ordered (see
+                // below). A second decoy launch is harmless: the outputs are poisoned again and the
+                // inputs are the same.
+                for (int attempt = 0; attempt < 2; ++attempt) {
+                    if (traced) m_tools.tracer->begin();
+                    std::optional<stream_gate> gate;
+                    if (traced) gate.emplace(stream);
+                    prepare_outputs(0);
+                    {
+                        nvtx_range range("decoy/" + range_id);
+                        v.launch(args);
+                    }
+                    if (gate) gate->open();
+                    CUDA_CHECK(cudaStreamSynchronize(stream));
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                    if (!traced) break;
+                    const traced_sample t = m_tools.tracer->end();
+                    side_stream = unordered_side_stream_work(t.kernels, *m_impl->stream_id);
+                    if (env_flag("FUSEBENCH_TRACE_DECOY")) {
+                        std::fprintf(stderr, "decoy %s attempt %d: gate %s, %zu record(s), launch stream %u%s%s\n",
+                                     range_id.c_str(), attempt + 1, gate->timed_out() ? "timed out" : "held",
+                                     t.kernels.size(), *m_impl->stream_id, side_stream ? ": " : "",
+                                     side_stream ? side_stream->c_str() : "");
+                        const std::uint64_t t0 = t.kernels.empty() ? 0 : t.kernels.front().start_ns;
+                        for (const auto& r : t.kernels) {
+                            std::fprintf(stderr, "  %-7s stream %u start %+.1f us end %+.1f us %s\n", r.kind.c_str(), r.stream_id,
+                                         (static_cast<double>(r.start_ns) - static_cast<double>(t0)) * 1e-3,
+                                         (static_cast<double>(r.end_ns) - static_cast<double>(t0)) * 1e-3, r.name.substr(0, 60).c_str());
+                        }
+                    }
+                    if (side_stream) break;
+                    // Work on another stream that started after the launch stream was released
+                    // looks ordered, but may only have started late: a stream's first launch, or
+                    // a kernel's, can take longer than the gate holds. The second launch runs
+                    // with both warm and tells the two apart.
+                    const bool other_streams = std::any_of(t.kernels.begin(), t.kernels.end(), [&](const kernel_record& k) {
+                        return k.stream_id != *m_impl->stream_id;
+                    });
+                    if (!gate->timed_out() && !other_streams) break;
+                    if (attempt == 1 && gate->timed_out()) {
+                        std::fprintf(stderr, "fusebench: %s: stream-order check not made: the launch call outlasted the "
+                                             "250 ms stream gate twice\n", range_id.c_str());
+                    }
                 }
-                if (gate) gate->open();
-                CUDA_CHECK(cudaStreamSynchronize(stream));
-                CUDA_CHECK(cudaDeviceSynchronize());
-                if (traced) side_stream = unordered_side_stream_work(m_tools.tracer->end().kernels, *m_impl->stream_id);
                 for (auto& d : d_outputs) {
                     decoy.outputs.emplace_back(d.buffer.size());
                     CUDA_CHECK(cudaMemcpy(decoy.outputs.back().data(), d.buffer.get(), d.buffer.size(), cudaMemcpyDeviceToHost));

@@ -458,6 +458,21 @@ void register_softmax_topk(registry& reg) {
     };
     v4.req.domain = "any V, K <= 256, fp32/bf16/fp16, any input";
     s.variants.push_back(std::move(v4));
+
+    variant v5;
+    v5.name = "fused_stream";
+    v5.role = variant_role::fused;
+    v5.description =
+        "v5: one warp per row like v4, per-element path cut to unpack/max/exp/add (4 x 16-byte loads per lane per "
+        "batch, one max and one candidate vote per batch), threshold seeded from the first batch for K <= 32, "
+        "warp radix-select compaction";
+    v5.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_stream(args_of(a), a.stream); };
+    v5.model = [](const case_desc& c) { return model_passes(c, 1.0); };
+    v5.req.supports = [](const case_desc& c) {
+        return k_limit(c, k::softmax_topk_max_k, "the per-warp buffer and the final sort hold K");
+    };
+    v5.req.domain = "any V, K <= 1024, fp32/bf16/fp16, any input";
+    s.variants.push_back(std::move(v5));
     reg.add(std::move(s));
 
     // The seed designs on the adversarial inputs outside their declared domains: expected to fail.

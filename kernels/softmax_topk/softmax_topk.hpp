@@ -85,4 +85,11 @@ void launch_softmax_topk_fused(const softmax_topk_args& a, fused_version version
 constexpr std::int64_t softmax_topk_warp_max_k = 256;
 void launch_softmax_topk_fused_warp(const softmax_topk_args& a, cudaStream_t stream);
 
+// v5, one warp per row (kernels/softmax_topk/fused_stream.cu): v4's shape with the per-element
+// path cut to unpack, max, exp and add (batches of 4 x 16-byte loads per lane, one max and one
+// candidate vote per batch, NaN/+inf found from the sum), a threshold seeded from the first batch
+// for K <= 32, and a warp radix select instead of a bitonic sort to compact the candidates. Any V,
+// fp32/fp16/bf16, K <= softmax_topk_max_k.
+void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream);
+
 }  // namespace fusebench::kernels
