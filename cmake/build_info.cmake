@@ -1,25 +1,50 @@
 # Writes build_info.hpp with the git commit and build settings; rewrites it only when it changed
 # so a no-op build stays a no-op.
+#
+# The commit comes from git, or from .fusebench-commit (scripts/stamp-commit.sh: commit, dirty
+# flag, commit time) on a copy of the tree sent to another machine. The stamp wins when there is
+# no git, or when its commit is newer than git's HEAD: a copy may carry an older repository under
+# newer files (the remote GPU machine does), while a stale stamp in a checkout that has moved on
+# is older than HEAD and ignored.
 execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse HEAD
                 OUTPUT_VARIABLE GIT_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
                 RESULT_VARIABLE GIT_RC)
 set(GIT_DIRTY false)
+set(HAVE_GIT FALSE)
+set(HEAD_TIME 0)
 if(GIT_RC EQUAL 0 AND NOT GIT_COMMIT STREQUAL "")
+  set(HAVE_GIT TRUE)
   execute_process(COMMAND git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
                   OUTPUT_VARIABLE GIT_STATUS OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(NOT GIT_STATUS STREQUAL "")
     set(GIT_DIRTY true)
   endif()
-elseif(EXISTS "${SOURCE_DIR}/.fusebench-commit")
-  # A copy of the tree without .git (a remote GPU machine): scripts/stamp-commit.sh wrote the
-  # commit and dirty flag before the tree was sent.
-  file(STRINGS "${SOURCE_DIR}/.fusebench-commit" STAMP LIMIT_COUNT 2)
-  list(GET STAMP 0 GIT_COMMIT)
-  list(LENGTH STAMP STAMP_LEN)
-  if(STAMP_LEN GREATER 1)
-    list(GET STAMP 1 GIT_DIRTY)
+  execute_process(COMMAND git -C "${SOURCE_DIR}" log -1 --format=%ct
+                  OUTPUT_VARIABLE HEAD_TIME OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(NOT HEAD_TIME MATCHES "^[0-9]+$")
+    set(HEAD_TIME 0)
   endif()
-else()
+endif()
+if(EXISTS "${SOURCE_DIR}/.fusebench-commit")
+  file(STRINGS "${SOURCE_DIR}/.fusebench-commit" STAMP LIMIT_COUNT 3)
+  list(LENGTH STAMP STAMP_LEN)
+  set(STAMP_TIME 0)
+  if(STAMP_LEN GREATER 2)
+    list(GET STAMP 2 STAMP_TIME)
+    if(NOT STAMP_TIME MATCHES "^[0-9]+$")
+      set(STAMP_TIME 0)
+    endif()
+  endif()
+  if(NOT HAVE_GIT OR STAMP_TIME GREATER HEAD_TIME)
+    list(GET STAMP 0 GIT_COMMIT)
+    set(GIT_DIRTY false)
+    if(STAMP_LEN GREATER 1)
+      list(GET STAMP 1 GIT_DIRTY)
+    endif()
+    set(HAVE_GIT TRUE)
+  endif()
+endif()
+if(NOT HAVE_GIT)
   set(GIT_COMMIT "unknown")
 endif()
 string(STRIP "${CXX_FLAGS}" CXX_FLAGS)
