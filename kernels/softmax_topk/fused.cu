@@ -118,6 +118,9 @@ __device__ __forceinline__ unsigned append_items(unsigned bits, Item item, std::
 // Inlined: a call would make the tile loop keep its live values in local memory.
 __device__ __forceinline__ void compact(std::uint64_t* cand, std::uint64_t* side, int n, int K, fused_smem& sm,
                                         std::uint32_t max_key = 0xFFFFFFFFu) {
+    // Every thread's appends (and reads of the thresholds) before the select reads the buffer:
+    // compute-sanitizer racecheck reported read-after-write hazards here without this barrier.
+    __syncthreads();
     // Every buffered key lies in [floor_key, max_key]: their common leading bits are known, and the
     // first digit examined is the one right below them.
     const std::uint32_t lo = sm.floor_key, hi = max(max_key, lo);

@@ -112,6 +112,7 @@ __device__ std::uint64_t warp_radix_select(const std::uint64_t* keys, int n, int
 
 // Keeps the exact top K of the buffer (count > K) and raises the threshold to the smallest kept value.
 __device__ void compact(warp_select_state& w, int K, int lane) {
+    __syncwarp();  // the appends' writes before the select's reads
     const std::uint64_t T = warp_radix_select(w.keys, w.count, K, w.hist, lane);
     std::uint64_t kmin = ~0ull;
     int out = 0;
@@ -321,6 +322,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
         }
         return;
     }
+    __syncwarp();  // the last appends' writes before the reads below
     if (w.count > K) compact(w, K, lane);
     // Sort the kept composites descending.
     const int n = w.count;
