@@ -19,7 +19,7 @@
 # Environment: FUSEBENCH (binary; default $FUSEBENCH_BUILD_DIR/fusebench or build/fusebench),
 #   SANITIZE_OUT (logs and reports; default ./sanitize-out), SANITIZE_TOOLS (default all four),
 #   SANITIZE_MAX_ELEMENTS, SANITIZE_TIMEOUT (seconds per process, default 900),
-#   SANITIZE_EXPECT ("tool:variant ..." that must be flagged; default: the mutants for a write
+#   SANITIZE_EXPECT ("tool:variant ..." that must be flagged, empty for none; default (unset): the mutants for a write
 #   past the end and a missing __syncthreads).
 # Exit: 0 when every real variant is clean under every tool it ran under and every expected
 # mutant is flagged by its tool; 1 otherwise; 2 when compute-sanitizer or fusebench is missing.
@@ -30,7 +30,7 @@ out=${SANITIZE_OUT:-$PWD/sanitize-out}
 tools=${SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}
 max_elements=${SANITIZE_MAX_ELEMENTS:-16777216}
 timeout_s=${SANITIZE_TIMEOUT:-900}
-expect=${SANITIZE_EXPECT:-memcheck:glu_scalar_past_end racecheck:rmsnorm_block_missing_sync}
+expect=${SANITIZE_EXPECT-memcheck:glu_scalar_past_end racecheck:rmsnorm_block_missing_sync}
 memcheck_only="glu_scalar_past_end glu_naive_null_workspace"
 suites=("$@")
 [ ${#suites[@]} -eq 0 ] && suites=(glu rmsnorm softmax_topk mutants)

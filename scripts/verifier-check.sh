@@ -21,14 +21,22 @@ timeout "${T_MUTANTS:-150}" "$b/fusebench" run --suite mutants --json "$out/muta
 echo "run --suite mutants rc=$? ($(el))"
 timeout "${T_TESTS:-120}" "$b/fusebench_tests" "[mutants],[launch_checks],[verifier]" >"$out/tests.txt" 2>&1
 echo "verifier tests rc=$? ($(el)): $(tail -3 "$out/tests.txt" | tr '\n' ' ')"
-timeout "${T_SEEDS:-150}" "$b/fusebench_tests" "[seeds]" >"$out/seeds.txt" 2>&1
+timeout "${T_SEEDS:-300}" "$b/fusebench_tests" "[seeds]" >"$out/seeds.txt" 2>&1
 echo "100-seed test rc=$? ($(el)): $(tail -3 "$out/seeds.txt" | tr '\n' ' ')"
-FUSEBENCH="$b/fusebench" SANITIZE_OUT=/tmp/sanitize SANITIZE_TIMEOUT="${T_SAN_EACH:-120}" \
-  timeout "${T_SAN:-170}" scripts/sanitize.sh ${SAN_SUITES:-} >"$out/sanitize.txt" 2>"$out/sanitize.err"
-echo "sanitize rc=$? ($(el))"
-tar czf "$out/sanitize-logs.tgz" -C /tmp sanitize 2>/dev/null
+# The real suites at cases of at most 2^20 elements (racecheck on 64x50257 softmax rows takes
+# minutes), expecting no mutant; then the mutants suite at its own cases (the missing-sync mutant
+# needs its 4096x4096 case), expecting the two mutants the sanitizer must flag.
+FUSEBENCH="$b/fusebench" SANITIZE_OUT=/tmp/sanitize-real SANITIZE_TIMEOUT="${T_SAN_EACH:-120}" SANITIZE_EXPECT="" \
+  SANITIZE_MAX_ELEMENTS=${SAN_MAX_ELEMENTS:-1048576} timeout "${T_SAN:-200}" scripts/sanitize.sh glu rmsnorm softmax_topk \
+  >"$out/sanitize.txt" 2>"$out/sanitize.err"
+echo "sanitize (real suites) rc=$? ($(el))"
+FUSEBENCH="$b/fusebench" SANITIZE_OUT=/tmp/sanitize-mutants SANITIZE_TIMEOUT="${T_SAN_EACH:-120}" \
+  timeout "${T_SAN_MUTANTS:-150}" scripts/sanitize.sh mutants >"$out/sanitize-mutants.txt" 2>>"$out/sanitize.err"
+echo "sanitize (mutants) rc=$? ($(el))"
+tar czf "$out/sanitize-logs.tgz" -C /tmp sanitize-real sanitize-mutants 2>/dev/null
 
 echo "== mutants"
 grep -E "mutants:|MISSED|passed,|restart|not run" "$out/mutants.txt" "$out/mutants.err"
 echo "== sanitizer"
 tail -40 "$out/sanitize.txt"
+tail -30 "$out/sanitize-mutants.txt"
