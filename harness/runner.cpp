@@ -439,18 +439,6 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                     if (!traced) break;
                     const traced_sample t = m_tools.tracer->end();
                     side_stream = unordered_side_stream_work(t.kernels, *m_impl->stream_id);
-                    if (env_flag("FUSEBENCH_TRACE_DECOY")) {
-                        std::fprintf(stderr, "decoy %s attempt %d: gate %s, %zu record(s), launch stream %u%s%s\n",
-                                     range_id.c_str(), attempt + 1, gate->timed_out() ? "timed out" : "held",
-                                     t.kernels.size(), *m_impl->stream_id, side_stream ? ": " : "",
-                                     side_stream ? side_stream->c_str() : "");
-                        const std::uint64_t t0 = t.kernels.empty() ? 0 : t.kernels.front().start_ns;
-                        for (const auto& r : t.kernels) {
-                            std::fprintf(stderr, "  %-7s stream %u start %+.1f us end %+.1f us %s\n", r.kind.c_str(), r.stream_id,
-                                         (static_cast<double>(r.start_ns) - static_cast<double>(t0)) * 1e-3,
-                                         (static_cast<double>(r.end_ns) - static_cast<double>(t0)) * 1e-3, r.name.substr(0, 60).c_str());
-                        }
-                    }
                     if (side_stream) break;
                     // Work on another stream that started after the launch stream was released
                     // looks ordered, but may only have started late: a stream's first launch, or

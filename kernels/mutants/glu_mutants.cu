@@ -256,11 +256,9 @@ void launch_glu_unreset_queue(elem type, const void* d_gate, const void* d_up, v
     unsigned long long expected = reinterpret_cast<std::uintptr_t>(d_gate) ^ (n * 0x9E3779B97F4A7C15ull);
     if (expected == ~0ull || expected == 0x7B7B7B7B7B7B7B7Bull) expected ^= 1;
     auto* q = static_cast<queue_state*>(d_workspace);
-    int sms = 0, dev = 0;
-    check_call(cudaGetDevice(&dev), "cudaGetDevice");
-    check_call(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+    // A persistent grid: at most 1024 blocks loop over the tiles.
     const std::size_t ntiles = (n + queue_tile - 1) / queue_tile;
-    const unsigned grid = static_cast<unsigned>(ntiles < std::size_t(sms) * 8 ? ntiles : std::size_t(sms) * 8);
+    const unsigned grid = static_cast<unsigned>(ntiles < 1024 ? ntiles : 1024);
     glu_queue_reset_kernel<<<1, 1, 0, stream>>>(q, expected);
     check_launch("glu_queue_reset_kernel");
     dispatch(type, [&](auto t) {

@@ -22,6 +22,7 @@
 #include "kernels/common/launch_check.hpp"
 #include "kernels/softmax_topk/select.cuh"
 #include "kernels/softmax_topk/softmax_topk.hpp"
+#include "kernels/softmax_topk/warp_row.cuh"
 
 #include <cstdint>
 #include <stdexcept>
@@ -31,7 +32,6 @@ namespace fusebench::kernels {
 namespace {
 
 using topk_detail::composite;
-using topk_detail::composite_index;
 using topk_detail::composite_value;
 using topk_detail::fast_exp2;
 using topk_detail::float_key;
@@ -70,34 +70,8 @@ __device__ std::uint64_t warp_radix_select(const std::uint64_t* keys, int n, int
             hist_add(hist, static_cast<unsigned>(c >> shift) & 255u, valid && (c & mask) == prefix);
         }
         __syncwarp();
-        // Lane l owns bins 255 - 8l down to 248 - 8l; a descending scan finds the bin in which the
-        // count of larger composites reaches `need`. Each lane clears the bins it read.
-        unsigned cnt[8], total = 0;
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-            cnt[i] = hist[255 - 8 * lane - i];
-            hist[255 - 8 * lane - i] = 0;
-            total += cnt[i];
-        }
-        unsigned incl = total;
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const unsigned v = __shfl_up_sync(full_mask, incl, d);
-            if (lane >= d) incl += v;
-        }
-        unsigned above = incl - total, digit = 0, above_bin = 0, in_bin = 0;
-        const bool mine = above < need && incl >= need;
-        if (mine) {
-#pragma unroll
-            for (int i = 0; i < 8; ++i) {
-                if (above < need && above + cnt[i] >= need) {
-                    digit = 255u - 8u * lane - i;
-                    above_bin = above;
-                    in_bin = cnt[i];
-                }
-                above += cnt[i];
-            }
-        }
+        unsigned digit = 0, above_bin = 0, in_bin = 0;
+        const bool mine = topk_detail::scan_bins_desc(hist, need, lane, digit, above_bin, in_bin);
         const int src = __ffs(__ballot_sync(full_mask, mine)) - 1;
         digit = __shfl_sync(full_mask, digit, src);
         above_bin = __shfl_sync(full_mask, above_bin, src);
@@ -315,11 +289,8 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 
     float* p_out = probs + r * K;
     std::int32_t* i_out = indices + r * K;
-    if (bad) {  // no finite softmax: NaN probabilities, indices 0..K-1 (the suite's semantics)
-        for (int t = lane; t < K; t += 32) {
-            p_out[t] = __int_as_float(0x7FC00000);
-            i_out[t] = t;
-        }
+    if (bad) {
+        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return;
     }
     __syncwarp();  // the last appends' writes before the reads below
@@ -334,42 +305,11 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     } else {
         int P = 32;
         while (P < n) P <<= 1;  // <= cap: cap >= the next power of two of K
-        for (int t = n + lane; t < P; t += 32) w.keys[t] = 0ull;
-        __syncwarp();
-        for (int k = 2; k <= P; k <<= 1) {
-            for (int j = k >> 1; j > 0; j >>= 1) {
-                for (int t = lane; t < P; t += 32) {
-                    const int u = t ^ j;
-                    if (u > t) {
-                        const std::uint64_t a = w.keys[t], b = w.keys[u];
-                        if ((a < b) == ((t & k) == 0)) {
-                            w.keys[t] = b;
-                            w.keys[u] = a;
-                        }
-                    }
-                }
-                __syncwarp();
-            }
-        }
+        for (int t = n + lane; t < P; t += 32) w.keys[t] = 0ull;  // below every real composite
+        topk_detail::warp_bitonic_sort_desc_smem(w.keys, P, lane);
     }
     __syncwarp();
-    // Fewer than K entries above -inf: the rest of the top K are -inf entries (probability 0),
-    // lowest indices first. The threshold never rose, so every entry above -inf is kept.
-    int filled = n;
-    for (std::int64_t b = 0; b < V && filled < K; b += 32) {
-        const bool ninf = b + lane < V && to_f32(row[b + lane]) == -INFINITY;
-        const unsigned m = __ballot_sync(full_mask, ninf);
-        const int pos = filled + __popc(m & ((1u << lane) - 1u));
-        if (ninf && pos < K) w.keys[pos] = composite(float_key(-INFINITY), static_cast<std::uint32_t>(b + lane));
-        filled += __popc(m);
-    }
-    __syncwarp();
-    const float inv_S = 1.0f / S;
-    for (int t = lane; t < K; t += 32) {
-        const std::uint64_t c = w.keys[t];
-        p_out[t] = expf(composite_value(c) - M) * inv_S;
-        i_out[t] = static_cast<std::int32_t>(composite_index(c));
-    }
+    topk_detail::warp_write_topk(w.keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
 int kpad_of(std::int64_t K) {

@@ -13,6 +13,7 @@
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/softmax_topk/softmax_topk.hpp"
+#include "kernels/softmax_topk/warp_row.cuh"
 
 #include <cstdint>
 #include <stdexcept>
@@ -47,23 +48,7 @@ template <int B> struct warp_state {
 // the top K, and raises the threshold to the K-th value.
 template <int B> __device__ void compact(warp_state<B>& w, int K, int lane) {
     for (int t = w.count + lane; t < B; t += 32) w.buf[t] = 0ull;
-    __syncwarp();
-    for (int k = 2; k <= B; k <<= 1) {
-        for (int j = k >> 1; j > 0; j >>= 1) {
-            for (int t = lane; t < B; t += 32) {
-                const int u = t ^ j;
-                if (u > t) {
-                    const unsigned long long a = w.buf[t], b = w.buf[u];
-                    const bool descending = (t & k) == 0;
-                    if ((a < b) == descending) {
-                        w.buf[t] = b;
-                        w.buf[u] = a;
-                    }
-                }
-            }
-            __syncwarp();
-        }
-    }
+    topk_detail::warp_bitonic_sort_desc_smem(w.buf, B, lane);
     if (w.count >= K) {
         w.count = K;
         w.thr = from_orderable(static_cast<std::uint32_t>(w.buf[K - 1] >> 32));
@@ -185,32 +170,12 @@ __global__ void __launch_bounds__(32 * warps_per_block, 8)
 
     float* p_out = probs + r * K;
     std::int32_t* i_out = indices + r * K;
-    if (bad) {  // NaN, +inf or an all -inf row: no finite softmax (PyTorch gives NaN)
-        for (int t = lane; t < K; t += 32) {
-            p_out[t] = __int_as_float(0x7FC00000);
-            i_out[t] = t;
-        }
+    if (bad) {
+        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return;
     }
     compact(w, K, lane);
-    // Fewer than K finite entries: the rest of the top K are -inf entries (probability 0), lowest
-    // indices first. Every finite entry is already in the buffer (the threshold never rose).
-    int filled = w.count;
-    for (std::int64_t b = 0; b < V && filled < K; b += 32) {
-        const bool ninf = b + lane < V && to_f32(row[b + lane]) == -INFINITY;
-        const unsigned mask = __ballot_sync(0xFFFFFFFFu, ninf);
-        const int pos = filled + __popc(mask & ((1u << lane) - 1u));
-        if (ninf && pos < K) w.buf[pos] = make_key(-INFINITY, static_cast<std::uint32_t>(b + lane));
-        filled += __popc(mask);
-    }
-    __syncwarp();
-    const float inv_S = 1.0f / S;
-    for (int t = lane; t < K; t += 32) {
-        const unsigned long long key = w.buf[t];
-        const float x = from_orderable(static_cast<std::uint32_t>(key >> 32));
-        p_out[t] = expf(x - M) * inv_S;
-        i_out[t] = static_cast<std::int32_t>(0xFFFFFFFFu - static_cast<std::uint32_t>(key & 0xFFFFFFFFu));
-    }
+    topk_detail::warp_write_topk(w.buf, w.count, row, V, K, M, S, p_out, i_out, lane);
 }
 
 template <class T> void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {

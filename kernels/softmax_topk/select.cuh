@@ -79,6 +79,40 @@ __device__ __forceinline__ void hist_add(unsigned* hist, unsigned bin, bool acti
     if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[bin], static_cast<unsigned>(__popc(peers)));
 }
 
+// One warp scans a 256-bin histogram from the top: lane l reads (and clears) bins 255 - 8l down to
+// 248 - 8l, and the lane owning the bin in which the count of larger items first reaches `need`
+// returns true with that bin's digit, the count above it and its own count.
+__device__ __forceinline__ bool scan_bins_desc(unsigned* hist, unsigned need, int lane, unsigned& digit,
+                                               unsigned& above_bin, unsigned& in_bin) {
+    unsigned cnt[8], lane_total = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        cnt[i] = hist[255 - 8 * lane - i];
+        hist[255 - 8 * lane - i] = 0;
+        lane_total += cnt[i];
+    }
+    unsigned incl = lane_total;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned n = __shfl_up_sync(full_mask, incl, d);
+        if (lane >= d) incl += n;
+    }
+    unsigned above = incl - lane_total;
+    const bool mine = above < need && incl >= need;
+    if (mine) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            if (above < need && above + cnt[i] >= need) {
+                digit = 255u - 8u * lane - i;
+                above_bin = above;
+                in_bin = cnt[i];
+            }
+            above += cnt[i];
+        }
+    }
+    return mine;
+}
+
 // Exact selection of the K largest among distinct 64-bit composites. MSB-first radix select, 8
 // bits per pass, stopping once the digit bin holding the K-th largest is taken whole. `prefix` and
 // `mask` come in holding bits every item shares (0 and 0 when nothing is known) and `shift` is the
@@ -99,33 +133,11 @@ __device__ void block_radix_select(int K, ForEach for_each, select_smem& sm, std
         });
         __syncthreads();
         if (threadIdx.x < 32) {
-            // Lane l owns bins 255 - 8l down to 248 - 8l: a descending scan finds the bin where the
-            // count of larger elements first reaches `need`. The lane clears what it read.
-            const int lane = threadIdx.x;
-            unsigned cnt[8], lane_total = 0;
-#pragma unroll
-            for (int i = 0; i < 8; ++i) {
-                cnt[i] = sm.hist[255 - 8 * lane - i];
-                sm.hist[255 - 8 * lane - i] = 0;
-                lane_total += cnt[i];
-            }
-            unsigned incl = lane_total;
-#pragma unroll
-            for (int d = 1; d < 32; d <<= 1) {
-                const unsigned n = __shfl_up_sync(full_mask, incl, d);
-                if (lane >= d) incl += n;
-            }
-            unsigned above = incl - lane_total;
-            if (above < need && incl >= need) {
-#pragma unroll
-                for (int i = 0; i < 8; ++i) {
-                    if (above < need && above + cnt[i] >= need) {
-                        sm.digit = 255u - 8u * lane - i;
-                        sm.above = above;
-                        sm.in_bin = cnt[i];
-                    }
-                    above += cnt[i];
-                }
+            unsigned digit = 0, above = 0, in_bin = 0;
+            if (scan_bins_desc(sm.hist, need, static_cast<int>(threadIdx.x), digit, above, in_bin)) {
+                sm.digit = digit;
+                sm.above = above;
+                sm.in_bin = in_bin;
             }
         }
         __syncthreads();
