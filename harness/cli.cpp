@@ -70,6 +70,10 @@ const char* usage_text =
     "  --compute-counters   add the compute metric set (sm__throughput, pipe utilizations; many passes)\n"
     "  --require-counters   exit 5 when the counters cannot be read (default: null with a reason)\n"
     "  --no-cupti-timing    time with CUDA events instead of CUPTI activity records\n"
+    "  --concurrent-kernel-timing\n"
+    "                       time from CONCURRENT_KERNEL records (kernels of different streams overlap, but\n"
+    "                       CUPTI instruments each kernel: kernels of many short blocks run slower) instead\n"
+    "                       of the default KIND_KERNEL records (uninstrumented, kernels serialized)\n"
     "  --no-isolation       run in this process; by default worker processes run the cases and a\n"
     "                       fresh one continues after a variant corrupts the CUDA context\n"
     "\n"
@@ -179,6 +183,8 @@ cli_options parse(int argc, char** argv) {
             o.require_counters = true;
         } else if (a == "--no-cupti-timing") {
             o.cupti_timing = false;
+        } else if (a == "--concurrent-kernel-timing") {
+            o.run.serial_kernel_records = false;
         } else if (a == "--no-isolation") {
             o.isolate = false;
         } else if (a == "--worker-out") {

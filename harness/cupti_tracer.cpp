@@ -369,6 +369,24 @@ traced_sample activity_tracer::end() {
     return summarize_records(std::move(records));
 }
 
+void activity_tracer::set_serial(bool serial) {
+    if (serial == m_serial) return;
+    CUDA_CHECK(cudaDeviceSynchronize());
+    flush_all(true);  // records of earlier work are complete; delivered now, outside any sample
+    const CUpti_ActivityKind from = serial ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
+    const CUpti_ActivityKind to = serial ? CUPTI_ACTIVITY_KIND_KERNEL : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    if (CUptiResult r = cuptiActivityDisable(from); r != CUPTI_SUCCESS) {
+        throw std::runtime_error("cuptiActivityDisable(kernel records): " + cupti_reason(r));
+    }
+    if (CUptiResult r = cuptiActivityEnable(to); r != CUPTI_SUCCESS) {
+        (void)cuptiActivityEnable(from);  // back to the kind that worked
+        throw std::runtime_error("cuptiActivityEnable(kernel records): " + cupti_reason(r));
+    }
+    std::lock_guard lk(m_mutex);
+    std::replace(m_enabled_kinds.begin(), m_enabled_kinds.end(), static_cast<int>(from), static_cast<int>(to));
+    m_serial = serial;
+}
+
 void activity_tracer::pause() {
     CUDA_CHECK(cudaDeviceSynchronize());
     flush_all(true);

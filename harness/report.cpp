@@ -146,6 +146,7 @@ nlohmann::json to_json(const variant_result& r) {
             cj["sum_of_durations"] = t.sum_stats ? stats_json(*t.sum_stats) : nlohmann::json(nullptr);
             cj["event_cross_check"] = t.event_stats ? stats_json(*t.event_stats) : nlohmann::json(nullptr);
             if (!t.event_stats) cj["null_reasons"]["event_cross_check"] = "hot mode: events are not recorded per launch";
+            cj["kernel_records"] = t.kernel_records;
             cj["kernels_per_sample"] = t.kernels_per_sample;
             cj["kernel_names"] = t.kernel_names;
             cj["kernel_set_consistent"] = t.kernel_set_consistent;

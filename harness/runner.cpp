@@ -580,9 +580,16 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 if (in_place) req.prepare = [&](cudaStream_t) { prepare_outputs(-1); };
                 req.mode = m_opts.mode;
                 req.policy = m_opts.policy;
+                req.serial_kernel_records = m_opts.serial_kernel_records;
                 if (m_tools.tracer) {
                     r.timing = time_with_tracer(req, stream, m_impl->flusher, *m_tools.tracer, m_tools.max_clock_mhz);
-                    r.timing->method_reason = "CUPTI activity records: GPU start/end of every kernel on every stream, no launch latency";
+                    r.timing->method_reason =
+                        r.timing->kernel_records == "serial"
+                            ? "CUPTI activity records (KIND_KERNEL): GPU start/end of every kernel on every stream, no launch "
+                              "latency, no instrumentation; kernels on different streams are serialized"
+                            : "CUPTI activity records (CONCURRENT_KERNEL, --concurrent-kernel-timing): GPU start/end of every "
+                              "kernel on every stream, no launch latency; CUPTI instruments each kernel, which slows kernels "
+                              "of many short blocks";
                 } else {
                     r.timing = time_with_events(req, stream, m_impl->flusher);
                     r.timing->method_reason = "CUPTI activity tracing unavailable (" + m_tools.tracer_reason +

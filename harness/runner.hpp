@@ -52,6 +52,8 @@ struct run_options {
     std::optional<double> read_gbps;    // measured read-only streaming ceiling [GB/s]
     std::optional<double> peak_tflops;  // the largest measured compute ceiling [TFLOP/s]
     bool counters = true;               // run the counter pass when a profiler is given
+    // CUPTI timing from serialized, uninstrumented KERNEL records (default) or CONCURRENT_KERNEL.
+    bool serial_kernel_records = true;
 };
 
 class activity_tracer;

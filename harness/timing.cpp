@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <string>
 
 namespace fusebench {
@@ -132,6 +133,20 @@ timed_run time_with_tracer(const timing_request& req, cudaStream_t stream, l2_fl
     out.method = "cupti_activity";
     out.mode = req.mode;
     out.max_clock_mhz = max_clock_mhz;
+    // Serial kernel records for the samples only; the verification's stream-order check needs
+    // kernels to stay concurrent, so the tracer goes back to CONCURRENT_KERNEL afterwards.
+    struct kind_scope {
+        activity_tracer& t;
+        ~kind_scope() {
+            try {
+                t.set_serial(false);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "fusebench: %s (kernel records stay serial)\n", e.what());
+            }
+        }
+    } restore{tracer};
+    tracer.set_serial(req.serial_kernel_records);
+    out.kernel_records = tracer.serial() ? "serial" : "concurrent";
     for (int i = 0; i < req.policy.warmup; ++i) {
         if (req.prepare) req.prepare(stream);
         req.launch(stream);

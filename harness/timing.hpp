@@ -41,6 +41,9 @@ struct timing_request {
     std::function<void(cudaStream_t)> prepare;  // optional, outside the timed window (restores in-place buffers)
     cache_mode mode = cache_mode::cold;
     sampling_policy policy;
+    // CUPTI timing: KERNEL records (serialized, not instrumented) instead of CONCURRENT_KERNEL
+    // (instrumented: slows kernels of many short blocks; see activity_tracer::set_serial).
+    bool serial_kernel_records = true;
 };
 
 struct timed_run {
@@ -58,6 +61,7 @@ struct timed_run {
     std::optional<sample_stats> sum_stats;
     std::optional<sample_stats> event_stats;
     std::vector<std::string> kernel_names;  // of the first sample, in start order
+    std::string kernel_records;             // CUPTI only: "serial" (KIND_KERNEL) or "concurrent"
     std::size_t kernels_per_sample = 0;
     bool kernel_set_consistent = true;
     std::string inconsistency;              // the first sample that differed, and how

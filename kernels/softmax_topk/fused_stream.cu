@@ -3,12 +3,18 @@
 // v4 (fused_warp.cu) showed that a warp per row keeps exactly one DRAM pass but spends too many
 // instructions per element and spills. v5 keeps its shape and trims the per-element path to
 // unpack, max, subtract, scale, ex2, add:
-// - loads in batches of U 16-byte vectors per lane, all issued before any math;
-// - one max per batch per lane, the running sum rescaled only when that max rises;
+// - a rolling register pipeline of U 16-byte vectors per lane: each vector is consumed and its
+//   registers refilled with the vector one batch ahead at once, so U - 1 to U loads per lane are
+//   always in flight (the first v5 issued U loads, then waited on all of them and computed with
+//   none in flight: 65% of the copy floor where the rolling loop reaches 88%);
+// - one max per vector per lane, the running sum rescaled only when that max rises;
 // - no per-element NaN/+inf test: exp(x - m) turns either into a NaN sum (NaN - m, +inf - +inf),
 //   so the row statistics say it at the end;
-// - one candidate vote per batch (batch max > threshold); the append path runs only for batches
-//   that hold a candidate.
+// - one candidate vote per vector (vector max > threshold); the append path runs only for vectors
+//   that hold a candidate;
+// - no function calls: every compaction is inline, because a call makes the ABI save the live
+//   registers, the loads in flight among them, to local memory (the first v5 read 18.7M local
+//   sectors per launch that way).
 // Selection per warp: a shared-memory buffer of 64-bit (value, ~index) composites. Candidates
 // above the running threshold are appended through ballots; when the buffer could overflow, a warp
 // radix select (8-bit digits, stops once the K-th composite's bin is taken whole) keeps the exact
@@ -16,7 +22,8 @@
 // element equal to the threshold arrives after the K kept ones of that value or above, so its index
 // is higher and it ranks below all of them. For K <= 32 the first batch seeds the threshold with
 // the K-th largest of the 32 lane maxima (K elements of the batch are at or above it), so a row
-// appends ~K ln(V / 512) candidates instead of its first 512 elements.
+// appends ~K ln(V / batch) candidates instead of its first batch, and room for a whole batch is
+// made at batch starts; for K > 32 each vector's candidates are counted and room made for them.
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
@@ -41,7 +48,6 @@ using topk_detail::log2e;
 
 constexpr int stream_warps = 4;          // rows per block
 constexpr int stream_blocks_per_sm = 8;  // 64 registers: 32 rows per SM, 4096 rows in one wave on 132 SMs
-constexpr int batch_vectors = 4;         // 16-byte loads per lane issued before the batch's math
 // Shared memory per warp stays under this many keys where K allows, so 8 blocks fit an SM.
 constexpr int keys_budget = 736;
 
@@ -50,16 +56,22 @@ template <class T> struct alignas(16) vec16 {
     T v[n];
 };
 
-struct warp_select_state {
-    std::uint64_t* keys;  // cap composites
-    unsigned* hist;       // 256 bins, zero between selects
-    int cap;
-    int count = 0;         // composites in keys (warp-uniform)
-    float thr = -INFINITY; // candidates: x > thr (warp-uniform)
+// 16-byte vectors per lane per batch: U - 1 to U vectors stay in flight while the warp computes.
+// Measured on an H200 (fp32 4096x50257 K=10: U=2 224.8 us, 3 220.4, 4 220.2 with 20 bytes of
+// spills; bf16 4096x151936 K=10: U=2 414.8 us, U=3 680.9 us, where the 64-register bound made
+// the hot loop spill). 16-bit types have twice the math per byte.
+template <class T> constexpr int batch_vectors = sizeof(T) == 4 ? 3 : 2;
+
+// The warp's selection state (warp-uniform). The buffer and histogram pointers stay out of it: they
+// are derived from the __shared__ array in the kernel, so the compiler keeps shared-space accesses.
+struct sel_state {
+    int count = 0;          // composites in the buffer
+    float thr = -INFINITY;  // candidates: x > thr
 };
 
 // Exact top-K of keys[0, n) (distinct composites, n >= K): returns T with exactly K keys >= T.
-__device__ std::uint64_t warp_radix_select(const std::uint64_t* keys, int n, int K, unsigned* hist, int lane) {
+__device__ __forceinline__ std::uint64_t warp_radix_select(const std::uint64_t* keys, int n, int K, unsigned* hist,
+                                                           int lane) {
     std::uint64_t prefix = 0, mask = 0;
     unsigned need = static_cast<unsigned>(K);
     for (int shift = 56;; shift -= 8) {
@@ -85,19 +97,21 @@ __device__ std::uint64_t warp_radix_select(const std::uint64_t* keys, int n, int
 }
 
 // Keeps the exact top K of the buffer (count > K) and raises the threshold to the smallest kept value.
-__device__ void compact(warp_select_state& w, int K, int lane) {
+// Inline at every use: a call makes the ABI save the live registers, and the vectors in flight would
+// go through local memory (measured: 18.7M local-load sectors per launch when v5 had calls).
+__device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist, sel_state w, int K, int lane) {
     __syncwarp();  // the appends' writes before the select's reads
-    const std::uint64_t T = warp_radix_select(w.keys, w.count, K, w.hist, lane);
+    const std::uint64_t T = warp_radix_select(keys, w.count, K, hist, lane);
     std::uint64_t kmin = ~0ull;
     int out = 0;
     for (int t0 = 0; t0 < w.count; t0 += 32) {
         const int t = t0 + lane;
-        const std::uint64_t c = t < w.count ? w.keys[t] : 0ull;
+        const std::uint64_t c = t < w.count ? keys[t] : 0ull;
         const bool keep = t < w.count && c >= T;
         __syncwarp();  // every lane has read its composite before any lane writes (out <= t0)
         const unsigned m = __ballot_sync(full_mask, keep);
         if (keep) {
-            w.keys[out + __popc(m & ((1u << lane) - 1u))] = c;
+            keys[out + __popc(m & ((1u << lane) - 1u))] = c;
             kmin = c < kmin ? c : kmin;
         }
         out += __popc(m);
@@ -110,14 +124,16 @@ __device__ void compact(warp_select_state& w, int K, int lane) {
     __syncwarp();
     w.count = out;  // == K
     w.thr = composite_value(kmin);
+    return w;
 }
 
 // Appends this lane's x (index idx) when it beats the threshold; room for 32 is made first.
-__device__ __forceinline__ void append(warp_select_state& w, int K, int lane, float x, std::uint32_t idx) {
-    if (w.count + 32 > w.cap) compact(w, K, lane);
+__device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, int cap, sel_state& w, int K, int lane,
+                                           float x, std::uint32_t idx) {
+    if (w.count + 32 > cap) w = compact(keys, hist, w, K, lane);
     const bool pred = x > w.thr;
     const unsigned m = __ballot_sync(full_mask, pred);
-    if (pred) w.keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(x), idx);
+    if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(x), idx);
     w.count += __popc(m);
 }
 
@@ -126,11 +142,11 @@ struct lane_stats {
     float s = 0.0f;       // sum of exp(x - m); NaN once a NaN or (+inf with m = +inf) was added
 };
 
-// The batch maximum first, one rescale when it rises, then the terms.
-__device__ __forceinline__ void rescale_to(lane_stats& st, float batch_max) {
-    if (batch_max > st.m) {
-        st.s *= fast_exp2((st.m - batch_max) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
-        st.m = batch_max;
+// The vector maximum first, one rescale when it rises, then the terms.
+__device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
+    if (vmax > st.m) {
+        st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
+        st.m = vmax;
     }
 }
 __device__ __forceinline__ float exp_base(const lane_stats& st) {
@@ -139,99 +155,67 @@ __device__ __forceinline__ float exp_base(const lane_stats& st) {
 
 template <class T> __device__ __forceinline__ float elem_at(const vec16<T>& v, int e) { return to_f32(v.v[e]); }
 
-// The append path of a batch whose candidates do not fit the buffer: reloads the batch (L1/L2 hits)
-// and appends element by element, compacting whenever the next 32 might not fit.
-template <class T>
-__device__ __noinline__ void append_batch_slow(const vec16<T>* __restrict__ vrow, std::int64_t j0, std::int64_t nvec,
-                                               std::int64_t head, int lane, warp_select_state& w, int K) {
+// One vector per lane (elements idx0 .. idx0 + W - 1 of the row): its max, one rescale when that
+// rises, the terms, and the candidate vote. With CheckRoom (K > 32: candidates are common and the
+// buffer's slack is what sets the number of compactions), the warp counts a vector's candidates
+// and compacts first when they would not fit; without it the caller has made room for a whole
+// batch. Compactions are inline: a call makes the ABI save the vectors in flight to local memory.
+// Masked-off elements are -inf and contribute nothing.
+template <class T, bool CheckRoom>
+__device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+                                            std::uint64_t* keys, unsigned* hist, int cap, sel_state& w, int K) {
     constexpr int W = vec16<T>::n;
-#pragma unroll 1
-    for (int u = 0; u < batch_vectors; ++u) {
-        const std::int64_t j = j0 + u * 32 + lane;
-        vec16<T> v;
-        if (j < nvec) {
-            v = vrow[j];
-        } else {
+    float vm = elem_at(v, 0);
 #pragma unroll
-            for (int e = 0; e < W; ++e) v.v[e] = from_f32<T>(-INFINITY);
-        }
-#pragma unroll 1
-        for (int e = 0; e < W; ++e) append(w, K, lane, elem_at(v, e), static_cast<std::uint32_t>(head + j * W + e));
-    }
-}
-
-// One batch: U vectors per lane (lane-strided), vector j of the row holds elements head + j*W ...
-template <class T, bool Masked>
-__device__ __forceinline__ void run_batch(const vec16<T>* __restrict__ vrow, std::int64_t j0, std::int64_t nvec,
-                                          std::int64_t head, int lane, lane_stats& st, warp_select_state& w, int K,
-                                          bool& seeded) {
-    constexpr int W = vec16<T>::n;
-    constexpr int U = batch_vectors;
-    vec16<T> v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-        const std::int64_t j = j0 + u * 32 + lane;
-        if (!Masked || j < nvec) {
-            v[u] = vrow[j];
-        } else {
-#pragma unroll
-            for (int e = 0; e < W; ++e) v[u].v[e] = from_f32<T>(-INFINITY);
-        }
-    }
-    float bm = -INFINITY;
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int e = 0; e < W; ++e) bm = fmaxf(bm, elem_at(v[u], e));
-    rescale_to(st, bm);
+    for (int e = 1; e < W; ++e) vm = fmaxf(vm, elem_at(v, e));
+    rescale_to(st, vm);
     const float base = exp_base(st);
 #pragma unroll
-    for (int u = 0; u < U; ++u)
+    for (int e = 0; e < W; ++e) st.s += fast_exp2((elem_at(v, e) - base) * log2e);
+    if (__any_sync(full_mask, vm > w.thr)) {
+        if (CheckRoom) {
+            unsigned mine = 0;
 #pragma unroll
-        for (int e = 0; e < W; ++e) st.s += fast_exp2((elem_at(v[u], e) - base) * log2e);
-
-    if (!seeded) {
-        seeded = true;
-        if (K <= 32) {
-            // The K-th largest lane maximum: K elements of this batch are at or above it, so
-            // x >= it (x > the float just below it) loses no member of the top K.
-            const std::uint64_t sorted =
-                topk_detail::warp_bitonic_sort_desc(composite(float_key(bm), static_cast<std::uint32_t>(lane)));
-            const float vk = composite_value(__shfl_sync(full_mask, sorted, K - 1));
-            if (vk > -INFINITY) w.thr = nextafterf(vk, -INFINITY);
+            for (int e = 0; e < W; ++e) mine += elem_at(v, e) > w.thr;
+            // After a compaction K + 32 W composites fit (cap >= kpad + 32 W).
+            if (w.count + static_cast<int>(__reduce_add_sync(full_mask, mine)) > cap) w = compact(keys, hist, w, K, lane);
         }
-    }
-    if (!__any_sync(full_mask, bm > w.thr)) return;
-    int mine = 0;
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int e = 0; e < W; ++e) mine += elem_at(v[u], e) > w.thr;
-    const int total = static_cast<int>(__reduce_add_sync(full_mask, static_cast<unsigned>(mine)));
-    if (w.count + total > w.cap) {
-        // Rare (the first batches of a large K, rows of ties): compactions between the appends,
-        // in a call that reloads the batch, so the registers above are dead across it.
-        append_batch_slow<T>(vrow, j0, nvec, head, lane, w, K);
-        return;
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-        const std::int64_t j = j0 + u * 32 + lane;
 #pragma unroll
         for (int e = 0; e < W; ++e) {
-            const float x = elem_at(v[u], e);
+            const float x = elem_at(v, e);
             const bool pred = x > w.thr;
             const unsigned m = __ballot_sync(full_mask, pred);
-            if (pred) {
-                w.keys[w.count + __popc(m & ((1u << lane) - 1u))] =
-                    composite(float_key(x), static_cast<std::uint32_t>(head + j * W + e));
-            }
+            if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(x), idx0 + e);
             w.count += __popc(m);
         }
     }
 }
 
-template <class T>
+// One batch (without CheckRoom, room for all its candidates is made first): each vector is consumed and its registers refilled with the matching vector of the
+// next batch right away, so U - 1 to U vectors per lane stay in flight while the warp computes (v4
+// and the first v5 issued U loads and then waited on all of them). `p` points at this lane's
+// vector j of the batch (j = the batch's first vector + lane), `idx` is its first element's index.
+template <class T, int U, bool CheckRoom, bool MaskedRefill>
+__device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec16<T>* __restrict__ p, std::uint32_t j,
+                                                     std::uint32_t nvec, std::uint32_t idx, int lane, lane_stats& st,
+                                                     std::uint64_t* keys, unsigned* hist, int cap, sel_state& w,
+                                                     int K) {
+    constexpr int W = vec16<T>::n;
+    constexpr int per_batch = 32 * U;
+    if (!CheckRoom && w.count + per_batch * W > cap) w = compact(keys, hist, w, K, lane);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        consume_vec<T, CheckRoom>(v[u], idx + u * 32 * W, lane, st, keys, hist, cap, w, K);
+        if (!MaskedRefill || j + per_batch + u * 32 < nvec) {
+            v[u] = p[per_batch + u * 32];
+        } else {
+#pragma unroll
+            for (int e = 0; e < W; ++e) v[u].v[e] = from_f32<T>(-INFINITY);
+        }
+    }
+}
+
+template <class T, int U, bool CheckRoom>
 __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     softmax_topk_stream_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K, int cap) {
@@ -241,16 +225,15 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * stream_warps + warp;
     if (r >= rows) return;  // warp-uniform; no block barrier follows
 
-    warp_select_state w;
-    w.keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
-    w.hist = reinterpret_cast<unsigned*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap) + warp * 256;
-    w.cap = cap;
-    for (int b = lane; b < 256; b += 32) w.hist[b] = 0;
+    std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
+    unsigned* hist = reinterpret_cast<unsigned*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap) +
+                     warp * 256;
+    for (int b = lane; b < 256; b += 32) hist[b] = 0;
     __syncwarp();
+    sel_state w;
 
     const T* row = logits + r * V;
     lane_stats st;
-    bool seeded = false;
 
     // Scalar head (up to the first 16-byte boundary) and tail: one element per lane per step.
     const auto addr = reinterpret_cast<std::uintptr_t>(row);
@@ -265,16 +248,46 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
             const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
             rescale_to(st, x);
             st.s += fast_exp2((x - exp_base(st)) * log2e);
-            if (__any_sync(full_mask, x > w.thr)) append(w, K, lane, x, static_cast<std::uint32_t>(b + lane));
+            if (__any_sync(full_mask, x > w.thr)) append_one(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane));
         }
     };
     scalar_range(0, head);
 
     const auto* vrow = reinterpret_cast<const vec16<T>*>(row + head);
-    constexpr int per_batch = 32 * batch_vectors;
-    const std::int64_t full = nvec / per_batch * per_batch;
-    for (std::int64_t j0 = 0; j0 < full; j0 += per_batch) run_batch<T, false>(vrow, j0, nvec, head, lane, st, w, K, seeded);
-    if (full < nvec) run_batch<T, true>(vrow, full, nvec, head, lane, st, w, K, seeded);
+    constexpr int per_batch = 32 * U;
+    const auto nv32 = static_cast<std::uint32_t>(nvec);  // elements per row < 2^32 (32-bit composite index)
+    vec16<T> v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        if (u * 32 + lane < nvec) {
+            v[u] = vrow[u * 32 + lane];
+        } else {
+#pragma unroll
+            for (int e = 0; e < W; ++e) v[u].v[e] = from_f32<T>(-INFINITY);
+        }
+    }
+    if (K <= 32) {
+        // The K-th largest of the 32 lane maxima of the first batch: K elements of the batch are at
+        // or above it, so x >= it (x > the float just below it) loses no member of the top K.
+        float bm = -INFINITY;
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int e = 0; e < W; ++e) bm = fmaxf(bm, elem_at(v[u], e));
+        const std::uint64_t sorted =
+            topk_detail::warp_bitonic_sort_desc(composite(float_key(bm), static_cast<std::uint32_t>(lane)));
+        const float vk = composite_value(__shfl_sync(full_mask, sorted, K - 1));
+        if (vk > -INFINITY && nextafterf(vk, -INFINITY) > w.thr) w.thr = nextafterf(vk, -INFINITY);
+    }
+    const vec16<T>* p = vrow + lane;
+    auto j = static_cast<std::uint32_t>(lane);
+    std::uint32_t idx = static_cast<std::uint32_t>(head) + j * W;
+    for (; j + 2 * per_batch - lane <= nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
+        consume_batch_refill<T, U, CheckRoom, false>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+    }
+    for (; j - lane < nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
+        consume_batch_refill<T, U, CheckRoom, true>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+    }
     scalar_range(tail, V);
 
     // Row statistics across the warp.
@@ -294,22 +307,22 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
         return;
     }
     __syncwarp();  // the last appends' writes before the reads below
-    if (w.count > K) compact(w, K, lane);
+    if (w.count > K) w = compact(keys, hist, w, K, lane);
     // Sort the kept composites descending.
     const int n = w.count;
     if (K <= 32) {
-        std::uint64_t c = lane < n ? w.keys[lane] : 0ull;  // 0 sorts below every real composite
+        std::uint64_t c = lane < n ? keys[lane] : 0ull;  // 0 sorts below every real composite
         c = topk_detail::warp_bitonic_sort_desc(c);
         __syncwarp();
-        if (lane < n) w.keys[lane] = c;
+        if (lane < n) keys[lane] = c;
     } else {
         int P = 32;
         while (P < n) P <<= 1;  // <= cap: cap >= the next power of two of K
-        for (int t = n + lane; t < P; t += 32) w.keys[t] = 0ull;  // below every real composite
-        topk_detail::warp_bitonic_sort_desc_smem(w.keys, P, lane);
+        for (int t = n + lane; t < P; t += 32) keys[t] = 0ull;  // below every real composite
+        topk_detail::warp_bitonic_sort_desc_smem(keys, P, lane);
     }
     __syncwarp();
-    topk_detail::warp_write_topk(w.keys, n, row, V, K, M, S, p_out, i_out, lane);
+    topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
 int kpad_of(std::int64_t K) {
@@ -318,24 +331,30 @@ int kpad_of(std::int64_t K) {
     return p;
 }
 
-template <class T> void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
-    constexpr int step = 32 * vec16<T>::n;  // one vector step of appends
+template <class T, int U> void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
+    constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
     const int kpad = kpad_of(a.K);
-    // Room for the kept K (rounded up to a power of two for the final sort) plus at least one step
-    // of appends; more steps where the budget allows (fewer compactions), except for K <= 32,
-    // where the seeded threshold keeps appends rare.
-    int extra = step;
-    if (a.K > 32 && kpad + 2 * step <= keys_budget) extra = (keys_budget - kpad) / step * step;
+    // Room for the kept K (rounded up to a power of two for the final sort) plus, for K <= 32, one
+    // batch of candidates (compactions only at batch starts; the seeded threshold keeps them rare);
+    // for K > 32 (room checked per vector) one vector step and as much more as the budget allows.
+    const bool big_k = a.K > 32;
+    int extra = big_k ? step : U * step;
+    if (big_k && kpad + step < keys_budget) extra = keys_budget - kpad;
     const int cap = kpad + extra;
     const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + 256 * 4);
+    const auto kernel = big_k ? softmax_topk_stream_kernel<T, U, true> : softmax_topk_stream_kernel<T, U, false>;
     static const bool configured = [] {
         // Shared memory before L1: the stream has no reuse, the buffers are what limits residency.
-        return cudaFuncSetAttribute(softmax_topk_stream_kernel<T>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                    cudaSharedmemCarveoutMaxShared) == cudaSuccess;
+        bool ok = true;
+        for (auto k : {softmax_topk_stream_kernel<T, U, true>, softmax_topk_stream_kernel<T, U, false>}) {
+            ok = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      cudaSharedmemCarveoutMaxShared) == cudaSuccess && ok;
+        }
+        return ok;
     }();
     (void)configured;  // a hint; the launch below reports real failures
     if (smem > 48 * 1024) {
-        const cudaError_t e = cudaFuncSetAttribute(softmax_topk_stream_kernel<T>,
+        const cudaError_t e = cudaFuncSetAttribute(kernel,
                                                    cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
         if (e != cudaSuccess) {
             throw std::runtime_error(std::string("cudaFuncSetAttribute(softmax_topk_stream_kernel): ") +
@@ -343,7 +362,7 @@ template <class T> void launch_typed(const softmax_topk_args& a, cudaStream_t st
         }
     }
     const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
-    softmax_topk_stream_kernel<T><<<blocks, 32 * stream_warps, smem, stream>>>(
+    kernel<<<blocks, 32 * stream_warps, smem, stream>>>(
         static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, static_cast<int>(a.K), cap);
     check_launch("softmax_topk_stream_kernel");
 }
@@ -354,9 +373,9 @@ void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t s
     topk_detail::validate(a, softmax_topk_max_k, "softmax_topk fused_stream");
     if (a.rows == 0) return;
     switch (a.type) {
-        case elem::f32: launch_typed<float>(a, stream); break;
-        case elem::f16: launch_typed<__half>(a, stream); break;
-        case elem::bf16: launch_typed<__nv_bfloat16>(a, stream); break;
+        case elem::f32: launch_typed<float, batch_vectors<float>>(a, stream); break;
+        case elem::f16: launch_typed<__half, batch_vectors<__half>>(a, stream); break;
+        case elem::bf16: launch_typed<__nv_bfloat16, batch_vectors<__nv_bfloat16>>(a, stream); break;
     }
 }
 

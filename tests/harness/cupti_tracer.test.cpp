@@ -248,3 +248,76 @@ TEST_CASE("only one tracer lives at a time", "[gpu][cupti]") {
     auto third = activity_tracer::create(reason);
     CHECK(third != nullptr);
 }
+
+TEST_CASE("serial kernel records time a kernel of many short blocks as plain events do", "[gpu][cupti]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // One byte per 64 of 1 GiB: 65536 blocks of 256 threads, each thread one load. CONCURRENT_KERNEL
+    // instruments every kernel; on an H200 that made kernels of this shape 8-10% slower.
+    const std::size_t bytes = std::size_t{1} << 30, stride = 64;
+    device_buffer src(bytes), big(bytes), dst(bytes), sink(sizeof(unsigned));
+    CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
+    CUDA_CHECK(cudaMemset(big.get(), 1, bytes));
+    cuda_stream s;
+    cuda_event e0, e1;
+    // Events around the kernel with no CUPTI client at all; a long copy first keeps the GPU busy
+    // while the events and the kernel are queued, so launch latency stays out.
+    auto time_events = [&] {
+        std::vector<double> us;
+        for (int i = 0; i < 12; ++i) {
+            detail::launch_stream_copy(big.get(), dst.get(), bytes, s.get());
+            e0.record(s.get());
+            detail::launch_touch_pages(src.get(), bytes, stride, static_cast<unsigned*>(sink.get()), s.get());
+            e1.record(s.get());
+            CUDA_CHECK(cudaStreamSynchronize(s.get()));
+            us.push_back(e1.elapsed_ms_since(e0) * 1e3);
+        }
+        return median(us);
+    };
+    for (int i = 0; i < 3; ++i) detail::launch_touch_pages(src.get(), bytes, stride, static_cast<unsigned*>(sink.get()), s.get());
+    const double plain = time_events();
+
+    auto tracer = tracer_or_skip();
+    auto time_cupti = [&] {
+        std::vector<double> us;
+        for (int i = 0; i < 12; ++i) {
+            tracer->begin();
+            detail::launch_touch_pages(src.get(), bytes, stride, static_cast<unsigned*>(sink.get()), s.get());
+            const traced_sample smp = tracer->end();
+            REQUIRE(smp.kernels.size() == 1);
+            CHECK_THAT(smp.kernels[0].name, ContainsSubstring("touch_pages_kernel"));
+            us.push_back(smp.kernels[0].duration_us());
+        }
+        return median(us);
+    };
+    CHECK_FALSE(tracer->serial());
+    const double concurrent = time_cupti();
+    tracer->set_serial(true);
+    CHECK(tracer->serial());
+    const double serial = time_cupti();
+    tracer->set_serial(false);
+    const double concurrent_again = time_cupti();
+    INFO("events without CUPTI " << plain << " us, serial records " << serial << " us, concurrent records "
+                                 << concurrent << " / " << concurrent_again << " us");
+    REQUIRE(plain >= 50.0);
+    CHECK_THAT(serial, WithinRel(plain, 0.03));
+    CHECK(serial <= plain * 1.005);  // events bracket the kernel
+    CHECK(concurrent_again >= serial * 0.97);  // back to instrumented records: never faster than serial
+    CHECK(tracer->dropped_records() == 0);
+}
+
+TEST_CASE("serial kernel records still see kernels on two streams", "[gpu][cupti]") {
+    FUSEBENCH_REQUIRE_GPU();
+    auto tracer = tracer_or_skip();
+    const std::size_t bytes = std::size_t{128} << 20;
+    device_buffer a(bytes), b(bytes), c(bytes), sink(sizeof(unsigned));
+    cuda_stream s1, s2;
+    tracer->set_serial(true);
+    tracer->begin();
+    detail::launch_stream_copy(a.get(), b.get(), bytes, s1.get());
+    detail::launch_stream_read(c.get(), bytes, static_cast<unsigned*>(sink.get()), sm_count(), s2.get());
+    const traced_sample smp = tracer->end();
+    REQUIRE(smp.kernels.size() == 2);
+    CHECK(smp.kernels[0].stream_id != smp.kernels[1].stream_id);
+    CHECK(smp.kernels[1].start_ns >= smp.kernels[0].end_ns);  // serialized across streams
+    CHECK(smp.span_us >= smp.sum_us);
+}
