@@ -251,12 +251,13 @@ TEST_CASE("only one tracer lives at a time", "[gpu][cupti]") {
 
 TEST_CASE("serial kernel records time a kernel of many short blocks as plain events do", "[gpu][cupti]") {
     FUSEBENCH_REQUIRE_GPU();
-    // One byte per 64 of 1 GiB: 65536 blocks of 256 threads, each thread one load. CONCURRENT_KERNEL
-    // instruments every kernel; on an H200 that made kernels of this shape 8-10% slower.
-    const std::size_t bytes = std::size_t{1} << 30, stride = 64;
-    device_buffer src(bytes), big(bytes), dst(bytes), sink(sizeof(unsigned));
+    // One byte per 64 of 4 GiB: 262144 blocks of 256 threads, each thread one load (~0.9 ms on an
+    // H200, so the events' bracket, ~10 us, stays under 1.5%). CONCURRENT_KERNEL instruments every
+    // kernel; on an H200 that made the GLU naive baseline's kernels 8-10% slower.
+    const std::size_t bytes = std::size_t{4} << 30, stride = 64, copy_bytes = std::size_t{1} << 30;
+    device_buffer src(bytes), big(copy_bytes), dst(copy_bytes), sink(sizeof(unsigned));
     CUDA_CHECK(cudaMemset(src.get(), 1, bytes));
-    CUDA_CHECK(cudaMemset(big.get(), 1, bytes));
+    CUDA_CHECK(cudaMemset(big.get(), 1, copy_bytes));
     cuda_stream s;
     cuda_event e0, e1;
     // Events around the kernel with no CUPTI client at all; a long copy first keeps the GPU busy
@@ -264,7 +265,7 @@ TEST_CASE("serial kernel records time a kernel of many short blocks as plain eve
     auto time_events = [&] {
         std::vector<double> us;
         for (int i = 0; i < 12; ++i) {
-            detail::launch_stream_copy(big.get(), dst.get(), bytes, s.get());
+            detail::launch_stream_copy(big.get(), dst.get(), copy_bytes, s.get());
             e0.record(s.get());
             detail::launch_touch_pages(src.get(), bytes, stride, static_cast<unsigned*>(sink.get()), s.get());
             e1.record(s.get());
@@ -298,7 +299,7 @@ TEST_CASE("serial kernel records time a kernel of many short blocks as plain eve
     const double concurrent_again = time_cupti();
     INFO("events without CUPTI " << plain << " us, serial records " << serial << " us, concurrent records "
                                  << concurrent << " / " << concurrent_again << " us");
-    REQUIRE(plain >= 50.0);
+    REQUIRE(plain >= 500.0);
     CHECK_THAT(serial, WithinRel(plain, 0.03));
     CHECK(serial <= plain * 1.005);  // events bracket the kernel
     CHECK(concurrent_again >= serial * 0.97);  // back to instrumented records: never faster than serial
