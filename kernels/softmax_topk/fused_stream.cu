@@ -49,7 +49,11 @@ using topk_detail::log2e;
 constexpr int stream_warps = 4;          // rows per block
 constexpr int stream_blocks_per_sm = 8;  // 64 registers: 32 rows per SM, 4096 rows in one wave on 132 SMs
 // Shared memory per warp stays under this many keys where K allows, so 8 blocks fit an SM.
-constexpr int keys_budget = 736;
+constexpr int keys_budget = 800;
+// The radix select's 256 bins as 16-bit counts, two per word (a buffer holds < 65536 keys): 512
+// bytes per warp instead of 1 KB, which lets 16-bit logits keep U = 3 vectors per lane and a whole
+// batch of room at 8 blocks per SM.
+constexpr int hist_words = 128;
 
 template <class T> struct alignas(16) vec16 {
     static constexpr int n = 16 / sizeof(T);
@@ -60,7 +64,6 @@ template <class T> struct alignas(16) vec16 {
 // Measured on an H200 (fp32 4096x50257 K=10: U=2 224.8 us, 3 220.4, 4 220.2 with 20 bytes of
 // spills; bf16 4096x151936 K=10: U=2 414.8 us, U=3 680.9 us, where the 64-register bound made
 // the hot loop spill). 16-bit types have twice the math per byte.
-template <class T> constexpr int batch_vectors = sizeof(T) == 4 ? 3 : 2;
 
 // The warp's selection state (warp-uniform). The buffer and histogram pointers stay out of it: they
 // are derived from the __shared__ array in the kernel, so the compiler keeps shared-space accesses.
@@ -79,11 +82,11 @@ __device__ __forceinline__ std::uint64_t warp_radix_select(const std::uint64_t* 
             const int t = t0 + lane;
             const bool valid = t < n;
             const std::uint64_t c = valid ? keys[t] : 0ull;
-            hist_add(hist, static_cast<unsigned>(c >> shift) & 255u, valid && (c & mask) == prefix);
+            hist_add<true>(hist, static_cast<unsigned>(c >> shift) & 255u, valid && (c & mask) == prefix);
         }
         __syncwarp();
         unsigned digit = 0, above_bin = 0, in_bin = 0;
-        const bool mine = topk_detail::scan_bins_desc(hist, need, lane, digit, above_bin, in_bin);
+        const bool mine = topk_detail::scan_bins_desc<true>(hist, need, lane, digit, above_bin, in_bin);
         const int src = __ffs(__ballot_sync(full_mask, mine)) - 1;
         digit = __shfl_sync(full_mask, digit, src);
         above_bin = __shfl_sync(full_mask, above_bin, src);
@@ -139,7 +142,8 @@ __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, 
 
 struct lane_stats {
     float m = -INFINITY;  // running max of the lane's logits (NaN never wins fmaxf)
-    float s = 0.0f;       // sum of exp(x - m); NaN once a NaN or (+inf with m = +inf) was added
+    float s = 0.0f;       // sum of exp(x - base); NaN once a NaN or (+inf with m = +inf) was added
+    float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0)
 };
 
 // The vector maximum first, one rescale when it rises, then the terms.
@@ -147,13 +151,33 @@ __device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
     if (vmax > st.m) {
         st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
         st.m = vmax;
+        st.base = vmax;
     }
 }
-__device__ __forceinline__ float exp_base(const lane_stats& st) {
-    return st.m == -INFINITY ? 0.0f : st.m;  // every term so far was -inf: exp(-inf - 0) = 0
-}
+__device__ __forceinline__ float exp_base(const lane_stats& st) { return st.base; }
 
 template <class T> __device__ __forceinline__ float elem_at(const vec16<T>& v, int e) { return to_f32(v.v[e]); }
+
+// A vector's maximum. 16-bit types take it on packed pairs (3 HMNMX2, then one pair unpacked):
+// fewer instructions, and the eight unpacked floats of a vector are never live at once, which keeps
+// the 16-bit loop within 64 registers at U = 3. __hmax2, like fmaxf, returns the other operand for a
+// NaN (a NaN shows in the sum instead).
+template <class T> __device__ __forceinline__ float vec_max(const vec16<T>& v) {
+    float vm = elem_at(v, 0);
+#pragma unroll
+    for (int e = 1; e < vec16<T>::n; ++e) vm = fmaxf(vm, elem_at(v, e));
+    return vm;
+}
+template <> __device__ __forceinline__ float vec_max<__nv_bfloat16>(const vec16<__nv_bfloat16>& v) {
+    const auto* h = reinterpret_cast<const __nv_bfloat162*>(v.v);
+    const __nv_bfloat162 m = __hmax2(__hmax2(h[0], h[1]), __hmax2(h[2], h[3]));
+    return fmaxf(__low2float(m), __high2float(m));
+}
+template <> __device__ __forceinline__ float vec_max<__half>(const vec16<__half>& v) {
+    const auto* h = reinterpret_cast<const __half2*>(v.v);
+    const __half2 m = __hmax2(__hmax2(h[0], h[1]), __hmax2(h[2], h[3]));
+    return fmaxf(__low2float(m), __high2float(m));
+}
 
 // One vector per lane (elements idx0 .. idx0 + W - 1 of the row): its max, one rescale when that
 // rises, the terms, and the candidate vote. With CheckRoom (K > 32: candidates are common and the
@@ -165,9 +189,7 @@ template <class T, bool CheckRoom>
 __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
                                             std::uint64_t* keys, unsigned* hist, int cap, sel_state& w, int K) {
     constexpr int W = vec16<T>::n;
-    float vm = elem_at(v, 0);
-#pragma unroll
-    for (int e = 1; e < W; ++e) vm = fmaxf(vm, elem_at(v, e));
+    const float vm = vec_max(v);
     rescale_to(st, vm);
     const float base = exp_base(st);
 #pragma unroll
@@ -215,6 +237,21 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
     }
 }
 
+// The K-th largest of the 32 lane maxima of the first batch (K <= 32): K elements of the batch are
+// at or above it, so x >= it (x > the float just below it) loses no member of the top K.
+template <class T, int U>
+__device__ __forceinline__ void seed_threshold(const vec16<T> (&v)[U], int K, int lane, sel_state& w) {
+    float bm = -INFINITY;
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int e = 0; e < vec16<T>::n; ++e) bm = fmaxf(bm, elem_at(v[u], e));
+    const std::uint64_t sorted =
+        topk_detail::warp_bitonic_sort_desc(composite(float_key(bm), static_cast<std::uint32_t>(lane)));
+    const float vk = composite_value(__shfl_sync(full_mask, sorted, K - 1));
+    if (vk > -INFINITY && nextafterf(vk, -INFINITY) > w.thr) w.thr = nextafterf(vk, -INFINITY);
+}
+
 template <class T, int U, bool CheckRoom>
 __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     softmax_topk_stream_kernel(const T* __restrict__ logits, float* __restrict__ probs,
@@ -227,8 +264,8 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 
     std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
     unsigned* hist = reinterpret_cast<unsigned*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap) +
-                     warp * 256;
-    for (int b = lane; b < 256; b += 32) hist[b] = 0;
+                     warp * hist_words;
+    for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
     __syncwarp();
     sel_state w;
 
@@ -266,19 +303,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
             for (int e = 0; e < W; ++e) v[u].v[e] = from_f32<T>(-INFINITY);
         }
     }
-    if (K <= 32) {
-        // The K-th largest of the 32 lane maxima of the first batch: K elements of the batch are at
-        // or above it, so x >= it (x > the float just below it) loses no member of the top K.
-        float bm = -INFINITY;
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-#pragma unroll
-            for (int e = 0; e < W; ++e) bm = fmaxf(bm, elem_at(v[u], e));
-        const std::uint64_t sorted =
-            topk_detail::warp_bitonic_sort_desc(composite(float_key(bm), static_cast<std::uint32_t>(lane)));
-        const float vk = composite_value(__shfl_sync(full_mask, sorted, K - 1));
-        if (vk > -INFINITY && nextafterf(vk, -INFINITY) > w.thr) w.thr = nextafterf(vk, -INFINITY);
-    }
+    if (K <= 32) seed_threshold(v, K, lane, w);
     const vec16<T>* p = vrow + lane;
     auto j = static_cast<std::uint32_t>(lane);
     std::uint32_t idx = static_cast<std::uint32_t>(head) + j * W;
@@ -331,22 +356,24 @@ int kpad_of(std::int64_t K) {
     return p;
 }
 
-template <class T, int U> void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
+template <class T, int UK, int UB>
+void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
     const int kpad = kpad_of(a.K);
     // Room for the kept K (rounded up to a power of two for the final sort) plus, for K <= 32, one
     // batch of candidates (compactions only at batch starts; the seeded threshold keeps them rare);
-    // for K > 32 (room checked per vector) one vector step and as much more as the budget allows.
+    // for K > 32 (room checked per vector) one vector step and as much more as the budget allows
+    // (fewer compactions).
     const bool big_k = a.K > 32;
-    int extra = big_k ? step : U * step;
+    int extra = big_k ? step : UK * step;
     if (big_k && kpad + step < keys_budget) extra = keys_budget - kpad;
     const int cap = kpad + extra;
-    const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + 256 * 4);
-    const auto kernel = big_k ? softmax_topk_stream_kernel<T, U, true> : softmax_topk_stream_kernel<T, U, false>;
+    const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
+    const auto kernel = big_k ? softmax_topk_stream_kernel<T, UB, true> : softmax_topk_stream_kernel<T, UK, false>;
     static const bool configured = [] {
         // Shared memory before L1: the stream has no reuse, the buffers are what limits residency.
         bool ok = true;
-        for (auto k : {softmax_topk_stream_kernel<T, U, true>, softmax_topk_stream_kernel<T, U, false>}) {
+        for (auto k : {softmax_topk_stream_kernel<T, UB, true>, softmax_topk_stream_kernel<T, UK, false>}) {
             ok = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       cudaSharedmemCarveoutMaxShared) == cudaSuccess && ok;
         }
@@ -354,16 +381,15 @@ template <class T, int U> void launch_typed(const softmax_topk_args& a, cudaStre
     }();
     (void)configured;  // a hint; the launch below reports real failures
     if (smem > 48 * 1024) {
-        const cudaError_t e = cudaFuncSetAttribute(kernel,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
         if (e != cudaSuccess) {
             throw std::runtime_error(std::string("cudaFuncSetAttribute(softmax_topk_stream_kernel): ") +
                                      cudaGetErrorName(e));
         }
     }
     const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
-    kernel<<<blocks, 32 * stream_warps, smem, stream>>>(
-        static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, static_cast<int>(a.K), cap);
+    kernel<<<blocks, 32 * stream_warps, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
+                                                       a.rows, a.V, static_cast<int>(a.K), cap);
     check_launch("softmax_topk_stream_kernel");
 }
 
@@ -372,10 +398,14 @@ template <class T, int U> void launch_typed(const softmax_topk_args& a, cudaStre
 void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream) {
     topk_detail::validate(a, softmax_topk_max_k, "softmax_topk fused_stream");
     if (a.rows == 0) return;
+    // Vectors per lane per batch for K <= 32 and K > 32. H200 (4096 rows, K = 10): fp32 V = 50257
+    // U = 2 224.8 us, 3 220.4, 4 220.2 (spilling); bf16 V = 151936 U = 2 365.2 us, 3 350.0 (with
+    // 16-bit bins: at 1 KB of bins per warp U = 3 fit only 7 blocks per SM, 680.9 us). 16-bit logits
+    // keep U = 2 for K > 32, where U = 3 spills.
     switch (a.type) {
-        case elem::f32: launch_typed<float, batch_vectors<float>>(a, stream); break;
-        case elem::f16: launch_typed<__half, batch_vectors<__half>>(a, stream); break;
-        case elem::bf16: launch_typed<__nv_bfloat16, batch_vectors<__nv_bfloat16>>(a, stream); break;
+        case elem::f32: launch_typed<float, 3, 3>(a, stream); break;
+        case elem::f16: launch_typed<__half, 3, 2>(a, stream); break;
+        case elem::bf16: launch_typed<__nv_bfloat16, 3, 2>(a, stream); break;
     }
 }
 

@@ -70,27 +70,49 @@ __device__ __forceinline__ void clear_select_smem(select_smem& sm) {
     for (int b = threadIdx.x; b < 256; b += block_threads) sm.hist[b] = 0;
 }
 
-// Adds one to hist[bin] for each active lane; lanes of a warp that hit the same bin share one
+// Adds one to bin `bin` for each active lane; lanes of a warp that hit the same bin share one
 // atomic (float keys crowd into a few sign/exponent bins: per-lane atomics would serialize).
+// Packed16: 256 16-bit bins, two per 32-bit word (bin b in word b / 2, high half when b is odd),
+// half the shared memory; counts must stay below 65536.
+template <bool Packed16 = false>
 __device__ __forceinline__ void hist_add(unsigned* hist, unsigned bin, bool active) {
     const unsigned act = __ballot_sync(full_mask, active);
     if (!active) return;
     const unsigned peers = __match_any_sync(act, bin);
-    if ((threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[bin], static_cast<unsigned>(__popc(peers)));
+    if ((threadIdx.x & 31) == __ffs(peers) - 1) {
+        const auto n = static_cast<unsigned>(__popc(peers));
+        if constexpr (Packed16) {
+            atomicAdd(&hist[bin >> 1], n << ((bin & 1u) * 16u));
+        } else {
+            atomicAdd(&hist[bin], n);
+        }
+    }
 }
 
 // One warp scans a 256-bin histogram from the top: lane l reads (and clears) bins 255 - 8l down to
 // 248 - 8l, and the lane owning the bin in which the count of larger items first reaches `need`
 // returns true with that bin's digit, the count above it and its own count.
+template <bool Packed16 = false>
 __device__ __forceinline__ bool scan_bins_desc(unsigned* hist, unsigned need, int lane, unsigned& digit,
                                                unsigned& above_bin, unsigned& in_bin) {
     unsigned cnt[8], lane_total = 0;
+    if constexpr (Packed16) {
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        cnt[i] = hist[255 - 8 * lane - i];
-        hist[255 - 8 * lane - i] = 0;
-        lane_total += cnt[i];
+        for (int q = 0; q < 4; ++q) {  // bins 255 - 8l - 2q (high half) and 254 - 8l - 2q (low half)
+            const unsigned word = hist[127 - 4 * lane - q];
+            hist[127 - 4 * lane - q] = 0;
+            cnt[2 * q] = word >> 16;
+            cnt[2 * q + 1] = word & 0xFFFFu;
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            cnt[i] = hist[255 - 8 * lane - i];
+            hist[255 - 8 * lane - i] = 0;
+        }
     }
+#pragma unroll
+    for (int i = 0; i < 8; ++i) lane_total += cnt[i];
     unsigned incl = lane_total;
 #pragma unroll
     for (int d = 1; d < 32; d <<= 1) {
