@@ -60,11 +60,6 @@ template <class T> struct alignas(16) vec16 {
     T v[n];
 };
 
-// 16-byte vectors per lane per batch: U - 1 to U vectors stay in flight while the warp computes.
-// Measured on an H200 (fp32 4096x50257 K=10: U=2 224.8 us, 3 220.4, 4 220.2 with 20 bytes of
-// spills; bf16 4096x151936 K=10: U=2 414.8 us, U=3 680.9 us, where the 64-register bound made
-// the hot loop spill). 16-bit types have twice the math per byte.
-
 // The warp's selection state (warp-uniform). The buffer and histogram pointers stay out of it: they
 // are derived from the __shared__ array in the kernel, so the compiler keeps shared-space accesses.
 struct sel_state {
@@ -213,9 +208,10 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     }
 }
 
-// One batch (without CheckRoom, room for all its candidates is made first): each vector is consumed and its registers refilled with the matching vector of the
-// next batch right away, so U - 1 to U vectors per lane stay in flight while the warp computes (v4
-// and the first v5 issued U loads and then waited on all of them). `p` points at this lane's
+// One batch of U vectors per lane (without CheckRoom, room for all its candidates is made first):
+// each vector is consumed and its registers refilled with the matching vector of the next batch
+// right away, so U - 1 to U vectors per lane stay in flight while the warp computes (v4 and the
+// first v5 issued U loads and then waited on all of them). `p` points at this lane's
 // vector j of the batch (j = the batch's first vector + lane), `idx` is its first element's index.
 template <class T, int U, bool CheckRoom, bool MaskedRefill>
 __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec16<T>* __restrict__ p, std::uint32_t j,
