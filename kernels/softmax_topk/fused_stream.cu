@@ -189,41 +189,14 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     const float base = exp_base(st);
 #pragma unroll
     for (int e = 0; e < W; ++e) st.s += fast_exp2((elem_at(v, e) - base) * log2e);
-    if (!__any_sync(full_mask, vm > w.thr)) return;
-    if constexpr (CheckRoom) {
-        // K > 32: candidates come in most vectors. This lane's candidates as bits; the warp's total
-        // and this lane's exclusive prefix come from one ballot per bit of the per-lane count (at
-        // most W), not one ballot per element, and only lanes with a candidate build composites.
-        const unsigned lower = (1u << lane) - 1u;
-        unsigned bits = 0, below = 0, total = 0;
-        const auto find = [&] {
-            bits = 0;
+    if (__any_sync(full_mask, vm > w.thr)) {
+        if (CheckRoom) {
+            unsigned mine = 0;
 #pragma unroll
-            for (int e = 0; e < W; ++e) bits |= static_cast<unsigned>(elem_at(v, e) > w.thr) << e;
-            const unsigned mine = __popc(bits);
-            below = 0;
-            total = 0;
-#pragma unroll
-            for (int b = 0; (1 << b) <= W; ++b) {
-                const unsigned m = __ballot_sync(full_mask, (mine >> b) & 1u);
-                below += static_cast<unsigned>(__popc(m & lower)) << b;
-                total += static_cast<unsigned>(__popc(m)) << b;
-            }
-        };
-        find();
-        if (w.count + static_cast<int>(total) > cap) {
-            w = compact(keys, hist, w, K, lane);  // after it K + 32 W composites fit (cap >= kpad + 32 W)
-            find();                               // against the raised threshold
+            for (int e = 0; e < W; ++e) mine += elem_at(v, e) > w.thr;
+            // After a compaction K + 32 W composites fit (cap >= kpad + 32 W).
+            if (w.count + static_cast<int>(__reduce_add_sync(full_mask, mine)) > cap) w = compact(keys, hist, w, K, lane);
         }
-        int pos = w.count + static_cast<int>(below);
-#pragma unroll
-        for (int e = 0; e < W; ++e) {
-            if ((bits >> e) & 1u) keys[pos++] = composite(float_key(elem_at(v, e)), idx0 + e);
-        }
-        w.count += static_cast<int>(total);
-    } else {
-        // K <= 32: candidate vectors are rare after the first batches; one ballot per element
-        // keeps the registers of the loop below the 64-register bound (the scheme above spills).
 #pragma unroll
         for (int e = 0; e < W; ++e) {
             const float x = elem_at(v, e);
