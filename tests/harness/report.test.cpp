@@ -136,3 +136,26 @@ TEST_CASE("the schema validator rejects what the schema forbids", "[report][sche
     CHECK_FALSE(schema.validate(bad).empty());
     CHECK_THROWS(json_schema(nlohmann::json{{"type", "object"}, {"patternProperties", nlohmann::json::object()}}));
 }
+
+TEST_CASE("CUPTI timing names the kind of kernel records it came from", "[report][schema]") {
+    report_context ctx;
+    ctx.started_at = "x";
+    ctx.settings = {{"seed", 1}, {"seed_source", "fresh"}, {"mode", "cold"}, {"sampling", nlohmann::json::object()}};
+    variant_result r = sample_result(outcome::pass);
+    REQUIRE(r.timing);
+    r.timing->method = "cupti_activity";
+    r.timing->kernel_records = "serial";
+    r.timing->sum_stats = r.timing->stats;
+    r.timing->event_stats = r.timing->stats;
+    r.timing->kernel_names = {"k"};
+    r.timing->kernels_per_sample = 1;
+    const auto j = make_report(ctx, {r});
+    const auto schema = report_schema();
+    const auto errors = schema.validate(j);
+    INFO((errors.empty() ? std::string() : errors.front()));
+    CHECK(errors.empty());
+    CHECK(j["results"][0]["timing"]["cupti"]["kernel_records"] == "serial");
+    auto bad = j;
+    bad["results"][0]["timing"]["cupti"]["kernel_records"] = "sometimes";
+    CHECK_FALSE(schema.validate(bad).empty());
+}
