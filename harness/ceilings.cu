@@ -100,11 +100,12 @@ __global__ void fill_random_fp16_kernel(__half* dst, std::size_t n, unsigned lon
     }
 }
 
-// One byte per `stride` bytes, one thread each.
-__global__ void touch_pages_kernel(const unsigned char* __restrict__ p, std::size_t bytes, std::size_t stride,
-                                   unsigned* sink) {
+// One byte per `stride` bytes, one thread each. The store depends on the byte read, so the load
+// stays (the buffers the tests read never hold 0x5B; writing the sink would be harmless anyway).
+__global__ void strided_read_kernel(const unsigned char* __restrict__ p, std::size_t bytes, std::size_t stride,
+                                    unsigned* sink) {
     const std::size_t i = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * stride;
-    if (i < bytes && p[i] == 0x5Bu && bytes == 1) *sink = 1u;  // never true for the buffers touched
+    if (i < bytes && p[i] == 0x5Bu) *sink = static_cast<unsigned>(i);
 }
 
 int stream_blocks(int sm_count, std::size_t n_vec) {
@@ -132,13 +133,13 @@ void launch_stream_read(const void* d_src, std::size_t bytes, unsigned* d_sink, 
     check_launch("stream_read_kernel");
 }
 
-void launch_touch_pages(const void* d_src, std::size_t bytes, std::size_t stride, unsigned* d_sink,
-                        cudaStream_t stream) {
+void launch_strided_read(const void* d_src, std::size_t bytes, std::size_t stride, unsigned* d_sink,
+                         cudaStream_t stream) {
     if (bytes == 0 || stride == 0) return;
     const std::size_t n = (bytes + stride - 1) / stride;
-    touch_pages_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
+    strided_read_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
         static_cast<const unsigned char*>(d_src), bytes, stride, d_sink);
-    check_launch("touch_pages_kernel");
+    check_launch("strided_read_kernel");
 }
 
 void launch_stream_copy(const void* d_src, void* d_dst, std::size_t bytes, cudaStream_t stream) {

@@ -82,8 +82,8 @@ void launch_stream_read(const void* d_src, std::size_t bytes, unsigned* d_sink, 
                         cudaStream_t stream);
 // Reads one byte every `stride` bytes of [d_src, d_src + bytes), one thread per byte in blocks of
 // 256: a kernel of many short blocks (the tracer tests use it).
-void launch_touch_pages(const void* d_src, std::size_t bytes, std::size_t stride, unsigned* d_sink,
-                        cudaStream_t stream);
+void launch_strided_read(const void* d_src, std::size_t bytes, std::size_t stride, unsigned* d_sink,
+                         cudaStream_t stream);
 // Copies `bytes` (a multiple of 16, both 16-byte aligned) with 16-byte loads and stores, one
 // element per thread over a full grid.
 void launch_stream_copy(const void* d_src, void* d_dst, std::size_t bytes, cudaStream_t stream);

@@ -149,9 +149,18 @@ __device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
         st.base = vmax;
     }
 }
-__device__ __forceinline__ float exp_base(const lane_stats& st) { return st.base; }
 
 template <class T> __device__ __forceinline__ float elem_at(const vec16<T>& v, int e) { return to_f32(v.v[e]); }
+
+// v = *src when `ok`, else all -inf (past the row's end: no term, no candidate).
+template <class T> __device__ __forceinline__ void load_or_neg_inf(vec16<T>& v, const vec16<T>* src, bool ok) {
+    if (ok) {
+        v = *src;
+    } else {
+#pragma unroll
+        for (int e = 0; e < vec16<T>::n; ++e) v.v[e] = from_f32<T>(-INFINITY);
+    }
+}
 
 // A vector's maximum. 16-bit types take it on packed pairs (3 HMNMX2, then one pair unpacked):
 // fewer instructions, and the eight unpacked floats of a vector are never live at once, which keeps
@@ -186,7 +195,7 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     constexpr int W = vec16<T>::n;
     const float vm = vec_max(v);
     rescale_to(st, vm);
-    const float base = exp_base(st);
+    const float base = st.base;
 #pragma unroll
     for (int e = 0; e < W; ++e) st.s += fast_exp2((elem_at(v, e) - base) * log2e);
     if (__any_sync(full_mask, vm > w.thr)) {
@@ -224,12 +233,7 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
 #pragma unroll
     for (int u = 0; u < U; ++u) {
         consume_vec<T, CheckRoom>(v[u], idx + u * 32 * W, lane, st, keys, hist, cap, w, K);
-        if (!MaskedRefill || j + per_batch + u * 32 < nvec) {
-            v[u] = p[per_batch + u * 32];
-        } else {
-#pragma unroll
-            for (int e = 0; e < W; ++e) v[u].v[e] = from_f32<T>(-INFINITY);
-        }
+        load_or_neg_inf(v[u], p + per_batch + u * 32, !MaskedRefill || j + per_batch + u * 32 < nvec);
     }
 }
 
@@ -280,7 +284,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
             const bool ok = b + lane < end;
             const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
             rescale_to(st, x);
-            st.s += fast_exp2((x - exp_base(st)) * log2e);
+            st.s += fast_exp2((x - st.base) * log2e);
             if (__any_sync(full_mask, x > w.thr)) append_one(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane));
         }
     };
@@ -291,14 +295,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     const auto nv32 = static_cast<std::uint32_t>(nvec);  // elements per row < 2^32 (32-bit composite index)
     vec16<T> v[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-        if (u * 32 + lane < nvec) {
-            v[u] = vrow[u * 32 + lane];
-        } else {
-#pragma unroll
-            for (int e = 0; e < W; ++e) v[u].v[e] = from_f32<T>(-INFINITY);
-        }
-    }
+    for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], vrow + u * 32 + lane, u * 32 + lane < nvec);
     if (K <= 32) seed_threshold(v, K, lane, w);
     const vec16<T>* p = vrow + lane;
     auto j = static_cast<std::uint32_t>(lane);
@@ -396,7 +393,7 @@ void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t s
     if (a.rows == 0) return;
     // Vectors per lane per batch for K <= 32 and K > 32. H200 (4096 rows, K = 10): fp32 V = 50257
     // U = 2 224.8 us, 3 220.4, 4 220.2 (spilling); bf16 V = 151936 U = 2 365.2 us, 3 350.0 (with
-    // 16-bit bins: at 1 KB of bins per warp U = 3 fit only 7 blocks per SM, 680.9 us). 16-bit logits
+    // 16-bit bins: at 1 KB of bins per warp U = 3 fit only 7 blocks per SM, 446.7 us). 16-bit logits
     // keep U = 2 for K > 32, where U = 3 spills.
     switch (a.type) {
         case elem::f32: launch_typed<float, 3, 3>(a, stream); break;

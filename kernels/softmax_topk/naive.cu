@@ -8,30 +8,6 @@ namespace {
 
 using namespace topk_detail;
 
-__device__ __forceinline__ float block_reduce_max(float v, float* scratch) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) v = fmaxf(v, __shfl_xor_sync(full_mask, v, d));
-    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
-    float r = scratch[0];
-#pragma unroll
-    for (int w = 1; w < warps_per_block; ++w) r = fmaxf(r, scratch[w]);
-    __syncthreads();
-    return r;
-}
-
-__device__ __forceinline__ float block_reduce_sum(float v, float* scratch) {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(full_mask, v, d);
-    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
-    float r = 0;
-#pragma unroll
-    for (int w = 0; w < warps_per_block; ++w) r += scratch[w];
-    __syncthreads();
-    return r;
-}
-
 // The textbook three-pass softmax. fmaxf skips NaN, but a NaN (or +inf - +inf, or -inf - -inf)
 // reaches the sum and turns the whole row NaN: PyTorch's behaviour, by the same arithmetic.
 template <class T>

@@ -50,6 +50,32 @@ __device__ __forceinline__ float fast_exp2(float x) {
     return y;
 }
 
+// Block-wide max and sum over block_threads threads (warp shuffles, then the warp partials through
+// `scratch`, warps_per_block floats); every thread gets the result.
+__device__ __forceinline__ float block_reduce_max(float v, float* scratch) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v = fmaxf(v, __shfl_xor_sync(full_mask, v, d));
+    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+    __syncthreads();
+    float r = scratch[0];
+#pragma unroll
+    for (int w = 1; w < warps_per_block; ++w) r = fmaxf(r, scratch[w]);
+    __syncthreads();
+    return r;
+}
+
+__device__ __forceinline__ float block_reduce_sum(float v, float* scratch) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(full_mask, v, d);
+    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x >> 5] = v;
+    __syncthreads();
+    float r = 0;
+#pragma unroll
+    for (int w = 0; w < warps_per_block; ++w) r += scratch[w];
+    __syncthreads();
+    return r;
+}
+
 // Online softmax state (running max m, sum of exp(x - m)) merged pairwise. A state with s == 0
 // contributes nothing (this also avoids exp(-inf - -inf) = NaN); a NaN sum stays NaN.
 __device__ __forceinline__ void merge_max_sum(float& m, float& s, float m2, float s2) {
