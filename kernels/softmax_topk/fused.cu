@@ -377,9 +377,12 @@ __global__ void __launch_bounds__(block_threads, min_blocks_per_sm<T>)
         }
         // Threshold refresh: once max(K, 64) candidates have piled up, keep the K largest so the
         // threshold follows the running K-th largest (about K / t candidates in tile t, instead
-        // of K per tile against the tile-0 bound). count is uniform after the barrier above.
+        // of K per tile against the tile-0 bound). The decision goes through a barrier: after the
+        // one above, a warp that skips the refresh may run into the next tile and atomicAdd to
+        // sm.count before a slower warp has read it, and the two would then disagree about the
+        // compaction and its __syncthreads (seen under racecheck as cudaErrorIllegalInstruction).
         const int count = static_cast<int>(sm.count);
-        if (count >= refresh_at) compact(cand, side, min(count, C), K, sm);
+        if (__syncthreads_or(count >= refresh_at)) compact(cand, side, min(count, C), K, sm);
         }
     };
 
