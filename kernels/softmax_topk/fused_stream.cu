@@ -23,7 +23,8 @@
 // is higher and it ranks below all of them. For K <= 32 the first batch seeds the threshold with
 // the K-th largest of the 32 lane maxima (K elements of the batch are at or above it), so a row
 // appends ~K ln(V / batch) candidates instead of its first batch, and room for a whole batch is
-// made at batch starts; for K > 32 each vector's candidates are counted and room made for them.
+// made at batch starts. For K > 32 a vector that holds a candidate is parked in a shared list (one
+// ballot per vector), and the list is drained 32 vectors at a time into the buffer.
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
@@ -54,6 +55,8 @@ constexpr int keys_budget = 800;
 // bytes per warp instead of 1 KB, which lets 16-bit logits keep U = 3 vectors per lane and a whole
 // batch of room at 8 blocks per SM.
 constexpr int hist_words = 128;
+// Deferred list (K > 32): a batch of U vectors per lane always fits, and a drain takes at least 32.
+template <int U> constexpr int list_cap = 32 * U + 32;
 
 template <class T> struct alignas(16) vec16 {
     static constexpr int n = 16 / sizeof(T);
@@ -65,14 +68,27 @@ template <class T> struct alignas(16) vec16 {
 struct sel_state {
     int count = 0;          // composites in the buffer
     float thr = -INFINITY;  // candidates: x > thr
+    int vn = 0;             // vectors in the deferred list (K > 32)
 };
 
-// Exact top-K of keys[0, n) (distinct composites, n >= K): returns T with exactly K keys >= T.
-__device__ __forceinline__ std::uint64_t warp_radix_select(const std::uint64_t* keys, int n, int K, unsigned* hist,
-                                                           int lane) {
-    std::uint64_t prefix = 0, mask = 0;
+// K > 32: the deferred list of candidate vectors (a vector whose max beat the threshold when it was
+// read), drained 32 at a time into the composite buffer. Entries: the 16 bytes and the index of the
+// vector's first element.
+template <class T> struct vec_list {
+    vec16<T>* vec;
+    std::uint32_t* idx;
+};
+
+// Radix select over keys[0, n) (distinct composites, n > K): returns T such that K <= #(keys >= T)
+// <= limit (limit = K: exactly K, the top K). MSB first, 8-bit digits starting right below the
+// bits every key shares (`prefix`/`mask`, first digit at bit `shift`); it stops as soon as keeping
+// the whole bin that holds the K-th key keeps at most `limit`, so an intermediate compaction (limit
+// above K) usually takes one histogram pass where an exact one takes three or more.
+__device__ __forceinline__ std::uint64_t warp_radix_select(const std::uint64_t* keys, int n, int K, int limit,
+                                                           unsigned* hist, int lane, std::uint64_t prefix,
+                                                           std::uint64_t mask, int shift) {
     unsigned need = static_cast<unsigned>(K);
-    for (int shift = 56;; shift -= 8) {
+    for (;;) {
         for (int t0 = 0; t0 < n; t0 += 32) {
             const int t = t0 + lane;
             const bool valid = t < n;
@@ -87,19 +103,45 @@ __device__ __forceinline__ std::uint64_t warp_radix_select(const std::uint64_t* 
         above_bin = __shfl_sync(full_mask, above_bin, src);
         in_bin = __shfl_sync(full_mask, in_bin, src);
         need -= above_bin;
+        // Digit bits that overlap known bits (a last digit below bit 8) agree with them.
         prefix |= static_cast<std::uint64_t>(digit) << shift;
         mask |= 0xFFull << shift;
         __syncwarp();  // bins cleared before the next pass adds
-        if (in_bin == need || shift == 0) return prefix;
+        // Keeping the bin whole keeps K - need (above it) + in_bin keys.
+        if (static_cast<int>(K - need + in_bin) <= limit || shift == 0) return prefix;
+        shift = shift > 8 ? shift - 8 : 0;
     }
 }
 
-// Keeps the exact top K of the buffer (count > K) and raises the threshold to the smallest kept value.
-// Inline at every use: a call makes the ABI save the live registers, and the vectors in flight would
-// go through local memory (measured: 18.7M local-load sectors per launch when v5 had calls).
-__device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist, sel_state w, int K, int lane) {
+// Keeps the top K of the buffer (count > K), and at most `limit` keys in all, and raises the
+// threshold to the smallest kept value. Inline at every use: a call makes the ABI save the live
+// registers, and the vectors in flight would go through local memory (measured: 18.7M local-load
+// sectors per launch when v5 had calls).
+// Prefixed (the K > 32 kernel): the keys' common leading bits are found first (from their min and
+// max), and the first digit examined is the one right below them, so the first histogram spreads
+// instead of piling into one bin. The K <= 32 kernel compacts rarely and keeps the plain select (the
+// extra pass costs it registers: spills at 64).
+template <bool Prefixed>
+__device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist, sel_state w, int K, int limit,
+                                             int lane) {
     __syncwarp();  // the appends' writes before the select's reads
-    const std::uint64_t T = warp_radix_select(keys, w.count, K, hist, lane);
+    std::uint64_t prefix0 = 0, mask0 = 0;
+    int shift0 = 56;
+    if (Prefixed) {
+        std::uint32_t lo = 0xFFFFFFFFu, hi = 0u;
+        for (int t = lane; t < w.count; t += 32) {
+            const auto k = static_cast<std::uint32_t>(keys[t] >> 32);
+            lo = min(lo, k);
+            hi = max(hi, k);
+        }
+        lo = __reduce_min_sync(full_mask, lo);
+        hi = __reduce_max_sync(full_mask, hi);
+        const int common = lo == hi ? 32 : __clz(lo ^ hi);
+        mask0 = common == 0 ? 0ull : ~0ull << (64 - common);
+        prefix0 = (static_cast<std::uint64_t>(lo) << 32) & mask0;
+        shift0 = 56 - common;
+    }
+    const std::uint64_t T = warp_radix_select(keys, w.count, K, limit, hist, lane, prefix0, mask0, shift0);
     std::uint64_t kmin = ~0ull;
     int out = 0;
     for (int t0 = 0; t0 < w.count; t0 += 32) {
@@ -120,15 +162,21 @@ __device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist
         kmin = v < kmin ? v : kmin;
     }
     __syncwarp();
-    w.count = out;  // == K
+    w.count = out;  // K <= out <= limit
     w.thr = composite_value(kmin);
     return w;
 }
 
+// Intermediate compactions may keep this many keys (the K-th key's bin whole): at most a quarter of
+// the room above K, and never so many that `room` slots (what the caller appends next) do not fit.
+// cap - room >= K at every call site.
+__device__ __forceinline__ int relaxed_limit(int K, int cap, int room) { return max(K, min(K + (cap - K) / 4, cap - room)); }
+
 // Appends this lane's x (index idx) when it beats the threshold; room for 32 is made first.
+template <bool Prefixed>
 __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, int cap, sel_state& w, int K, int lane,
                                            float x, std::uint32_t idx) {
-    if (w.count + 32 > cap) w = compact(keys, hist, w, K, lane);
+    if (w.count + 32 > cap) w = compact<Prefixed>(keys, hist, w, K, relaxed_limit(K, cap, 32), lane);
     const bool pred = x > w.thr;
     const unsigned m = __ballot_sync(full_mask, pred);
     if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(x), idx);
@@ -183,56 +231,98 @@ template <> __device__ __forceinline__ float vec_max<__half>(const vec16<__half>
     return fmaxf(__low2float(m), __high2float(m));
 }
 
+// Appends the vector's elements above the threshold (one ballot per element; the caller made room
+// for 32 W composites).
+template <class T>
+__device__ __forceinline__ void append_elems(const vec16<T>& v, std::uint32_t idx0, int lane, std::uint64_t* keys,
+                                             sel_state& w) {
+#pragma unroll
+    for (int e = 0; e < vec16<T>::n; ++e) {
+        const float x = elem_at(v, e);
+        const bool pred = x > w.thr;
+        const unsigned m = __ballot_sync(full_mask, pred);
+        if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(x), idx0 + e);
+        w.count += __popc(m);
+    }
+}
+
+// Drains the deferred list into the composite buffer, 32 vectors per round, against the current
+// threshold (it may have risen since a vector was parked: fewer composites). A round compacts first
+// when its candidates would not fit (cap >= kpad + 32 W).
+template <class T>
+__device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, std::uint64_t* keys, unsigned* hist,
+                                           int cap, sel_state& w, int K) {
+    constexpr int W = vec16<T>::n;
+    __syncwarp();  // the pushes' writes before the reads
+    for (int b = 0; b < w.vn; b += 32) {
+        const bool ok = b + lane < w.vn;
+        vec16<T> v;
+        load_or_neg_inf(v, list.vec + b + lane, ok);
+        const std::uint32_t idx0 = ok ? list.idx[b + lane] : 0u;
+        unsigned mine = 0;
+#pragma unroll
+        for (int e = 0; e < W; ++e) mine += elem_at(v, e) > w.thr;
+        if (w.count + static_cast<int>(__reduce_add_sync(full_mask, mine)) > cap)
+            w = compact<true>(keys, hist, w, K, relaxed_limit(K, cap, 32 * W), lane);
+        append_elems(v, idx0, lane, keys, w);
+    }
+    __syncwarp();  // every lane has read the list before the next pushes
+    w.vn = 0;
+}
+
 // One vector per lane (elements idx0 .. idx0 + W - 1 of the row): its max, one rescale when that
-// rises, the terms, and the candidate vote. With CheckRoom (K > 32: candidates are common and the
-// buffer's slack is what sets the number of compactions), the warp counts a vector's candidates
-// and compacts first when they would not fit; without it the caller has made room for a whole
-// batch. Compactions are inline: a call makes the ABI save the vectors in flight to local memory.
-// Masked-off elements are -inf and contribute nothing.
-template <class T, bool CheckRoom>
+// rises, the terms, and the candidate vote. Deferred (K > 32, where candidates are common): the
+// vectors holding a candidate go to the list, so the per-element work runs on 32 candidate vectors
+// at a time instead of on all 32 lanes whenever one lane has a candidate (that per-element path was
+// 43% of the instructions at K = 256). Otherwise (K <= 32, candidates rare after the seeded
+// threshold) the elements are appended at once. Room was made by the caller. Masked-off elements
+// are -inf and contribute nothing.
+template <class T, bool Deferred>
 __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
-                                            std::uint64_t* keys, unsigned* hist, int cap, sel_state& w, int K) {
+                                            std::uint64_t* keys, const vec_list<T>& list, sel_state& w) {
     constexpr int W = vec16<T>::n;
     const float vm = vec_max(v);
     rescale_to(st, vm);
     const float base = st.base;
 #pragma unroll
     for (int e = 0; e < W; ++e) st.s += fast_exp2((elem_at(v, e) - base) * log2e);
-    if (__any_sync(full_mask, vm > w.thr)) {
-        if (CheckRoom) {
-            unsigned mine = 0;
-#pragma unroll
-            for (int e = 0; e < W; ++e) mine += elem_at(v, e) > w.thr;
-            // After a compaction K + 32 W composites fit (cap >= kpad + 32 W).
-            if (w.count + static_cast<int>(__reduce_add_sync(full_mask, mine)) > cap) w = compact(keys, hist, w, K, lane);
+    if (Deferred) {
+        // One ballot per vector: the lanes whose vector holds a candidate park it in the list (the
+        // caller made room for a whole batch); its elements are sorted out 32 vectors at a time.
+        const bool pred = vm > w.thr;
+        const unsigned m = __ballot_sync(full_mask, pred);
+        if (pred) {
+            const int pos = w.vn + __popc(m & ((1u << lane) - 1u));
+            list.vec[pos] = v;
+            list.idx[pos] = idx0;
         }
-#pragma unroll
-        for (int e = 0; e < W; ++e) {
-            const float x = elem_at(v, e);
-            const bool pred = x > w.thr;
-            const unsigned m = __ballot_sync(full_mask, pred);
-            if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(x), idx0 + e);
-            w.count += __popc(m);
-        }
+        w.vn += __popc(m);
+    } else if (__any_sync(full_mask, vm > w.thr)) {
+        append_elems(v, idx0, lane, keys, w);
     }
 }
 
-// One batch of U vectors per lane (without CheckRoom, room for all its candidates is made first):
+// One batch of U vectors per lane (room is made first: in the list for all its vectors, or in the
+// buffer for all its elements):
 // each vector is consumed and its registers refilled with the matching vector of the next batch
 // right away, so U - 1 to U vectors per lane stay in flight while the warp computes (v4 and the
 // first v5 issued U loads and then waited on all of them). `p` points at this lane's
 // vector j of the batch (j = the batch's first vector + lane), `idx` is its first element's index.
-template <class T, int U, bool CheckRoom, bool MaskedRefill>
+template <class T, int U, bool Deferred, bool MaskedRefill>
 __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec16<T>* __restrict__ p, std::uint32_t j,
                                                      std::uint32_t nvec, std::uint32_t idx, int lane, lane_stats& st,
-                                                     std::uint64_t* keys, unsigned* hist, int cap, sel_state& w,
-                                                     int K) {
+                                                     std::uint64_t* keys, unsigned* hist, const vec_list<T>& list,
+                                                     int cap, sel_state& w, int K) {
     constexpr int W = vec16<T>::n;
     constexpr int per_batch = 32 * U;
-    if (!CheckRoom && w.count + per_batch * W > cap) w = compact(keys, hist, w, K, lane);
+    if (Deferred) {
+        if (w.vn + per_batch > list_cap<U>) drain_list(list, lane, keys, hist, cap, w, K);
+    } else if (w.count + per_batch * W > cap) {
+        w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane);
+    }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-        consume_vec<T, CheckRoom>(v[u], idx + u * 32 * W, lane, st, keys, hist, cap, w, K);
+        consume_vec<T, Deferred>(v[u], idx + u * 32 * W, lane, st, keys, list, w);
         load_or_neg_inf(v[u], p + per_batch + u * 32, !MaskedRefill || j + per_batch + u * 32 < nvec);
     }
 }
@@ -252,7 +342,7 @@ __device__ __forceinline__ void seed_threshold(const vec16<T> (&v)[U], int K, in
     if (vk > -INFINITY && nextafterf(vk, -INFINITY) > w.thr) w.thr = nextafterf(vk, -INFINITY);
 }
 
-template <class T, int U, bool CheckRoom>
+template <class T, int U, bool Deferred>
 __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     softmax_topk_stream_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K, int cap) {
@@ -262,9 +352,13 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * stream_warps + warp;
     if (r >= rows) return;  // warp-uniform; no block barrier follows
 
+    // [keys: stream_warps x cap][lists: stream_warps x L vectors][list indices][bins]
+    constexpr int L = Deferred ? list_cap<U> : 0;
     std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
-    unsigned* hist = reinterpret_cast<unsigned*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap) +
-                     warp * hist_words;
+    auto* list_base = reinterpret_cast<vec16<T>*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap);
+    const vec_list<T> list{list_base + warp * L,
+                           reinterpret_cast<std::uint32_t*>(list_base + stream_warps * L) + warp * L};
+    unsigned* hist = reinterpret_cast<unsigned*>(list_base + stream_warps * L) + stream_warps * L + warp * hist_words;
     for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
     __syncwarp();
     sel_state w;
@@ -285,7 +379,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
             const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
             rescale_to(st, x);
             st.s += fast_exp2((x - st.base) * log2e);
-            if (__any_sync(full_mask, x > w.thr)) append_one(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane));
+            if (__any_sync(full_mask, x > w.thr)) append_one<Deferred>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane));
         }
     };
     scalar_range(0, head);
@@ -301,11 +395,12 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     auto j = static_cast<std::uint32_t>(lane);
     std::uint32_t idx = static_cast<std::uint32_t>(head) + j * W;
     for (; j + 2 * per_batch - lane <= nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, CheckRoom, false>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        consume_batch_refill<T, U, Deferred, false>(v, p, j, nv32, idx, lane, st, keys, hist, list, cap, w, K);
     }
     for (; j - lane < nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, CheckRoom, true>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        consume_batch_refill<T, U, Deferred, true>(v, p, j, nv32, idx, lane, st, keys, hist, list, cap, w, K);
     }
+    if (Deferred && w.vn > 0) drain_list(list, lane, keys, hist, cap, w, K);
     scalar_range(tail, V);
 
     // Row statistics across the warp.
@@ -325,7 +420,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
         return;
     }
     __syncwarp();  // the last appends' writes before the reads below
-    if (w.count > K) w = compact(keys, hist, w, K, lane);
+    if (w.count > K) w = compact<Deferred>(keys, hist, w, K, K, lane);
     // Sort the kept composites descending.
     const int n = w.count;
     if (K <= 32) {
@@ -358,10 +453,14 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     // for K > 32 (room checked per vector) one vector step and as much more as the budget allows
     // (fewer compactions).
     const bool big_k = a.K > 32;
+    // K > 32 also holds the deferred vector list (16 bytes and a 4-byte index per entry).
+    const int list_bytes = big_k ? list_cap<UB> * (16 + 4) : 0;
+    const int budget = keys_budget - list_bytes / 8;
     int extra = big_k ? step : UK * step;
-    if (big_k && kpad + step < keys_budget) extra = keys_budget - kpad;
+    if (big_k && kpad + step < budget) extra = budget - kpad;
     const int cap = kpad + extra;
-    const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
+    const std::size_t smem =
+        static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + list_bytes + hist_words * 4);
     const auto kernel = big_k ? softmax_topk_stream_kernel<T, UB, true> : softmax_topk_stream_kernel<T, UK, false>;
     static const bool configured = [] {
         // Shared memory before L1: the stream has no reuse, the buffers are what limits residency.
@@ -393,12 +492,14 @@ void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t s
     if (a.rows == 0) return;
     // Vectors per lane per batch for K <= 32 and K > 32. H200 (4096 rows, K = 10): fp32 V = 50257
     // U = 2 224.8 us, 3 220.4, 4 220.2 (spilling); bf16 V = 151936 U = 2 365.2 us, 3 350.0 (with
-    // 16-bit bins: at 1 KB of bins per warp U = 3 fit only 7 blocks per SM, 446.7 us). 16-bit logits
-    // keep U = 2 for K > 32, where U = 3 spills.
+    // 16-bit bins: at 1 KB of bins per warp U = 3 fit only 7 blocks per SM, 446.7 us). K > 32 (the
+    // deferred list): U = 1 for every type. fp32 V = 50257 K = 256: U = 3 392.4 us, 2 374.7, 1 359.6;
+    // bf16 V = 151936 K = 256: U = 2 735.1, 1 666.0 (the drains, inline at each batch start, make
+    // U > 1 spill; ncu at U = 1: stalls on the vector's load, 56k instructions per row).
     switch (a.type) {
-        case elem::f32: launch_typed<float, 3, 3>(a, stream); break;
-        case elem::f16: launch_typed<__half, 3, 2>(a, stream); break;
-        case elem::bf16: launch_typed<__nv_bfloat16, 3, 2>(a, stream); break;
+        case elem::f32: launch_typed<float, 3, 1>(a, stream); break;
+        case elem::f16: launch_typed<__half, 3, 1>(a, stream); break;
+        case elem::bf16: launch_typed<__nv_bfloat16, 3, 1>(a, stream); break;
     }
 }
 

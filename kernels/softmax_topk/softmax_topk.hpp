@@ -88,8 +88,11 @@ void launch_softmax_topk_fused_warp(const softmax_topk_args& a, cudaStream_t str
 // v5, one warp per row (kernels/softmax_topk/fused_stream.cu): v4's shape with the per-element
 // path cut to unpack, max, exp and add (batches of 4 x 16-byte loads per lane, one max and one
 // candidate vote per batch, NaN/+inf found from the sum), a threshold seeded from the first batch
-// for K <= 32, and a warp radix select instead of a bitonic sort to compact the candidates. Any V,
-// fp32/fp16/bf16, K <= softmax_topk_max_k.
+// for K <= 32, and a warp radix select instead of a bitonic sort to compact the candidates. For
+// K > 32 the vectors that hold a candidate are parked in a shared list (one ballot per vector) and
+// sorted out 32 at a time, and intermediate compactions keep the K-th key's radix bin whole (one
+// histogram pass, starting below the keys' common leading bits). Any V, fp32/fp16/bf16,
+// K <= softmax_topk_max_k.
 void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream);
 
 }  // namespace fusebench::kernels
