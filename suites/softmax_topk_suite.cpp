@@ -467,9 +467,10 @@ void register_softmax_topk(registry& reg) {
     v5.role = variant_role::fused;
     v5.description =
         "v5: one warp per row like v4, per-element path cut to unpack/max/exp/add, a rolling register pipeline "
-        "(each 16-byte vector refilled one batch ahead as soon as it is consumed: 2-3 loads per lane always in "
+        "(each 16-byte vector refilled one batch ahead as soon as it is consumed: for K <= 32 2-3 loads per lane in "
         "flight), one max and one candidate vote per vector, threshold seeded from the first batch for K <= 32, "
-        "inline warp radix-select compaction";
+        "inline warp radix-select compaction; for K > 32 candidate vectors parked in a shared list and drained 32 "
+        "at a time, one vector per lane in flight";
     v5.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_stream(args_of(a), a.stream); };
     v5.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     v5.req.supports = [](const case_desc& c) {

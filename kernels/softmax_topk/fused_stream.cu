@@ -356,9 +356,9 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     constexpr int L = Deferred ? list_cap<U> : 0;
     std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
     auto* list_base = reinterpret_cast<vec16<T>*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap);
-    const vec_list<T> list{list_base + warp * L,
-                           reinterpret_cast<std::uint32_t*>(list_base + stream_warps * L) + warp * L};
-    unsigned* hist = reinterpret_cast<unsigned*>(list_base + stream_warps * L) + stream_warps * L + warp * hist_words;
+    auto* list_idx_base = reinterpret_cast<std::uint32_t*>(list_base + stream_warps * L);
+    const vec_list<T> list{list_base + warp * L, list_idx_base + warp * L};
+    unsigned* hist = list_idx_base + stream_warps * L + warp * hist_words;
     for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
     __syncwarp();
     sel_state w;
@@ -450,8 +450,8 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     const int kpad = kpad_of(a.K);
     // Room for the kept K (rounded up to a power of two for the final sort) plus, for K <= 32, one
     // batch of candidates (compactions only at batch starts; the seeded threshold keeps them rare);
-    // for K > 32 (room checked per vector) one vector step and as much more as the budget allows
-    // (fewer compactions).
+    // for K > 32 (room checked per drain round of 32 list vectors) one vector step and as much more
+    // as the budget left by the list allows (fewer compactions).
     const bool big_k = a.K > 32;
     // K > 32 also holds the deferred vector list (16 bytes and a 4-byte index per entry).
     const int list_bytes = big_k ? list_cap<UB> * (16 + 4) : 0;

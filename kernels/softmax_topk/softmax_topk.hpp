@@ -86,8 +86,9 @@ constexpr std::int64_t softmax_topk_warp_max_k = 256;
 void launch_softmax_topk_fused_warp(const softmax_topk_args& a, cudaStream_t stream);
 
 // v5, one warp per row (kernels/softmax_topk/fused_stream.cu): v4's shape with the per-element
-// path cut to unpack, max, exp and add (batches of 4 x 16-byte loads per lane, one max and one
-// candidate vote per batch, NaN/+inf found from the sum), a threshold seeded from the first batch
+// path cut to unpack, max, exp and add (a rolling pipeline of 16-byte loads, 3 vectors per lane in
+// flight for K <= 32 and 1 for K > 32, one max and one candidate vote per vector, NaN/+inf found
+// from the sum), a threshold seeded from the first batch
 // for K <= 32, and a warp radix select instead of a bitonic sort to compact the candidates. For
 // K > 32 the vectors that hold a candidate are parked in a shared list (one ballot per vector) and
 // sorted out 32 at a time, and intermediate compactions keep the K-th key's radix bin whole (one
