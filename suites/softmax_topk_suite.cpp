@@ -43,9 +43,12 @@ std::int64_t k_of(const case_desc& c) { return c.dim("K"); }
 //   nan         even rows hold one NaN
 //   posinf      even rows hold one +inf
 //   misaligned  random logits, the logits pointer 1 element past a 16-byte boundary
-constexpr std::array<const char*, 12> adversarial_kinds{
-    "all_equal", "ties", "cluster256", "cluster32", "ascending", "descending",
-    "huge",      "masked", "all_masked", "nan",     "posinf",    "misaligned"};
+//   stride_trap the largest logits on every tenth run of 512 bytes (one warp's 16-byte vectors):
+//               the runs fused_stream samples first at K = 256, whose top 64 then set a threshold
+//               that fewer than K pass, so that design must take its re-read path
+constexpr std::array<const char*, 13> adversarial_kinds{
+    "all_equal", "ties", "cluster256", "cluster32", "ascending", "descending", "huge",
+    "masked",    "all_masked", "nan",  "posinf",    "misaligned", "stride_trap"};
 
 bool finite_softmax_kind(const std::string& kind) {
     return kind != "all_masked" && kind != "nan" && kind != "posinf";
@@ -101,9 +104,10 @@ std::vector<case_desc> softmax_topk_cases() {
             if (kd == "huge" && t == dtype::f16) continue;  // 1e30 overflows fp16: that is the posinf kind
             for (std::int64_t K : {10, 50, 256}) {
                 // V = 32000 keeps row starts 16-byte aligned (seed_block_vec runs); 50257 is odd.
-                // In --quick: K = 50 for every kind, and one K <= 16 case (cluster256) so that the
-                // seeds' K <= 16 variants run there too (scripts/sanitize.sh uses --quick).
-                const bool quick_k = K == 50 || (K == 10 && kd == "cluster256");
+                // In --quick: K = 50 for every kind, one K <= 16 case (cluster256) so that the
+                // seeds' K <= 16 variants run there too, and stride_trap at K = 256 (fused_stream's
+                // sampled pass and its re-read) (scripts/sanitize.sh uses --quick).
+                const bool quick_k = K == 50 || (K == 10 && kd == "cluster256") || (K == 256 && kd == "stride_trap");
                 out.push_back(make_case(t, 6, 32000, K, kd, q && quick_k, false, 1.0));
             }
             out.push_back(make_case(t, 4, 50257, 16, kd, false, false, 1.0));
@@ -148,6 +152,7 @@ void softmax_topk_generate(const case_desc& c, const rng& r, std::vector<host_te
             else if (kind == "all_masked") v = row % 2 == 0 ? -inf : v;
             else if (kind == "nan" && row % 2 == 0 && j == (row * 7919) % V) v = std::numeric_limits<double>::quiet_NaN();
             else if (kind == "posinf" && row % 2 == 0 && j == (row * 104729) % V) v = inf;
+            else if (kind == "stride_trap") v = (j / (512 / dtype_size(c.type))) % 10 == 0 ? 20.0 + n : n - 5.0;
             x.set(i, v);
         }
     });
@@ -466,11 +471,13 @@ void register_softmax_topk(registry& reg) {
     v5.name = "fused_stream";
     v5.role = variant_role::fused;
     v5.description =
-        "v5: one warp per row like v4, per-element path cut to unpack/max/exp/add, a rolling register pipeline "
-        "(each 16-byte vector refilled one batch ahead as soon as it is consumed: for K <= 32 2-3 loads per lane in "
-        "flight), one max and one candidate vote per vector, threshold seeded from the first batch for K <= 32, "
-        "inline warp radix-select compaction; for K > 32 candidate vectors parked in a shared list and drained 32 "
-        "at a time, one vector per lane in flight";
+        "v5: one warp per row like v4, per-element path cut to unpack/max/exp/add, one max and one candidate vote "
+        "per 16-byte vector, inline warp radix-select compaction. K <= 32: rows in order, a rolling register "
+        "pipeline (2-3 loads per lane in flight), threshold seeded from the first batch. K > 32: rows in "
+        "stratified order, the 64th largest of a 1/P sample (P = 5K/128) as threshold (~2.5K candidates per row), "
+        "composite (value, index) tests, candidate vectors parked in a shared list and drained 32 at a time, loads "
+        "in batches of 3 (fp32) or 2 (16-bit) steps; a row with fewer than K above the sample's threshold is read "
+        "again in order";
     v5.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_stream(args_of(a), a.stream); };
     v5.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     v5.req.supports = [](const case_desc& c) {

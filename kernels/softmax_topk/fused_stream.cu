@@ -23,8 +23,13 @@
 // is higher and it ranks below all of them. For K <= 32 the first batch seeds the threshold with
 // the K-th largest of the 32 lane maxima (K elements of the batch are at or above it), so a row
 // appends ~K ln(V / batch) candidates instead of its first batch, and room for a whole batch is
-// made at batch starts. For K > 32 a vector that holds a candidate is parked in a shared list (one
-// ballot per vector), and the list is drained 32 vectors at a time into the buffer.
+// made at batch starts. K > 32 has its own kernel (softmax_topk_stream_big_kernel): the row is read
+// in stratified order, a sample of 1/P of it first, whose 64th largest element becomes the
+// threshold (about 2.5 K elements of a row pass it, against ~K (1 + ln(V / buffer)) for a running
+// exact top K); candidates are compared as composites (exact in any order); a vector holding a
+// candidate is parked in a shared list (one ballot per vector) and the list is drained 32 vectors
+// at a time; loads go in batches of U steps; a row that lets fewer than K through is read again in
+// order without the sample.
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
@@ -40,6 +45,7 @@ namespace fusebench::kernels {
 namespace {
 
 using topk_detail::composite;
+using topk_detail::composite_index;
 using topk_detail::composite_value;
 using topk_detail::fast_exp2;
 using topk_detail::float_key;
@@ -67,9 +73,23 @@ template <class T> struct alignas(16) vec16 {
 // are derived from the __shared__ array in the kernel, so the compiler keeps shared-space accesses.
 struct sel_state {
     int count = 0;          // composites in the buffer
-    float thr = -INFINITY;  // candidates: x > thr
+    float thr = -INFINITY;  // candidates: x > thr (K > 32: a vector vote, at or above cthr's value)
     int vn = 0;             // vectors in the deferred list (K > 32)
 };
+
+// K > 32 reads rows in stratified order, so arrival order says nothing about indices: an element is
+// a candidate when its composite beats the smallest kept one, `cthr`. It lives in shared memory
+// right after the warp's bins (read by drains, written by compactions: registers stay with the
+// stream). The start value is the largest composite of -inf, so no -inf entry is ever a candidate
+// (as with x > -inf).
+constexpr std::uint64_t cthr_start = (static_cast<std::uint64_t>(0x007FFFFFu) << 32) | 0xFFFFFFFFull;
+__device__ __forceinline__ std::uint64_t& cthr_of(unsigned* hist) {
+    return *reinterpret_cast<std::uint64_t*>(hist + hist_words);
+}
+// x (index idx) beats the composite c: a larger value, or the same value at a lower index.
+__device__ __forceinline__ bool beats(float x, std::uint32_t idx, float cv, std::uint32_t ci) {
+    return x > cv || (x == cv && idx < ci);
+}
 
 // K > 32: the deferred list of candidate vectors (a vector whose max beat the threshold when it was
 // read), drained 32 at a time into the composite buffer. Entries: the 16 bytes and the index of the
@@ -117,17 +137,17 @@ __device__ __forceinline__ std::uint64_t warp_radix_select(const std::uint64_t* 
 // threshold to the smallest kept value. Inline at every use: a call makes the ABI save the live
 // registers, and the vectors in flight would go through local memory (measured: 18.7M local-load
 // sectors per launch when v5 had calls).
-// Prefixed (the K > 32 kernel): the keys' common leading bits are found first (from their min and
-// max), and the first digit examined is the one right below them, so the first histogram spreads
-// instead of piling into one bin. The K <= 32 kernel compacts rarely and keeps the plain select (the
-// extra pass costs it registers: spills at 64).
-template <bool Prefixed>
+// Big (the K > 32 kernel): the keys' common leading bits are found first (from their min and max),
+// and the first digit examined is the one right below them, so the first histogram spreads instead
+// of piling into one bin; the threshold is kept as the smallest kept composite (w.cthr). The K <= 32
+// kernel compacts rarely and keeps the plain select (the extra pass costs it registers: spills at 64).
+template <bool Big>
 __device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist, sel_state w, int K, int limit,
                                              int lane) {
     __syncwarp();  // the appends' writes before the select's reads
     std::uint64_t prefix0 = 0, mask0 = 0;
     int shift0 = 56;
-    if (Prefixed) {
+    if (Big) {
         std::uint32_t lo = 0xFFFFFFFFu, hi = 0u;
         for (int t = lane; t < w.count; t += 32) {
             const auto k = static_cast<std::uint32_t>(keys[t] >> 32);
@@ -163,7 +183,15 @@ __device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist
     }
     __syncwarp();
     w.count = out;  // K <= out <= limit
-    w.thr = composite_value(kmin);
+    if (Big) {
+        // Any arrival order: a later element ranks above the kept ones' minimum when its composite
+        // does; the vector vote lets through everything at or above that value.
+        if (lane == 0) cthr_of(hist) = kmin;
+        __syncwarp();
+        w.thr = nextafterf(composite_value(kmin), -INFINITY);
+    } else {
+        w.thr = composite_value(kmin);
+    }
     return w;
 }
 
@@ -171,13 +199,21 @@ __device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist
 // the room above K, and never so many that `room` slots (what the caller appends next) do not fit.
 // cap - room >= K at every call site.
 __device__ __forceinline__ int relaxed_limit(int K, int cap, int room) { return max(K, min(K + (cap - K) / 4, cap - room)); }
+// K > 32: also at most K / 2 above K, so that the sample's compactions (towards its top 64, in a
+// buffer of ~600) keep a threshold near its 64th largest instead of its ~200th (fewer candidates
+// parked while the sample is read).
+__device__ __forceinline__ int big_limit(int K, int cap, int room) { return max(K, min(K + min((cap - K) / 4, K / 2), cap - room)); }
 
 // Appends this lane's x (index idx) when it beats the threshold; room for 32 is made first.
-template <bool Prefixed>
+template <bool Big>
 __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, int cap, sel_state& w, int K, int lane,
                                            float x, std::uint32_t idx) {
-    if (w.count + 32 > cap) w = compact<Prefixed>(keys, hist, w, K, relaxed_limit(K, cap, 32), lane);
-    const bool pred = x > w.thr;
+    if (w.count + 32 > cap) w = compact<Big>(keys, hist, w, K, Big ? big_limit(K, cap, 32) : relaxed_limit(K, cap, 32), lane);
+    bool pred = x > w.thr;
+    if (Big) {
+        const std::uint64_t c = cthr_of(hist);
+        pred = beats(x, idx, composite_value(c), composite_index(c));
+    }
     const unsigned m = __ballot_sync(full_mask, pred);
     if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(x), idx);
     w.count += __popc(m);
@@ -247,8 +283,10 @@ __device__ __forceinline__ void append_elems(const vec16<T>& v, std::uint32_t id
 }
 
 // Drains the deferred list into the composite buffer, 32 vectors per round, against the current
-// threshold (it may have risen since a vector was parked: fewer composites). A round compacts first
-// when its candidates would not fit (cap >= kpad + 32 W).
+// threshold (it may have risen since a vector was parked: fewer composites). The test is on
+// composites, so it is exact in any arrival order. A round compacts first when its candidates would
+// not fit (cap >= kpad + 32 W); a round's candidates were chosen before such a compaction, and any
+// of them that fell below the new threshold only adds a key the next compaction drops.
 template <class T>
 __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, std::uint64_t* keys, unsigned* hist,
                                            int cap, sel_state& w, int K) {
@@ -259,12 +297,21 @@ __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, st
         vec16<T> v;
         load_or_neg_inf(v, list.vec + b + lane, ok);
         const std::uint32_t idx0 = ok ? list.idx[b + lane] : 0u;
-        unsigned mine = 0;
+        const std::uint64_t c = cthr_of(hist);
+        const float cv = composite_value(c);
+        const std::uint32_t ci = composite_index(c);
+        unsigned bits = 0;
 #pragma unroll
-        for (int e = 0; e < W; ++e) mine += elem_at(v, e) > w.thr;
-        if (w.count + static_cast<int>(__reduce_add_sync(full_mask, mine)) > cap)
-            w = compact<true>(keys, hist, w, K, relaxed_limit(K, cap, 32 * W), lane);
-        append_elems(v, idx0, lane, keys, w);
+        for (int e = 0; e < W; ++e) bits |= static_cast<unsigned>(beats(elem_at(v, e), idx0 + e, cv, ci)) << e;
+        if (w.count + static_cast<int>(__reduce_add_sync(full_mask, __popc(bits))) > cap)
+            w = compact<true>(keys, hist, w, K, big_limit(K, cap, 32 * W), lane);
+#pragma unroll
+        for (int e = 0; e < W; ++e) {
+            const bool pred = (bits >> e) & 1u;
+            const unsigned m = __ballot_sync(full_mask, pred);
+            if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(elem_at(v, e)), idx0 + e);
+            w.count += __popc(m);
+        }
     }
     __syncwarp();  // every lane has read the list before the next pushes
     w.vn = 0;
@@ -302,27 +349,23 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     }
 }
 
-// One batch of U vectors per lane (room is made first: in the list for all its vectors, or in the
-// buffer for all its elements):
-// each vector is consumed and its registers refilled with the matching vector of the next batch
-// right away, so U - 1 to U vectors per lane stay in flight while the warp computes (v4 and the
-// first v5 issued U loads and then waited on all of them). `p` points at this lane's
-// vector j of the batch (j = the batch's first vector + lane), `idx` is its first element's index.
-template <class T, int U, bool Deferred, bool MaskedRefill>
+// One batch of U vectors per lane (K <= 32; room for all its elements is made first): each vector
+// is consumed and its registers refilled with the matching vector of the next batch right away, so
+// U - 1 to U vectors per lane stay in flight while the warp computes (v4 and the first v5 issued U
+// loads and then waited on all of them). `p` points at this lane's vector j of the batch (j = the
+// batch's first vector + lane), `idx` is its first element's index.
+template <class T, int U, bool MaskedRefill>
 __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec16<T>* __restrict__ p, std::uint32_t j,
                                                      std::uint32_t nvec, std::uint32_t idx, int lane, lane_stats& st,
-                                                     std::uint64_t* keys, unsigned* hist, const vec_list<T>& list,
-                                                     int cap, sel_state& w, int K) {
+                                                     std::uint64_t* keys, unsigned* hist, int cap, sel_state& w,
+                                                     int K) {
     constexpr int W = vec16<T>::n;
     constexpr int per_batch = 32 * U;
-    if (Deferred) {
-        if (w.vn + per_batch > list_cap<U>) drain_list(list, lane, keys, hist, cap, w, K);
-    } else if (w.count + per_batch * W > cap) {
-        w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane);
-    }
+    if (w.count + per_batch * W > cap) w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane);
+    const vec_list<T> no_list{nullptr, nullptr};
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-        consume_vec<T, Deferred>(v[u], idx + u * 32 * W, lane, st, keys, list, w);
+        consume_vec<T, false>(v[u], idx + u * 32 * W, lane, st, keys, no_list, w);
         load_or_neg_inf(v[u], p + per_batch + u * 32, !MaskedRefill || j + per_batch + u * 32 < nvec);
     }
 }
@@ -342,86 +385,58 @@ __device__ __forceinline__ void seed_threshold(const vec16<T> (&v)[U], int K, in
     if (vk > -INFINITY && nextafterf(vk, -INFINITY) > w.thr) w.thr = nextafterf(vk, -INFINITY);
 }
 
-template <class T, int U, bool Deferred>
-__global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
-    softmax_topk_stream_kernel(const T* __restrict__ logits, float* __restrict__ probs,
-                               std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K, int cap) {
-    extern __shared__ __align__(16) unsigned char stream_smem[];
+// Where a row's 16-byte vectors are: a scalar head up to the first `Align`-byte boundary, nvec
+// vectors, then a scalar tail from element `tail`. A row that is not element aligned goes the
+// scalar way. The K > 32 kernel aligns to 128 bytes: it reads a row's 512-byte steps out of order,
+// and a step that shared a 128-byte line with a neighbour read much later fetched that line twice
+// (ncu, H100, fp32 4096 x 50257 K = 256: 934 MB from DRAM against 826 MB with 16-byte alignment).
+template <class T> struct row_split {
+    std::int64_t head, nvec, tail;
+};
+template <class T, int Align = 16> __device__ __forceinline__ row_split<T> split_row(const T* row, std::int64_t V) {
     constexpr int W = vec16<T>::n;
-    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-    const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * stream_warps + warp;
-    if (r >= rows) return;  // warp-uniform; no block barrier follows
-
-    // [keys: stream_warps x cap][lists: stream_warps x L vectors][list indices][bins]
-    constexpr int L = Deferred ? list_cap<U> : 0;
-    std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
-    auto* list_base = reinterpret_cast<vec16<T>*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap);
-    auto* list_idx_base = reinterpret_cast<std::uint32_t*>(list_base + stream_warps * L);
-    const vec_list<T> list{list_base + warp * L, list_idx_base + warp * L};
-    unsigned* hist = list_idx_base + stream_warps * L + warp * hist_words;
-    for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
-    __syncwarp();
-    sel_state w;
-
-    const T* row = logits + r * V;
-    lane_stats st;
-
-    // Scalar head (up to the first 16-byte boundary) and tail: one element per lane per step.
     const auto addr = reinterpret_cast<std::uintptr_t>(row);
-    std::int64_t head = ((16 - static_cast<std::int64_t>(addr % 16)) % 16) / static_cast<std::int64_t>(sizeof(T));
-    if (addr % sizeof(T) != 0) head = V;  // not element aligned: the whole row goes the scalar way
+    std::int64_t head = ((Align - static_cast<std::int64_t>(addr % Align)) % Align) / static_cast<std::int64_t>(sizeof(T));
+    if (addr % sizeof(T) != 0) head = V;
     if (head > V) head = V;
     const std::int64_t nvec = (V - head) / W;
-    const std::int64_t tail = head + nvec * W;
-    const auto scalar_range = [&](std::int64_t begin, std::int64_t end) {
-        for (std::int64_t b = begin; b < end; b += 32) {
-            const bool ok = b + lane < end;
-            const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
-            rescale_to(st, x);
-            st.s += fast_exp2((x - st.base) * log2e);
-            if (__any_sync(full_mask, x > w.thr)) append_one<Deferred>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane));
-        }
-    };
-    scalar_range(0, head);
+    return {head, nvec, head + nvec * W};
+}
 
-    const auto* vrow = reinterpret_cast<const vec16<T>*>(row + head);
-    constexpr int per_batch = 32 * U;
-    const auto nv32 = static_cast<std::uint32_t>(nvec);  // elements per row < 2^32 (32-bit composite index)
-    vec16<T> v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], vrow + u * 32 + lane, u * 32 + lane < nvec);
-    if (K <= 32) seed_threshold(v, K, lane, w);
-    const vec16<T>* p = vrow + lane;
-    auto j = static_cast<std::uint32_t>(lane);
-    std::uint32_t idx = static_cast<std::uint32_t>(head) + j * W;
-    for (; j + 2 * per_batch - lane <= nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, Deferred, false>(v, p, j, nv32, idx, lane, st, keys, hist, list, cap, w, K);
+// Elements [begin, end) one per lane per step (the scalar head and tail).
+template <bool Big, class T>
+__device__ __forceinline__ void scalar_range(const T* row, std::int64_t begin, std::int64_t end, int lane,
+                                             lane_stats& st, std::uint64_t* keys, unsigned* hist, int cap,
+                                             sel_state& w, int K) {
+    for (std::int64_t b = begin; b < end; b += 32) {
+        const bool ok = b + lane < end;
+        const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
+        rescale_to(st, x);
+        st.s += fast_exp2((x - st.base) * log2e);
+        if (__any_sync(full_mask, x > w.thr))
+            append_one<Big>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane));
     }
-    for (; j - lane < nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, Deferred, true>(v, p, j, nv32, idx, lane, st, keys, hist, list, cap, w, K);
-    }
-    if (Deferred && w.vn > 0) drain_list(list, lane, keys, hist, cap, w, K);
-    scalar_range(tail, V);
+}
 
-    // Row statistics across the warp.
-    float M = st.m;
+// The row's max M and sum S = sum exp(x - M) across the warp; false when the row has no finite
+// softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf).
+__device__ __forceinline__ bool row_stats(const lane_stats& st, float& M, float& S) {
+    M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
-    float S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
+    S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
-    // A NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf.
-    const bool bad = S != S || M == INFINITY || M == -INFINITY;
+    return !(S != S || M == INFINITY || M == -INFINITY);
+}
 
-    float* p_out = probs + r * K;
-    std::int32_t* i_out = indices + r * K;
-    if (bad) {
-        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
-        return;
-    }
+// The exact top K of the buffer, sorted descending, written with the probabilities.
+template <bool Big, class T>
+__device__ __forceinline__ void finish_row(std::uint64_t* keys, unsigned* hist, sel_state w, const T* row,
+                                           std::int64_t V, int K, float M, float S, float* p_out,
+                                           std::int32_t* i_out, int lane) {
     __syncwarp();  // the last appends' writes before the reads below
-    if (w.count > K) w = compact<Deferred>(keys, hist, w, K, K, lane);
-    // Sort the kept composites descending.
+    if (w.count > K) w = compact<Big>(keys, hist, w, K, K, lane);
     const int n = w.count;
     if (K <= 32) {
         std::uint64_t c = lane < n ? keys[lane] : 0ull;  // 0 sorts below every real composite
@@ -438,40 +453,216 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
+// K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
+// once (rare after the seed), compactions at batch starts.
+template <class T, int U>
+__global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
+    softmax_topk_stream_kernel(const T* __restrict__ logits, float* __restrict__ probs,
+                               std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K, int cap) {
+    extern __shared__ __align__(16) unsigned char stream_smem[];
+    constexpr int W = vec16<T>::n;
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * stream_warps + warp;
+    if (r >= rows) return;  // warp-uniform; no block barrier follows
+
+    // [keys: stream_warps x cap][bins: stream_warps x hist_words]
+    std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
+    unsigned* hist = reinterpret_cast<unsigned*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap) +
+                     warp * hist_words;
+    for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
+    __syncwarp();
+    sel_state w;
+
+    const T* row = logits + r * V;
+    lane_stats st;
+    const row_split<T> rs = split_row(row, V);
+    scalar_range<false>(row, 0, rs.head, lane, st, keys, hist, cap, w, K);
+
+    const auto* vrow = reinterpret_cast<const vec16<T>*>(row + rs.head);
+    constexpr int per_batch = 32 * U;
+    const auto nv32 = static_cast<std::uint32_t>(rs.nvec);  // elements per row < 2^32 (32-bit composite index)
+    vec16<T> v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], vrow + u * 32 + lane, u * 32 + lane < rs.nvec);
+    // Launched only for K <= 32; saying so here lets the compiler drop the K > 32 sort path (without
+    // it the kernel spills at 64 registers).
+    if (K <= 32) seed_threshold(v, K, lane, w);
+    const vec16<T>* p = vrow + lane;
+    auto j = static_cast<std::uint32_t>(lane);
+    std::uint32_t idx = static_cast<std::uint32_t>(rs.head) + j * W;
+    for (; j + 2 * per_batch - lane <= nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
+        consume_batch_refill<T, U, false>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+    }
+    for (; j - lane < nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
+        consume_batch_refill<T, U, true>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+    }
+    scalar_range<false>(row, rs.tail, V, lane, st, keys, hist, cap, w, K);
+
+    float M, S;
+    float* p_out = probs + r * K;
+    std::int32_t* i_out = indices + r * K;
+    if (!row_stats(st, M, S)) {
+        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
+        return;
+    }
+    finish_row<false>(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
+}
+
+// K > 32. A row of nfull warp steps (32 vectors each) is read in stratified order: steps 0, P, 2P,
+// ... first (the sample, 1/P of the row spread evenly over it), then 1, 1 + P, ..., and so on; the
+// last partial step and the scalar tail come after. The sample keeps only its top r, and its r-th
+// largest composite becomes the threshold for the rest of the row: about r P = 2.5 K elements of a
+// row pass it (host picks P = 5 K / 128, r = 64), against the K (1 + ln(V / cap)) that pass a
+// running exact top K (~1,700 at K = 256, V = 50257). Everything below that threshold is dropped,
+// which is exact when at least K composites pass it (the final top K then lies above it). A row
+// where fewer pass (a sample holding more than r of the top K: about 25.6 of them are expected
+// there, so for random rows this is beyond 7 standard deviations; a row built against the order
+// can do it) is read again with sampling off. Candidate vectors are parked in the list and drained
+// 32 at a time; compactions keep the K-th key's radix bin (at most a quarter of the room above K).
+// One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
+// otherwise in order with a running exact top K. Returns false when the sampled pass let fewer than
+// K through (the row is then not written). Two instantiations instead of a runtime flag: with one,
+// the compiler kept the flag in local memory and reloaded it on every step to get the stride.
+template <class T, int U, bool Sampled>
+__device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
+                                         int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
+                                         const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
+    constexpr int W = vec16<T>::n;
+    constexpr int L = list_cap<U>;
+    const std::uint32_t nfull = nvec / 32;
+    const auto* vrow = reinterpret_cast<const vec16<T>*>(row + hd);
+    if (lane == 0) cthr_of(hist) = cthr_start;
+    __syncwarp();
+    lane_stats st;
+    sel_state w;
+    const std::uint32_t stride = Sampled ? static_cast<std::uint32_t>(P) : 1u;
+    int Kc = Sampled ? r_sample : K;  // the sample keeps its top r_sample
+    bool thresholded = false;         // elements below the sample's r-th may have been dropped
+    // End of the sample: keep its exact top r_sample, whose smallest composite becomes the
+    // threshold. The sample's own compactions (towards r_sample) dropped only composites below that
+    // one, and left at least r_sample; with fewer, nothing was ever dropped.
+    const auto end_sample = [&] {
+        if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc);
+        if (w.count > Kc) w = compact<true>(keys, hist, w, Kc, Kc, lane);
+        thresholded = w.count >= Kc;
+        Kc = K;
+    };
+    scalar_range<true>(row, 0, hd, lane, st, keys, hist, cap, w, Kc);
+
+    // Phase phi reads steps phi, phi + stride, ... with a plain pointer stride (the shape the
+    // compiler keeps in registers: a first version that computed the next step's phase inside one
+    // loop kept its cursor and row geometry in local memory, ~75 instructions per step against
+    // ~55). U steps are loaded at once, consumed, and the list drained if it might not hold the next
+    // batch: U loads per lane in flight while the warp waits, and no vector live across a drain (a
+    // drain between a refill and its use spilled the vectors in flight).
+    const std::uint32_t jump = stride * 32;  // vectors from one step of a phase to the next
+    for (std::uint32_t phi = 0; phi < stride && phi < nfull; ++phi) {
+        const std::uint32_t n = (nfull - phi + stride - 1) / stride;  // steps of this phase (>= 1)
+        const vec16<T>* p = vrow + phi * 32 + static_cast<std::uint32_t>(lane);
+        std::uint32_t idx = hd + (phi * 32 + static_cast<std::uint32_t>(lane)) * W;
+        std::uint32_t i = 0;
+        for (; i + U <= n; i += U, p += U * jump, idx += U * jump * W) {
+            vec16<T> v[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = p[u * jump];
+#pragma unroll
+            for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
+            if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc);
+        }
+        if (i < n) {  // the phase's last, partial batch
+            vec16<T> v[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
+#pragma unroll
+            for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
+            if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc);
+        }
+        if (Sampled && phi == 0) end_sample();  // phase 0 is the sample
+    }
+    if (Sampled && Kc != K) end_sample();  // a row without full steps (the host keeps nfull >= 2 P)
+    const std::uint32_t rem = nvec % 32;
+    if (rem > 0) {  // the last partial step (indices above every full step); room was made above
+        vec16<T> t;
+        const std::uint32_t jv = nfull * 32 + static_cast<std::uint32_t>(lane);
+        load_or_neg_inf(t, vrow + jv, static_cast<std::uint32_t>(lane) < rem);
+        consume_vec<T, true>(t, hd + jv * W, lane, st, keys, list, w);
+    }
+    if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc);
+    scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
+
+    float M, S;
+    if (!row_stats(st, M, S)) {
+        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
+        return true;
+    }
+    if (Sampled && thresholded && w.count < K) return false;  // fewer than K above the sample's threshold
+    finish_row<true>(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
+    return true;
+}
+
+// K > 32. A row of nfull warp steps (32 vectors each) is read in stratified order: steps 0, P, 2P,
+// ... first (the sample, 1/P of the row spread evenly over it), then 1, 1 + P, ..., and so on; the
+// last partial step and the scalar tail come after. The sample keeps only its top r, and its r-th
+// largest composite becomes the threshold for the rest of the row: about r P = 2.5 K elements of a
+// row pass it (host picks P = 5 K / 128, r = 64), against the K (1 + ln(V / cap)) that pass a
+// running exact top K (~1,700 at K = 256, V = 50257). Everything below that threshold is dropped,
+// which is exact when at least K composites pass it (the final top K then lies above it). A row
+// where fewer pass (a sample holding more than r of the top K: about 25.6 of them are expected
+// there, so for random rows this is beyond 7 standard deviations; a row built against the order
+// can do it) is read again in order without sampling. Candidate vectors are parked in the list and
+// drained 32 at a time; compactions keep the K-th key's radix bin (at most K / 2 or a quarter of
+// the room above K).
+template <class T, int U>
+__global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
+    softmax_topk_stream_big_kernel(const T* __restrict__ logits, float* __restrict__ probs,
+                                   std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
+                                   int cap, int P, int r_sample) {
+    extern __shared__ __align__(16) unsigned char stream_smem[];
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * stream_warps + warp;
+    if (r >= rows) return;  // warp-uniform; no block barrier follows
+
+    // [keys: stream_warps x cap][lists: stream_warps x L vectors][list indices][bins + cthr per warp]
+    constexpr int L = list_cap<U>;
+    std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
+    auto* list_base = reinterpret_cast<vec16<T>*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap);
+    auto* list_idx_base = reinterpret_cast<std::uint32_t*>(list_base + stream_warps * L);
+    const vec_list<T> list{list_base + warp * L, list_idx_base + warp * L};
+    unsigned* hist = list_idx_base + stream_warps * L + warp * (hist_words + 2);
+    for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
+
+    const T* row = logits + r * V;
+    // 32-bit geometry (V < 2^31): fewer registers live across the stream.
+    const row_split<T> rs = split_row<T, 128>(row, V);
+    const auto hd = static_cast<std::uint32_t>(rs.head);
+    const auto nvec = static_cast<std::uint32_t>(rs.nvec);
+    float* p_out = probs + r * K;
+    std::int32_t* i_out = indices + r * K;
+    if (P > 1 && big_pass<T, U, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
+        return;
+    big_pass<T, U, false>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane);
+}
+
 int kpad_of(std::int64_t K) {
     int p = 32;
     while (p < K) p <<= 1;
     return p;
 }
 
-template <class T, int UK, int UB>
-void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
-    constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
-    const int kpad = kpad_of(a.K);
-    // Room for the kept K (rounded up to a power of two for the final sort) plus, for K <= 32, one
-    // batch of candidates (compactions only at batch starts; the seeded threshold keeps them rare);
-    // for K > 32 (room checked per drain round of 32 list vectors) one vector step and as much more
-    // as the budget left by the list allows (fewer compactions).
-    const bool big_k = a.K > 32;
-    // K > 32 also holds the deferred vector list (16 bytes and a 4-byte index per entry).
-    const int list_bytes = big_k ? list_cap<UB> * (16 + 4) : 0;
-    const int budget = keys_budget - list_bytes / 8;
-    int extra = big_k ? step : UK * step;
-    if (big_k && kpad + step < budget) extra = budget - kpad;
-    const int cap = kpad + extra;
-    const std::size_t smem =
-        static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + list_bytes + hist_words * 4);
-    const auto kernel = big_k ? softmax_topk_stream_kernel<T, UB, true> : softmax_topk_stream_kernel<T, UK, false>;
-    static const bool configured = [] {
-        // Shared memory before L1: the stream has no reuse, the buffers are what limits residency.
-        bool ok = true;
-        for (auto k : {softmax_topk_stream_kernel<T, UB, true>, softmax_topk_stream_kernel<T, UK, false>}) {
-            ok = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                      cudaSharedmemCarveoutMaxShared) == cudaSuccess && ok;
-        }
-        return ok;
-    }();
-    (void)configured;  // a hint; the launch below reports real failures
+// K > 32: the sample keeps its top sample_rank, and 1 / P of the row is the sample, P = 5 K / 128:
+// the sample then holds K / P ~ 25.6 of the row's top K on average, and the threshold lets about
+// sample_rank P = 2.5 K elements of a row through.
+constexpr int sample_rank = 64;
+int sample_stride(std::int64_t K, std::int64_t nfull) {
+    const auto p = static_cast<int>(5 * K / 128);
+    return p >= 2 && nfull >= 2 * static_cast<std::int64_t>(p) ? p : 1;
+}
+
+template <class Kernel>
+void set_smem(Kernel kernel, std::size_t smem) {
+    // Shared memory before L1: the stream has no reuse, the buffers are what limits residency. A
+    // hint; the launch reports real failures.
+    (void)cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
     if (smem > 48 * 1024) {
         const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
         if (e != cudaSuccess) {
@@ -479,10 +670,42 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
                                      cudaGetErrorName(e));
         }
     }
+}
+
+template <class T, int UK, int UB>
+void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
+    constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
+    const int kpad = kpad_of(a.K);
     const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
+    const auto K = static_cast<int>(a.K);
+    if (a.K <= 32) {
+        // Room for the kept K (rounded up to a power of two for the final sort) plus one batch of
+        // candidates (compactions only at batch starts; the seeded threshold keeps them rare).
+        const int cap = kpad + UK * step;
+        const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
+        const auto kernel = softmax_topk_stream_kernel<T, UK>;
+        set_smem(kernel, smem);
+        kernel<<<blocks, 32 * stream_warps, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
+                                                           a.rows, a.V, K, cap);
+        check_launch("softmax_topk_stream_kernel");
+        return;
+    }
+    // K > 32: the deferred vector list (16 bytes and a 4-byte index per entry) beside the keys, which
+    // get room for one drain round (32 vectors) above kpad and as much more as the budget left by
+    // the list allows (fewer compactions).
+    const int list_bytes = list_cap<UB> * (16 + 4);
+    const int budget = keys_budget - list_bytes / 8;
+    const int cap = kpad + (kpad + step < budget ? budget - kpad : step);
+    const std::size_t smem =
+        static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + list_bytes + (hist_words + 2) * 4);
+    const auto kernel = softmax_topk_stream_big_kernel<T, UB>;
+    set_smem(kernel, smem);
+    // Full warp steps of a row (an upper bound: the row's head may take a few elements).
+    const std::int64_t nfull_max = a.V / (static_cast<std::int64_t>(step));  // the device's is at least this - 1
     kernel<<<blocks, 32 * stream_warps, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
-                                                       a.rows, a.V, static_cast<int>(a.K), cap);
-    check_launch("softmax_topk_stream_kernel");
+                                                       a.rows, a.V, K, cap, sample_stride(a.K, nfull_max - 2),
+                                                       sample_rank);
+    check_launch("softmax_topk_stream_big_kernel");
 }
 
 }  // namespace
@@ -490,16 +713,16 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
 void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream) {
     topk_detail::validate(a, softmax_topk_max_k, "softmax_topk fused_stream");
     if (a.rows == 0) return;
-    // Vectors per lane per batch for K <= 32 and K > 32. H200 (4096 rows, K = 10): fp32 V = 50257
-    // U = 2 224.8 us, 3 220.4, 4 220.2 (spilling); bf16 V = 151936 U = 2 365.2 us, 3 350.0 (with
-    // 16-bit bins: at 1 KB of bins per warp U = 3 fit only 7 blocks per SM, 446.7 us). K > 32 (the
-    // deferred list): U = 1 for every type. fp32 V = 50257 K = 256: U = 3 392.4 us, 2 374.7, 1 359.6;
-    // bf16 V = 151936 K = 256: U = 2 735.1, 1 666.0 (the drains, inline at each batch start, make
-    // U > 1 spill; ncu at U = 1: stalls on the vector's load, 56k instructions per row).
+    // Vectors per lane per batch for K <= 32 (rolling) and K > 32 (loaded together). H200 (4096
+    // rows, K = 10): fp32 V = 50257 U = 2 224.8 us, 3 220.4, 4 220.2 (spilling); bf16 V = 151936
+    // U = 2 365.2 us, 3 350.0 (with 16-bit bins: at 1 KB of bins per warp U = 3 fit only 7 blocks per
+    // SM, 446.7 us). K > 32 (H100, fp32 V = 50257 K = 256): U = 2 386.0 us, 3 380.9, 4 398.7; bf16
+    // U = 1 365.8, 2 328.5 (U = 3 would leave too little shared memory for the keys at 8 blocks per
+    // SM).
     switch (a.type) {
-        case elem::f32: launch_typed<float, 3, 1>(a, stream); break;
-        case elem::f16: launch_typed<__half, 3, 1>(a, stream); break;
-        case elem::bf16: launch_typed<__nv_bfloat16, 3, 1>(a, stream); break;
+        case elem::f32: launch_typed<float, 3, 3>(a, stream); break;
+        case elem::f16: launch_typed<__half, 3, 2>(a, stream); break;
+        case elem::bf16: launch_typed<__nv_bfloat16, 3, 2>(a, stream); break;
     }
 }
 

@@ -86,13 +86,14 @@ constexpr std::int64_t softmax_topk_warp_max_k = 256;
 void launch_softmax_topk_fused_warp(const softmax_topk_args& a, cudaStream_t stream);
 
 // v5, one warp per row (kernels/softmax_topk/fused_stream.cu): v4's shape with the per-element
-// path cut to unpack, max, exp and add (a rolling pipeline of 16-byte loads, 3 vectors per lane in
-// flight for K <= 32 and 1 for K > 32, one max and one candidate vote per vector, NaN/+inf found
-// from the sum), a threshold seeded from the first batch
-// for K <= 32, and a warp radix select instead of a bitonic sort to compact the candidates. For
-// K > 32 the vectors that hold a candidate are parked in a shared list (one ballot per vector) and
-// sorted out 32 at a time, and intermediate compactions keep the K-th key's radix bin whole (one
-// histogram pass, starting below the keys' common leading bits). Any V, fp32/fp16/bf16,
+// path cut to unpack, max, exp and add (one max and one candidate vote per 16-byte vector, NaN/+inf
+// found from the sum) and a warp radix select instead of a bitonic sort to compact the candidates.
+// K <= 32: rows in order, a rolling pipeline of 3 vectors per lane in flight, a threshold seeded
+// from the first batch. K > 32: rows in stratified order, a sample of 1/P of the row first
+// (P = 5K/128) whose 64th largest element is the threshold for the rest, candidates compared as
+// (value, index) composites, candidate vectors parked in a shared list and sorted out 32 at a time,
+// loads in batches of 3 (fp32) or 2 (16-bit) vectors per lane; a row where fewer than K pass the
+// sample's threshold is read again in order (exact either way). Any V, fp32/fp16/bf16,
 // K <= softmax_topk_max_k.
 void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream);
 

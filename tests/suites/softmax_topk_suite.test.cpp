@@ -109,7 +109,7 @@ TEST_CASE("softmax_topk cases cover every V x K for rows = 4096 in fp32 and bf16
             for (std::int64_t K : {1, 10, 50, 256}) CHECK(has(t, 4096, V, K, "random"));
     CHECK(has(dtype::f16, 4096, 50257, 10, "random"));
     for (const char* kind : {"all_equal", "ties", "cluster256", "cluster32", "ascending", "descending", "huge", "masked",
-                             "all_masked", "nan", "posinf", "misaligned"})
+                             "all_masked", "nan", "posinf", "misaligned", "stride_trap"})
         CHECK(has(dtype::f32, 6, 32000, 50, kind));
     CHECK(has(dtype::f32, 3, 1, 1, "random"));  // V = 1
     CHECK(has(dtype::f32, 1, 50257, 1024, "random"));
@@ -321,15 +321,22 @@ TEST_CASE("fused softmax_topk orders ties by lower index exactly", "[gpu][softma
     CUDA_CHECK(cudaMemcpy(d_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
     const std::int64_t K = GENERATE(1, 7, 100, 1024);
     device_buffer d_p(static_cast<std::size_t>(rows * K) * 4), d_i(static_cast<std::size_t>(rows * K) * 4);
-    for (auto version : {k::fused_version::v1, k::fused_version::v2, k::fused_version::v3}) {
+    // Block per row (v1-v3) and fused_stream (3), which reads rows with K > 32 in stratified order:
+    // equal values there arrive out of index order, and row 2's sample holds only ties.
+    for (int version = 0; version < 4; ++version) {
         k::softmax_topk_args a{k::elem::f32, d_x.get(), static_cast<float*>(d_p.get()),
                                static_cast<std::int32_t*>(d_i.get()), rows, V, K};
-        k::launch_softmax_topk_fused(a, version, nullptr);
+        if (version < 3) {
+            const k::fused_version versions[] = {k::fused_version::v1, k::fused_version::v2, k::fused_version::v3};
+            k::launch_softmax_topk_fused(a, versions[version], nullptr);
+        } else {
+            k::launch_softmax_topk_fused_stream(a, nullptr);
+        }
         CUDA_CHECK(cudaDeviceSynchronize());
         std::vector<std::int32_t> idx(static_cast<std::size_t>(rows * K));
         CUDA_CHECK(cudaMemcpy(idx.data(), d_i.get(), idx.size() * 4, cudaMemcpyDeviceToHost));
         for (std::int64_t q = 0; q < K; ++q) {
-            CAPTURE(K, q);
+            CAPTURE(K, q, version);
             CHECK(idx[static_cast<std::size_t>(q)] == q);
             CHECK(idx[static_cast<std::size_t>(K + q)] == 3 * q);
             CHECK(idx[static_cast<std::size_t>(2 * K + q)] == q);
