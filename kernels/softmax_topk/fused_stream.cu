@@ -390,10 +390,10 @@ __device__ __forceinline__ void seed_threshold(const vec16<T> (&v)[U], int K, in
 // scalar way. The K > 32 kernel aligns to 128 bytes: it reads a row's 512-byte steps out of order,
 // and a step that shared a 128-byte line with a neighbour read much later fetched that line twice
 // (ncu, H100, fp32 4096 x 50257 K = 256: 934 MB from DRAM against 826 MB with 16-byte alignment).
-template <class T> struct row_split {
+struct row_split {
     std::int64_t head, nvec, tail;
 };
-template <class T, int Align = 16> __device__ __forceinline__ row_split<T> split_row(const T* row, std::int64_t V) {
+template <class T, int Align = 16> __device__ __forceinline__ row_split split_row(const T* row, std::int64_t V) {
     constexpr int W = vec16<T>::n;
     const auto addr = reinterpret_cast<std::uintptr_t>(row);
     std::int64_t head = ((Align - static_cast<std::int64_t>(addr % Align)) % Align) / static_cast<std::int64_t>(sizeof(T));
@@ -475,7 +475,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 
     const T* row = logits + r * V;
     lane_stats st;
-    const row_split<T> rs = split_row(row, V);
+    const row_split rs = split_row(row, V);
     scalar_range<false>(row, 0, rs.head, lane, st, keys, hist, cap, w, K);
 
     const auto* vrow = reinterpret_cast<const vec16<T>*>(row + rs.head);
@@ -633,7 +633,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 
     const T* row = logits + r * V;
     // 32-bit geometry (V < 2^31): fewer registers live across the stream.
-    const row_split<T> rs = split_row<T, 128>(row, V);
+    const row_split rs = split_row<T, 128>(row, V);
     const auto hd = static_cast<std::uint32_t>(rs.head);
     const auto nvec = static_cast<std::uint32_t>(rs.nvec);
     float* p_out = probs + r * K;
@@ -658,13 +658,16 @@ int sample_stride(std::int64_t K, std::int64_t nfull) {
     return p >= 2 && nfull >= 2 * static_cast<std::int64_t>(p) ? p : 1;
 }
 
-template <class Kernel>
-void set_smem(Kernel kernel, std::size_t smem) {
-    // Shared memory before L1: the stream has no reuse, the buffers are what limits residency. A
-    // hint; the launch reports real failures.
-    (void)cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+// Per kernel: the carveout once (shared memory before L1: the stream has no reuse, the buffers are
+// what limits residency; a hint, the launch reports real failures), and the dynamic shared memory
+// limit when a launch needs more than 48 KB (it depends on K).
+template <auto Kernel>
+void set_smem(std::size_t smem) {
+    static const bool carveout = cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                      cudaSharedmemCarveoutMaxShared) == cudaSuccess;
+    (void)carveout;
     if (smem > 48 * 1024) {
-        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+        const cudaError_t e = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
         if (e != cudaSuccess) {
             throw std::runtime_error(std::string("cudaFuncSetAttribute(softmax_topk_stream_kernel): ") +
                                      cudaGetErrorName(e));
@@ -684,7 +687,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         const int cap = kpad + UK * step;
         const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
         const auto kernel = softmax_topk_stream_kernel<T, UK>;
-        set_smem(kernel, smem);
+        set_smem<softmax_topk_stream_kernel<T, UK>>(smem);
         kernel<<<blocks, 32 * stream_warps, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
                                                            a.rows, a.V, K, cap);
         check_launch("softmax_topk_stream_kernel");
@@ -699,7 +702,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     const std::size_t smem =
         static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + list_bytes + (hist_words + 2) * 4);
     const auto kernel = softmax_topk_stream_big_kernel<T, UB>;
-    set_smem(kernel, smem);
+    set_smem<softmax_topk_stream_big_kernel<T, UB>>(smem);
     // Full warp steps of a row (an upper bound: the row's head may take a few elements).
     const std::int64_t nfull_max = a.V / (static_cast<std::int64_t>(step));  // the device's is at least this - 1
     kernel<<<blocks, 32 * stream_warps, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
