@@ -10,11 +10,13 @@
 
 namespace fusebench::kernels {
 
-inline void check_launch(const char* what) {
-    const cudaError_t e = cudaGetLastError();
+// Throws for a failed runtime call a launcher makes (device queries, attributes, the launch).
+inline void check_call(cudaError_t e, const char* what) {
     if (e != cudaSuccess) {
         throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
     }
 }
+
+inline void check_launch(const char* what) { check_call(cudaGetLastError(), what); }
 
 }  // namespace fusebench::kernels

@@ -37,6 +37,7 @@
 #include "kernels/softmax_topk/softmax_topk.hpp"
 #include "kernels/softmax_topk/warp_row.cuh"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -53,8 +54,10 @@ using topk_detail::full_mask;
 using topk_detail::hist_add;
 using topk_detail::log2e;
 
-constexpr int stream_warps = 4;          // rows per block
-constexpr int stream_blocks_per_sm = 8;  // 64 registers: 32 rows per SM, 4096 rows in one wave on 132 SMs
+// K <= 32 kernel: 4 rows per block, 8 blocks per SM (64 registers: 32 rows per SM, 4096 rows in one
+// wave on 132 SMs). The K > 32 kernel sizes its blocks at launch (one per SM).
+constexpr int stream_warps = 4;
+constexpr int stream_blocks_per_sm = 8;
 // Shared memory per warp stays under this many keys where K allows, so 8 blocks fit an SM.
 constexpr int keys_budget = 800;
 // The radix select's 256 bins as 16-bit counts, two per word (a buffer holds < 65536 keys): 512
@@ -104,6 +107,12 @@ template <class T> struct vec_list {
 // bits every key shares (`prefix`/`mask`, first digit at bit `shift`); it stops as soon as keeping
 // the whole bin that holds the K-th key keeps at most `limit`, so an intermediate compaction (limit
 // above K) usually takes one histogram pass where an exact one takes three or more.
+// Plain: one shared atomic per key instead of one per distinct bin among the warp's keys
+// (__match_any_sync). The K > 32 kernel's compactions start below the keys' common leading bits, so
+// their bins spread and atomics rarely collide; the match was the slower part there (H100, fp32
+// 4096 x 50257 K = 256: 365.1 us with the match, 358.5 without, same run). Keys that share their
+// leading digits (the K <= 32 kernel starts at the top bits) keep the match.
+template <bool Plain>
 __device__ __forceinline__ std::uint64_t warp_radix_select(const std::uint64_t* keys, int n, int K, int limit,
                                                            unsigned* hist, int lane, std::uint64_t prefix,
                                                            std::uint64_t mask, int shift) {
@@ -113,7 +122,12 @@ __device__ __forceinline__ std::uint64_t warp_radix_select(const std::uint64_t* 
             const int t = t0 + lane;
             const bool valid = t < n;
             const std::uint64_t c = valid ? keys[t] : 0ull;
-            hist_add<true>(hist, static_cast<unsigned>(c >> shift) & 255u, valid && (c & mask) == prefix);
+            const unsigned bin = static_cast<unsigned>(c >> shift) & 255u;
+            if (Plain) {
+                if (valid && (c & mask) == prefix) atomicAdd(&hist[bin >> 1], 1u << ((bin & 1u) * 16u));
+            } else {
+                hist_add<true>(hist, bin, valid && (c & mask) == prefix);
+            }
         }
         __syncwarp();
         unsigned digit = 0, above_bin = 0, in_bin = 0;
@@ -161,7 +175,7 @@ __device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist
         prefix0 = (static_cast<std::uint64_t>(lo) << 32) & mask0;
         shift0 = 56 - common;
     }
-    const std::uint64_t T = warp_radix_select(keys, w.count, K, limit, hist, lane, prefix0, mask0, shift0);
+    const std::uint64_t T = warp_radix_select<Big>(keys, w.count, K, limit, hist, lane, prefix0, mask0, shift0);
     std::uint64_t kmin = ~0ull;
     int out = 0;
     for (int t0 = 0; t0 < w.count; t0 += 32) {
@@ -453,6 +467,40 @@ __device__ __forceinline__ void finish_row(std::uint64_t* keys, unsigned* hist, 
     topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
+// The end of a K > 32 row: the exact top K, sorted, written. Out of line: the call saves almost
+// nothing (the stream's registers are dead here), and the register sort gets the function's own
+// allocation instead of pushing the stream loop into spills (inlined, it did: H100 fp32 K = 256 394
+// us against 381). Shared memory comes in as 32-bit shared-window addresses. Up to 256 keys are
+// sorted in registers (8 per lane; 16 per lane spilled and was slower than selecting down to 256
+// first: H100 374.6 us against 360.4); K > 256 keeps the shared-memory sort. Every row of a launch
+// ends at about the same time, so this runs on all warps of an SM at once and its instruction
+// count is what matters (the shared-memory sort of 256 keys took ~25 us per row on the H100).
+template <class T>
+__device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t hist_s, sel_state w, const T* row,
+                                            std::int64_t V, int K, float M, float S, float* p_out,
+                                            std::int32_t* i_out) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
+    auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
+    __syncwarp();  // the last appends' writes before the reads below
+    if (w.count > K || w.count > 256) w = compact<true>(keys, hist, w, K, K, lane);
+    const int n = w.count;
+    if (n <= 64) {
+        topk_detail::warp_sort_desc_regs<2>(keys, n, lane);
+    } else if (n <= 128) {
+        topk_detail::warp_sort_desc_regs<4>(keys, n, lane);
+    } else if (n <= 256) {
+        topk_detail::warp_sort_desc_regs<8>(keys, n, lane);
+    } else {
+        int P = 32;
+        while (P < n) P <<= 1;  // <= cap: cap >= the next power of two of K
+        for (int t = n + lane; t < P; t += 32) keys[t] = 0ull;  // below every real composite
+        topk_detail::warp_bitonic_sort_desc_smem(keys, P, lane);
+    }
+    __syncwarp();
+    topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
+}
+
 // K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
 // once (rare after the seed), compactions at batch starts.
 template <class T, int U>
@@ -538,12 +586,14 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     const std::uint32_t stride = Sampled ? static_cast<std::uint32_t>(P) : 1u;
     int Kc = Sampled ? r_sample : K;  // the sample keeps its top r_sample
     bool thresholded = false;         // elements below the sample's r-th may have been dropped
-    // End of the sample: keep its exact top r_sample, whose smallest composite becomes the
-    // threshold. The sample's own compactions (towards r_sample) dropped only composites below that
-    // one, and left at least r_sample; with fewer, nothing was ever dropped.
+    // End of the sample: keep its top r_sample and at most r_sample / 2 more (the bin of the
+    // r-th whole: one histogram pass where the exact top r takes three or more); the smallest kept
+    // composite becomes the threshold, at or below the sample's r-th largest. The sample's own
+    // compactions (towards r_sample) dropped only composites below the kept ones, and left at least
+    // r_sample; with fewer, nothing was ever dropped.
     const auto end_sample = [&] {
         if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc);
-        if (w.count > Kc) w = compact<true>(keys, hist, w, Kc, Kc, lane);
+        if (w.count > Kc) w = compact<true>(keys, hist, w, Kc, Kc + Kc / 2, lane);
         thresholded = w.count >= Kc;
         Kc = K;
     };
@@ -596,7 +646,8 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         return true;
     }
     if (Sampled && thresholded && w.count < K) return false;  // fewer than K above the sample's threshold
-    finish_row<true>(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
+    finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+                      static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)), w, row, V, K, M, S, p_out, i_out);
     return true;
 }
 
@@ -612,23 +663,33 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
 // can do it) is read again in order without sampling. Candidate vectors are parked in the list and
 // drained 32 at a time; compactions keep the K-th key's radix bin (at most K / 2 or a quarter of
 // the room above K).
+//
+// Block shape: one block per SM (up to 32 warps, as many as its shared memory allows), and the rows
+// split evenly over the blocks (block b takes rows [b rows / G, (b + 1) rows / G)). With blocks of
+// 4 warps, 4096 rows filled 100 SMs with 32 rows and 32 SMs with 28; an SM streams at about the same
+// rate whatever its row count, so the 28-row SMs finished early and the launch waited on the
+// others (H100 trace: 323 against 351 us mean row end). Even shares (31 or 32 rows) took fp32 4096 x
+// 50257 K = 256 from 379.3 to 365.1 us on the H100, same run. (The K <= 32 kernel keeps its 4-warp
+// blocks: there the same change measured 312.3 against 308.8 us.)
 template <class T, int U>
-__global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
+__global__ void __launch_bounds__(1024, 1)
     softmax_topk_stream_big_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                    std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
                                    int cap, int P, int r_sample) {
     extern __shared__ __align__(16) unsigned char stream_smem[];
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-    const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * stream_warps + warp;
-    if (r >= rows) return;  // warp-uniform; no block barrier follows
+    const int nwarps = static_cast<int>(blockDim.x) / 32;
+    const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * rows / gridDim.x + warp;
+    if (r >= static_cast<std::int64_t>(blockIdx.x + 1) * rows / gridDim.x) return;  // warp-uniform; no block barrier follows
 
-    // [keys: stream_warps x cap][lists: stream_warps x L vectors][list indices][bins + cthr per warp]
+    // [keys: nwarps x cap][lists: nwarps x L vectors][list indices][bins + cthr per warp]
     constexpr int L = list_cap<U>;
     std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
-    auto* list_base = reinterpret_cast<vec16<T>*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap);
-    auto* list_idx_base = reinterpret_cast<std::uint32_t*>(list_base + stream_warps * L);
+    auto* list_base = reinterpret_cast<vec16<T>*>(reinterpret_cast<std::uint64_t*>(stream_smem) +
+                                                  static_cast<std::size_t>(nwarps) * cap);
+    auto* list_idx_base = reinterpret_cast<std::uint32_t*>(list_base + nwarps * L);
     const vec_list<T> list{list_base + warp * L, list_idx_base + warp * L};
-    unsigned* hist = list_idx_base + stream_warps * L + warp * (hist_words + 2);
+    unsigned* hist = list_idx_base + nwarps * L + warp * (hist_words + 2);
     for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
 
     const T* row = logits + r * V;
@@ -638,7 +699,10 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     const auto nvec = static_cast<std::uint32_t>(rs.nvec);
     float* p_out = probs + r * K;
     std::int32_t* i_out = indices + r * K;
-    if (P > 1 && big_pass<T, U, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
+    // The sampled pass needs at least 2 P full steps (the host's P assumes an aligned row; a row that
+    // is not element aligned has none and goes in order at once instead of sampling its scalar head).
+    if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
+        big_pass<T, U, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
         return;
     big_pass<T, U, false>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane);
 }
@@ -679,9 +743,9 @@ template <class T, int UK, int UB>
 void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
     const int kpad = kpad_of(a.K);
-    const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
     const auto K = static_cast<int>(a.K);
     if (a.K <= 32) {
+        const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
         // Room for the kept K (rounded up to a power of two for the final sort) plus one batch of
         // candidates (compactions only at batch starts; the seeded threshold keeps them rare).
         const int cap = kpad + UK * step;
@@ -699,15 +763,24 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     const int list_bytes = list_cap<UB> * (16 + 4);
     const int budget = keys_budget - list_bytes / 8;
     const int cap = kpad + (kpad + step < budget ? budget - kpad : step);
-    const std::size_t smem =
-        static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + list_bytes + (hist_words + 2) * 4);
+    const std::size_t per_warp = static_cast<std::size_t>(cap) * 8 + list_bytes + (hist_words + 2) * 4;
+    // One block per SM: as many warps (rows) as its shared memory holds, at most 32 (64 registers).
+    int dev = 0, sms = 0, smem_optin = 0;
+    check_call(cudaGetDevice(&dev), "cudaGetDevice");
+    check_call(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+    check_call(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+               "cudaDeviceGetAttribute");
+    const int nwarps = static_cast<int>(std::min<std::size_t>(32, static_cast<std::size_t>(smem_optin) / per_warp));
+    if (nwarps < 1) throw std::runtime_error("softmax_topk fused_stream: K too large for this GPU's shared memory");
+    const std::size_t smem = static_cast<std::size_t>(nwarps) * per_warp;
+    const auto grid = static_cast<unsigned>(std::max<std::int64_t>(std::min<std::int64_t>(sms, a.rows),
+                                                                   (a.rows + nwarps - 1) / nwarps));
     const auto kernel = softmax_topk_stream_big_kernel<T, UB>;
     set_smem<softmax_topk_stream_big_kernel<T, UB>>(smem);
     // Full warp steps of a row (an upper bound: the row's head may take a few elements).
     const std::int64_t nfull_max = a.V / (static_cast<std::int64_t>(step));  // the device's is at least this - 1
-    kernel<<<blocks, 32 * stream_warps, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
-                                                       a.rows, a.V, K, cap, sample_stride(a.K, nfull_max - 2),
-                                                       sample_rank);
+    kernel<<<grid, 32 * nwarps, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows,
+                                               a.V, K, cap, sample_stride(a.K, nfull_max - 2), sample_rank);
     check_launch("softmax_topk_stream_big_kernel");
 }
 
