@@ -467,22 +467,154 @@ __device__ __forceinline__ void finish_row(std::uint64_t* keys, unsigned* hist, 
     topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
+// The sorted top min(K, n) of keys[0, n) (distinct composites) into keys[0, ..) without a select
+// and a sort: 256 bins spread evenly over the range of the keys' values (min to max of their
+// 32-bit value keys, so the bins follow the data instead of bit boundaries: a bit-aligned digit
+// left most bins empty and crowded the rest, and fell back on 1,778 of 4,096 rows at V = 151936);
+// one counting pass and a scan give each bin its place in the output; the bins above the one
+// holding the K-th key are scattered into `out` grouped by bin, and each key is ranked among its
+// bin's keys and written to its final slot; the K-th key's bin (at most 32 keys) is sorted across
+// the warp. About half the instructions of the exact select plus register sort it replaces (H200
+// lab, fp32 4096 x 50257 K = 256: 271.9 -> 265.4 us; V = 151936: 660.0 -> 654.7). Returns false,
+// with nothing moved and the bins clear, when a bin above the K-th's holds more than 64 keys, the
+// K-th's more than 32 (ties: bins are value ranges), or `out` is too small; the caller then
+// selects and sorts. Bins: the warp's 16-bit histogram words, rewritten after the scan as (count,
+// cursor) byte pairs (counts <= 64 and cursors < 256 then).
+__device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K, unsigned* hist, std::uint64_t* out,
+                                               int out_cap, int lane) {
+    constexpr unsigned bin_max = 64;  // keys ranked pairwise within a bin: O(size^2) per bin
+    const int need = min(K, n);
+    std::uint64_t lo = ~0ull, hi = 0ull;
+    for (int t = lane; t < n; t += 32) {
+        const std::uint64_t c = keys[t];
+        lo = c < lo ? c : lo;
+        hi = c > hi ? c : hi;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const std::uint64_t a = __shfl_xor_sync(full_mask, lo, o), b = __shfl_xor_sync(full_mask, hi, o);
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
+    const std::uint64_t mul = (256ull << 32) / ((hi >> 32) - lo32 + 1ull);  // bin = (key - lo) 256 / span
+    const auto bin_of = [&](std::uint64_t c) {
+        return static_cast<unsigned>((static_cast<std::uint64_t>(static_cast<std::uint32_t>(c >> 32) - lo32) * mul) >> 32);
+    };
+    for (int t = lane; t < n; t += 32) {
+        const unsigned b = bin_of(keys[t]);
+        atomicAdd(&hist[b >> 1], 1u << ((b & 1u) * 16u));
+    }
+    __syncwarp();
+    // Lane l owns bins 255 - 8l .. 248 - 8l (words 127 - 4l .. 124 - 4l), the largest first.
+    unsigned cnt[8], tot = 0;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const unsigned word = hist[127 - 4 * lane - q];
+        cnt[2 * q] = word >> 16;
+        cnt[2 * q + 1] = word & 0xFFFFu;
+    }
+#pragma unroll
+    for (int i = 0; i < 8; ++i) tot += cnt[i];
+    unsigned incl = tot;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned v = __shfl_up_sync(full_mask, incl, d);
+        if (lane >= d) incl += v;
+    }
+    unsigned above = incl - tot;  // keys in the bins above this lane's
+    const auto uneed = static_cast<unsigned>(need);
+    const bool mine = above < uneed && incl >= uneed;  // this lane's bins hold the need-th key
+    unsigned kbin = 0, k_above = 0, k_in = 0, crowd = 0, packed[4];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        if (above < uneed && above + cnt[i] >= uneed) {
+            kbin = 255u - 8u * static_cast<unsigned>(lane) - i;
+            k_above = above;
+            k_in = cnt[i];
+        } else if (above + cnt[i] < uneed) {
+            crowd = max(crowd, cnt[i]);
+        }
+        const unsigned half = (min(cnt[i], 255u) << 8) | (above & 255u);  // (count, cursor = first slot)
+        if (i % 2 == 0) packed[i / 2] = half << 16; else packed[i / 2] |= half;
+        above += cnt[i];
+    }
+    const int src = __ffs(__ballot_sync(full_mask, mine)) - 1;
+    kbin = __shfl_sync(full_mask, kbin, src);
+    k_above = __shfl_sync(full_mask, k_above, src);
+    k_in = __shfl_sync(full_mask, k_in, src);
+    crowd = __reduce_max_sync(full_mask, crowd);
+    __syncwarp();  // every lane has read its bins
+    if (crowd > bin_max || k_in > 32 || static_cast<int>(k_above) > out_cap) {
+        for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
+        __syncwarp();
+        return false;
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) hist[127 - 4 * lane - q] = packed[q];
+    __syncwarp();
+    // Scatter the bins above the K-th's into `out`; stage the K-th's keys at keys[0, k_in) (a
+    // position is written only after every lane has read the round that covers it).
+    int staged = 0;
+    for (int t0 = 0; t0 < n; t0 += 32) {
+        const int t = t0 + lane;
+        const std::uint64_t c = t < n ? keys[t] : 0ull;
+        const unsigned b = t < n ? bin_of(c) : 0u;
+        if (t < n && b > kbin) {
+            const unsigned sh = (b & 1u) * 16u;
+            const unsigned old = atomicAdd(&hist[b >> 1], 1u << sh);
+            out[(old >> sh) & 255u] = c;
+        }
+        const bool in_k = t < n && b == kbin;
+        const unsigned m = __ballot_sync(full_mask, in_k);
+        __syncwarp();
+        if (in_k) keys[staged + __popc(m & ((1u << lane) - 1u))] = c;
+        staged += __popc(m);
+    }
+    __syncwarp();
+    std::uint64_t kv = lane < static_cast<int>(k_in) ? keys[lane] : 0ull;
+    kv = topk_detail::warp_bitonic_sort_desc(kv);
+    __syncwarp();  // the staged keys are read before the ranked writes below
+    for (int t = lane; t < static_cast<int>(k_above); t += 32) {
+        const std::uint64_t c = out[t];
+        const unsigned b = bin_of(c);
+        const unsigned half = (hist[b >> 1] >> ((b & 1u) * 16u)) & 0xFFFFu;
+        const int end = static_cast<int>(half & 255u);  // the cursor ends past the bin's last slot
+        const int start = end - static_cast<int>(half >> 8);
+        int rank = 0;
+        for (int j = start; j < end; ++j) rank += out[j] > c;
+        keys[start + rank] = c;
+    }
+    if (lane < need - static_cast<int>(k_above)) keys[k_above + lane] = kv;
+    __syncwarp();
+    for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
+    __syncwarp();
+    return true;
+}
+
 // The end of a K > 32 row: the exact top K, sorted, written. Out of line: the call saves almost
-// nothing (the stream's registers are dead here), and the register sort gets the function's own
-// allocation instead of pushing the stream loop into spills (inlined, it did: H100 fp32 K = 256 394
-// us against 381). Shared memory comes in as 32-bit shared-window addresses. Up to 256 keys are
-// sorted in registers (8 per lane; 16 per lane spilled and was slower than selecting down to 256
-// first: H100 374.6 us against 360.4); K > 256 keeps the shared-memory sort. Every row of a launch
-// ends at about the same time, so this runs on all warps of an SM at once and its instruction
-// count is what matters (the shared-memory sort of 256 keys took ~25 us per row on the H100).
+// nothing (the stream's registers are dead here), and the function gets its own register
+// allocation instead of pushing the stream loop into spills (an inlined register sort did: H100
+// fp32 K = 256 394 us against 381). Shared memory comes in as 32-bit shared-window addresses.
+// Every row of a launch ends at about the same time, so this runs on all warps of an SM at once
+// and its instruction count is what matters. First choice: finish_by_bins (K <= the list's room in
+// keys, 256 for fp32, 192 for 16-bit logits). Otherwise (or when its bins are too crowded) the
+// exact select, then a register sort up to 256 keys (8 per lane; the shared-memory sort of 256 keys
+// took ~25 us per row on the H100, this one ~7; 16 per lane spilled and was slower than selecting
+// down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256.
 template <class T>
-__device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t hist_s, sel_state w, const T* row,
-                                            std::int64_t V, int K, float M, float S, float* p_out,
-                                            std::int32_t* i_out) {
+__device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t hist_s, std::uint32_t out_s, int out_cap,
+                                            sel_state w, const T* row, std::int64_t V, int K, float M, float S,
+                                            float* p_out, std::int32_t* i_out) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
     auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
     auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
+    auto* out = static_cast<std::uint64_t*>(__cvta_shared_to_generic(out_s));
     __syncwarp();  // the last appends' writes before the reads below
+    if (w.count > 1 && K - 1 <= out_cap && finish_by_bins(keys, w.count, K, hist, out, out_cap, lane)) {
+        topk_detail::warp_write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);
+        return;
+    }
     if (w.count > K || w.count > 256) w = compact<true>(keys, hist, w, K, K, lane);
     const int n = w.count;
     if (n <= 64) {
@@ -646,8 +778,11 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         return true;
     }
     if (Sampled && thresholded && w.count < K) return false;  // fewer than K above the sample's threshold
+    // The list is empty here: its vectors' room serves finish_by_bins as scatter space.
     finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
-                      static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)), w, row, V, K, M, S, p_out, i_out);
+                      static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
+                      static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
+                      static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, S, p_out, i_out);
     return true;
 }
 
