@@ -477,7 +477,8 @@ void register_softmax_topk(registry& reg) {
         "stratified order, the 64th largest of a 1/P sample (P = 5K/128) as threshold (~2.5K candidates per row), "
         "composite (value, index) tests, candidate vectors parked in a shared list and drained 32 at a time, loads "
         "in batches of 3 (fp32) or 2 (16-bit) steps; a row with fewer than K above the sample's threshold is read "
-        "again in order";
+        "again in order; one block per SM with the rows split evenly; the final top K ordered by value-range bins "
+        "(count, scatter, rank within a bin) or, when bins crowd, an exact select and a register sort";
     v5.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_stream(args_of(a), a.stream); };
     v5.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     v5.req.supports = [](const case_desc& c) {

@@ -24,12 +24,13 @@
 // the K-th largest of the 32 lane maxima (K elements of the batch are at or above it), so a row
 // appends ~K ln(V / batch) candidates instead of its first batch, and room for a whole batch is
 // made at batch starts. K > 32 has its own kernel (softmax_topk_stream_big_kernel): the row is read
-// in stratified order, a sample of 1/P of it first, whose 64th largest element becomes the
-// threshold (about 2.5 K elements of a row pass it, against ~K (1 + ln(V / buffer)) for a running
+// in stratified order, a sample of 1/P of it first, whose top 64 (to 96) set the threshold (about
+// 2.5 K to 3.75 K elements of a row pass it, against ~K (1 + ln(V / buffer)) for a running
 // exact top K); candidates are compared as composites (exact in any order); a vector holding a
 // candidate is parked in a shared list (one ballot per vector) and the list is drained 32 vectors
 // at a time; loads go in batches of U steps; a row that lets fewer than K through is read again in
-// order without the sample.
+// order without the sample. Its blocks are one per SM with the rows split evenly, and a row ends
+// with its top K sorted by value-range bins (finish_by_bins) rather than a select and a sort.
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
@@ -688,17 +689,6 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     finish_row<false>(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
 }
 
-// K > 32. A row of nfull warp steps (32 vectors each) is read in stratified order: steps 0, P, 2P,
-// ... first (the sample, 1/P of the row spread evenly over it), then 1, 1 + P, ..., and so on; the
-// last partial step and the scalar tail come after. The sample keeps only its top r, and its r-th
-// largest composite becomes the threshold for the rest of the row: about r P = 2.5 K elements of a
-// row pass it (host picks P = 5 K / 128, r = 64), against the K (1 + ln(V / cap)) that pass a
-// running exact top K (~1,700 at K = 256, V = 50257). Everything below that threshold is dropped,
-// which is exact when at least K composites pass it (the final top K then lies above it). A row
-// where fewer pass (a sample holding more than r of the top K: about 25.6 of them are expected
-// there, so for random rows this is beyond 7 standard deviations; a row built against the order
-// can do it) is read again with sampling off. Candidate vectors are parked in the list and drained
-// 32 at a time; compactions keep the K-th key's radix bin (at most a quarter of the room above K).
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
 // otherwise in order with a running exact top K. Returns false when the sampled pass let fewer than
 // K through (the row is then not written). Two instantiations instead of a runtime flag: with one,
@@ -788,9 +778,10 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
 
 // K > 32. A row of nfull warp steps (32 vectors each) is read in stratified order: steps 0, P, 2P,
 // ... first (the sample, 1/P of the row spread evenly over it), then 1, 1 + P, ..., and so on; the
-// last partial step and the scalar tail come after. The sample keeps only its top r, and its r-th
-// largest composite becomes the threshold for the rest of the row: about r P = 2.5 K elements of a
-// row pass it (host picks P = 5 K / 128, r = 64), against the K (1 + ln(V / cap)) that pass a
+// last partial step and the scalar tail come after. The sample keeps only its top r (and up to r / 2
+// more: the r-th key's radix bin whole), and the smallest kept composite becomes the threshold for
+// the rest of the row: about r P = 2.5 K to 3.75 K elements of a row pass it (host picks P = 5 K /
+// 128, r = 64), against the K (1 + ln(V / cap)) that pass a
 // running exact top K (~1,700 at K = 256, V = 50257). Everything below that threshold is dropped,
 // which is exact when at least K composites pass it (the final top K then lies above it). A row
 // where fewer pass (a sample holding more than r of the top K: about 25.6 of them are expected
