@@ -2,10 +2,12 @@
 # so a no-op build stays a no-op.
 #
 # The commit comes from git, or from .fusebench-commit (scripts/stamp-commit.sh: commit, dirty
-# flag, commit time) on a copy of the tree sent to another machine. The stamp wins when there is
-# no git, or when its commit is newer than git's HEAD: a copy may carry an older repository under
-# newer files (the remote GPU machine does), while a stale stamp in a checkout that has moved on
-# is older than HEAD and ignored.
+# flag, commit time, a digest of the tracked files, their paths) on a copy of the tree sent to
+# another machine. The stamp wins when there is no git, or when its commit is newer than git's
+# HEAD: a copy may carry an older repository under newer files (the remote GPU machine does), while
+# a stale stamp in a checkout that has moved on is older than HEAD and ignored. When the stamp
+# wins, the digest is recomputed over the listed files: if they are not the files it was made from
+# (a stamp left from an earlier commit, an edit after stamping), the tree is reported dirty.
 execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse HEAD
                 OUTPUT_VARIABLE GIT_COMMIT OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
                 RESULT_VARIABLE GIT_RC)
@@ -26,7 +28,7 @@ if(GIT_RC EQUAL 0 AND NOT GIT_COMMIT STREQUAL "")
   endif()
 endif()
 if(EXISTS "${SOURCE_DIR}/.fusebench-commit")
-  file(STRINGS "${SOURCE_DIR}/.fusebench-commit" STAMP LIMIT_COUNT 3)
+  file(STRINGS "${SOURCE_DIR}/.fusebench-commit" STAMP)
   list(LENGTH STAMP STAMP_LEN)
   set(STAMP_TIME 0)
   if(STAMP_LEN GREATER 2)
@@ -42,6 +44,26 @@ if(EXISTS "${SOURCE_DIR}/.fusebench-commit")
       list(GET STAMP 1 GIT_DIRTY)
     endif()
     set(HAVE_GIT TRUE)
+    if(STAMP_LEN GREATER 4)
+      list(GET STAMP 3 STAMP_DIGEST)
+      list(SUBLIST STAMP 4 -1 STAMP_PATHS)
+      set(listing "")
+      foreach(p IN LISTS STAMP_PATHS)
+        if(EXISTS "${SOURCE_DIR}/${p}")
+          file(SHA256 "${SOURCE_DIR}/${p}" h)
+          string(APPEND listing "${p}:${h}\n")
+        endif()
+      endforeach()
+      string(SHA256 digest "${listing}")
+      if(NOT digest STREQUAL STAMP_DIGEST)
+        message(WARNING "fusebench: the files are not those .fusebench-commit was made from (commit ${GIT_COMMIT}); "
+                        "the build reports the tree dirty. Run scripts/stamp-commit.sh after the last commit.")
+        set(GIT_DIRTY true)
+      endif()
+    else()
+      message(WARNING "fusebench: .fusebench-commit has no file digest (an older stamp); the tree cannot be checked "
+                      "against commit ${GIT_COMMIT}")
+    endif()
   endif()
 endif()
 if(NOT HAVE_GIT)

@@ -1,4 +1,6 @@
 // The CLI's answers to bad input: one clear line on stderr and exit code 2, whatever the machine.
+#include "support/shell.hpp"
+
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
@@ -9,21 +11,8 @@
 
 namespace {
 
-struct cli_result {
-    int code = -1;
-    std::string output;
-};
-
-cli_result run_cli(const std::string& args) {
-    const std::string cmd = std::string(FUSEBENCH_CLI) + " " + args + " 2>&1";
-    cli_result r;
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::array<char, 512> buf{};
-    while (fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-    const int status = pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+fusebench::test::shell_result run_cli(const std::string& args) {
+    return fusebench::test::run_shell(std::string(FUSEBENCH_CLI) + " " + args + " 2>&1");
 }
 
 std::size_t lines(const std::string& s) {

@@ -1,6 +1,7 @@
 // `fusebench compare | table | merge` as a user runs them: exit codes, one line per bad input,
 // and no output file written or changed when the input is bad.
 #include "reports/synthetic_report.hpp"
+#include "support/shell.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
@@ -22,16 +23,8 @@ struct cli_result {
 
 cli_result run_fusebench(const temp_dir& dir, const std::string& args) {
     const std::string err_file = dir.file("stderr.txt");
-    const std::string cmd = std::string(FUSEBENCH_CLI) + " " + args + " 2>" + err_file;
-    cli_result r;
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::array<char, 4096> buf{};
-    while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-    const int status = pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = read_text(err_file);
-    return r;
+    const shell_result sh = run_shell(std::string(FUSEBENCH_CLI) + " " + args + " 2>" + err_file);
+    return {sh.code, sh.output, read_text(err_file)};
 }
 
 std::size_t lines(const std::string& s) {

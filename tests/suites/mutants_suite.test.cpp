@@ -12,6 +12,7 @@
 #include "harness/runner.hpp"
 #include "suites/suites.hpp"
 #include "support/gpu.hpp"
+#include "support/shell.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <nlohmann/json.hpp>
@@ -245,16 +246,10 @@ TEST_CASE("the illegal-address mutant is an error with the CUDA message, the run
                             " run --suite mutants --variant glu_fused_vec,glu_naive_null_workspace"
                             " --case glu/swiglu:128x4096,glu/swiglu:64x4096:tiny"
                             " --verify-only --json " + json + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::string output;
-    std::array<char, 512> buf{};
-    while (fgets(buf.data(), buf.size(), p)) output += buf.data();
-    const int status = pclose(p);
+    const auto [code, output] = fusebench::test::run_shell(cmd);
     CAPTURE(output);
     // Caught as expected: no real failure, exit 0.
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(code == 0);
     CHECK(output.find("mutants: 1 of 1 caught") != std::string::npos);
     std::ifstream in(json);
     REQUIRE(in.good());
