@@ -14,7 +14,7 @@ dirty=false
 [ -z "$(git status --porcelain --untracked-files=no)" ] || dirty=true
 paths=$(git ls-files | LC_ALL=C sort)
 digest=$(while IFS= read -r p; do
-  [ -f "$p" ] && printf '%s:%s\n' "$p" "$(sha256sum "$p" | cut -d' ' -f1)"
+  if [ -f "$p" ]; then printf '%s:%s\n' "$p" "$(sha256sum "$p" | cut -d' ' -f1)"; fi  # as build_info.cmake
 done <<< "$paths" | sha256sum | cut -d' ' -f1)
 {
   printf '%s\n%s\n%s\n%s\n' "$(git rev-parse HEAD)" "$dirty" "$(git log -1 --format=%ct)" "$digest"

@@ -445,13 +445,17 @@ __device__ __forceinline__ bool row_stats(const lane_stats& st, float& M, float&
     return !(S != S || M == INFINITY || M == -INFINITY);
 }
 
-// The exact top K of the buffer, sorted descending, written with the probabilities.
-template <bool Big, class T>
-__device__ __forceinline__ void finish_row(std::uint64_t* keys, unsigned* hist, sel_state w, const T* row,
-                                           std::int64_t V, int K, float M, float S, float* p_out,
-                                           std::int32_t* i_out, int lane) {
+// The end of a K <= 32 row: the exact top K of the buffer, sorted across the warp (one key per
+// lane), written with the probabilities. (K > 32 rows end in finish_big_row.) The shared-memory
+// branch is never taken in this kernel; without it ptxas allocated the fp32 kernel differently and
+// spilled it (28 bytes stored, 60 loaded per thread, against none), so it stays until that can be
+// measured.
+template <class T>
+__device__ __forceinline__ void finish_small_row(std::uint64_t* keys, unsigned* hist, sel_state w, const T* row,
+                                                 std::int64_t V, int K, float M, float S, float* p_out,
+                                                 std::int32_t* i_out, int lane) {
     __syncwarp();  // the last appends' writes before the reads below
-    if (w.count > K) w = compact<Big>(keys, hist, w, K, K, lane);
+    if (w.count > K) w = compact<false>(keys, hist, w, K, K, lane);
     const int n = w.count;
     if (K <= 32) {
         std::uint64_t c = lane < n ? keys[lane] : 0ull;  // 0 sorts below every real composite
@@ -459,10 +463,7 @@ __device__ __forceinline__ void finish_row(std::uint64_t* keys, unsigned* hist, 
         __syncwarp();
         if (lane < n) keys[lane] = c;
     } else {
-        int P = 32;
-        while (P < n) P <<= 1;  // <= cap: cap >= the next power of two of K
-        for (int t = n + lane; t < P; t += 32) keys[t] = 0ull;  // below every real composite
-        topk_detail::warp_bitonic_sort_desc_smem(keys, P, lane);
+        topk_detail::warp_sort_desc_smem_padded(keys, n, lane);
     }
     __syncwarp();
     topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
@@ -508,21 +509,8 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
     }
     __syncwarp();
     // Lane l owns bins 255 - 8l .. 248 - 8l (words 127 - 4l .. 124 - 4l), the largest first.
-    unsigned cnt[8], tot = 0;
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-        const unsigned word = hist[127 - 4 * lane - q];
-        cnt[2 * q] = word >> 16;
-        cnt[2 * q + 1] = word & 0xFFFFu;
-    }
-#pragma unroll
-    for (int i = 0; i < 8; ++i) tot += cnt[i];
-    unsigned incl = tot;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-        const unsigned v = __shfl_up_sync(full_mask, incl, d);
-        if (lane >= d) incl += v;
-    }
+    unsigned cnt[8], tot;
+    const unsigned incl = topk_detail::read_lane_bins<true, false>(hist, lane, cnt, tot);
     unsigned above = incl - tot;  // keys in the bins above this lane's
     const auto uneed = static_cast<unsigned>(need);
     const bool mine = above < uneed && incl >= uneed;  // this lane's bins hold the need-th key
@@ -616,7 +604,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t 
         topk_detail::warp_write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);
         return;
     }
-    if (w.count > K || w.count > 256) w = compact<true>(keys, hist, w, K, K, lane);
+    if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane);  // n <= 256 for K <= 256
     const int n = w.count;
     if (n <= 64) {
         topk_detail::warp_sort_desc_regs<2>(keys, n, lane);
@@ -625,10 +613,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t 
     } else if (n <= 256) {
         topk_detail::warp_sort_desc_regs<8>(keys, n, lane);
     } else {
-        int P = 32;
-        while (P < n) P <<= 1;  // <= cap: cap >= the next power of two of K
-        for (int t = n + lane; t < P; t += 32) keys[t] = 0ull;  // below every real composite
-        topk_detail::warp_bitonic_sort_desc_smem(keys, P, lane);
+        topk_detail::warp_sort_desc_smem_padded(keys, n, lane);  // cap >= the next power of two of K
     }
     __syncwarp();
     topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
@@ -665,8 +650,8 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     vec16<T> v[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], vrow + u * 32 + lane, u * 32 + lane < rs.nvec);
-    // Launched only for K <= 32; saying so here lets the compiler drop the K > 32 sort path (without
-    // it the kernel spills at 64 registers).
+    // Launched only for K <= 32; saying so here keeps the compiler from planning for K > 32 (without
+    // it the kernel spilled at 64 registers).
     if (K <= 32) seed_threshold(v, K, lane, w);
     const vec16<T>* p = vrow + lane;
     auto j = static_cast<std::uint32_t>(lane);
@@ -686,7 +671,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return;
     }
-    finish_row<false>(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
+    finish_small_row(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
 }
 
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,

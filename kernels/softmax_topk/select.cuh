@@ -115,18 +115,16 @@ __device__ __forceinline__ void hist_add(unsigned* hist, unsigned bin, bool acti
     }
 }
 
-// One warp scans a 256-bin histogram from the top: lane l reads (and clears) bins 255 - 8l down to
-// 248 - 8l, and the lane owning the bin in which the count of larger items first reaches `need`
-// returns true with that bin's digit, the count above it and its own count.
-template <bool Packed16 = false>
-__device__ __forceinline__ bool scan_bins_desc(unsigned* hist, unsigned need, int lane, unsigned& digit,
-                                               unsigned& above_bin, unsigned& in_bin) {
-    unsigned cnt[8], lane_total = 0;
+// Lane l's share of a 256-bin histogram: bins 255 - 8l down to 248 - 8l (the largest first) into
+// cnt, cleared when Clear; lane_total is their sum, and the return value the inclusive prefix of
+// the lanes' totals (the count in bins at or above this lane's lowest).
+template <bool Packed16, bool Clear>
+__device__ __forceinline__ unsigned read_lane_bins(unsigned* hist, int lane, unsigned (&cnt)[8], unsigned& lane_total) {
     if constexpr (Packed16) {
 #pragma unroll
         for (int q = 0; q < 4; ++q) {  // bins 255 - 8l - 2q (high half) and 254 - 8l - 2q (low half)
             const unsigned word = hist[127 - 4 * lane - q];
-            hist[127 - 4 * lane - q] = 0;
+            if (Clear) hist[127 - 4 * lane - q] = 0;
             cnt[2 * q] = word >> 16;
             cnt[2 * q + 1] = word & 0xFFFFu;
         }
@@ -134,9 +132,10 @@ __device__ __forceinline__ bool scan_bins_desc(unsigned* hist, unsigned need, in
 #pragma unroll
         for (int i = 0; i < 8; ++i) {
             cnt[i] = hist[255 - 8 * lane - i];
-            hist[255 - 8 * lane - i] = 0;
+            if (Clear) hist[255 - 8 * lane - i] = 0;
         }
     }
+    lane_total = 0;
 #pragma unroll
     for (int i = 0; i < 8; ++i) lane_total += cnt[i];
     unsigned incl = lane_total;
@@ -145,6 +144,17 @@ __device__ __forceinline__ bool scan_bins_desc(unsigned* hist, unsigned need, in
         const unsigned n = __shfl_up_sync(full_mask, incl, d);
         if (lane >= d) incl += n;
     }
+    return incl;
+}
+
+// One warp scans a 256-bin histogram from the top: lane l reads (and clears) bins 255 - 8l down to
+// 248 - 8l, and the lane owning the bin in which the count of larger items first reaches `need`
+// returns true with that bin's digit, the count above it and its own count.
+template <bool Packed16 = false>
+__device__ __forceinline__ bool scan_bins_desc(unsigned* hist, unsigned need, int lane, unsigned& digit,
+                                               unsigned& above_bin, unsigned& in_bin) {
+    unsigned cnt[8], lane_total;
+    const unsigned incl = read_lane_bins<Packed16, true>(hist, lane, cnt, lane_total);
     unsigned above = incl - lane_total;
     const bool mine = above < need && incl >= need;
     if (mine) {

@@ -29,6 +29,15 @@ template <class Key> __device__ void warp_bitonic_sort_desc_smem(Key* keys, int 
     }
 }
 
+// Sorts keys[0, n) descending in shared memory: pads with 0 (below every real composite) up to the
+// next power of two, which the buffer must hold.
+__device__ __forceinline__ void warp_sort_desc_smem_padded(std::uint64_t* keys, int n, int lane) {
+    int P = 32;
+    while (P < n) P <<= 1;
+    for (int t = n + lane; t < P; t += 32) keys[t] = 0ull;
+    warp_bitonic_sort_desc_smem(keys, P, lane);
+}
+
 // One compare-exchange of a bitonic network: afterwards a >= b when `desc`, a <= b otherwise.
 __device__ __forceinline__ void bitonic_cmpswap(std::uint64_t& a, std::uint64_t& b, bool desc) {
     const bool swap = desc ? (a < b) : (a > b);

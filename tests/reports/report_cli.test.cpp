@@ -7,9 +7,7 @@
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
-#include <array>
 #include <cstdio>
-#include <sys/wait.h>
 
 using namespace fusebench::test;
 using Catch::Matchers::ContainsSubstring;

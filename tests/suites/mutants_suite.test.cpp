@@ -18,13 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 using namespace fusebench;

@@ -343,3 +343,49 @@ TEST_CASE("fused softmax_topk orders ties by lower index exactly", "[gpu][softma
         }
     }
 }
+
+TEST_CASE("fused_stream with fewer finite entries than K > 256 keeps them all, sorted, then the -inf ones",
+          "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // Rows of 600 and 200 finite entries among -inf, K above both or between them: the end of a row
+    // holds fewer than K candidates (more than the 256 its register sort takes, or fewer), keeps
+    // them all and completes the K with -inf entries in index order.
+    const std::int64_t rows = 2, V = 4096;
+    const std::int64_t K = GENERATE(300, 1024);
+    const float ninf = -std::numeric_limits<float>::infinity();
+    std::vector<float> x(static_cast<std::size_t>(rows * V), ninf);
+    const std::int64_t finite[rows] = {600, 200};
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t j = 0; j < finite[r]; ++j) {
+            const std::int64_t col = (j * 6 + 5) % V;                     // spread over the row
+            x[static_cast<std::size_t>(r * V + col)] = std::sin(0.37f * static_cast<float>(j)) * 4.0f;  // distinct
+        }
+    device_buffer d_x(x.size() * sizeof(float));
+    CUDA_CHECK(cudaMemcpy(d_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
+    device_buffer d_p(static_cast<std::size_t>(rows * K) * 4), d_i(static_cast<std::size_t>(rows * K) * 4);
+    kernels::softmax_topk_args a{kernels::elem::f32, d_x.get(), static_cast<float*>(d_p.get()),
+                                 static_cast<std::int32_t*>(d_i.get()), rows, V, K};
+    kernels::launch_softmax_topk_fused_stream(a, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> p(static_cast<std::size_t>(rows * K));
+    std::vector<std::int32_t> idx(static_cast<std::size_t>(rows * K));
+    CUDA_CHECK(cudaMemcpy(p.data(), d_p.get(), p.size() * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(idx.data(), d_i.get(), idx.size() * 4, cudaMemcpyDeviceToHost));
+    for (std::int64_t r = 0; r < rows; ++r) {
+        // Expected: finite entries by value descending (then index), then the -inf entries by index.
+        std::vector<std::int32_t> order(static_cast<std::size_t>(V));
+        std::iota(order.begin(), order.end(), 0);
+        const float* row = x.data() + r * V;
+        std::stable_sort(order.begin(), order.end(), [&](std::int32_t u, std::int32_t v) { return row[u] > row[v]; });
+        double m = ninf, s = 0.0;
+        for (std::int64_t j = 0; j < V; ++j) m = std::max(m, static_cast<double>(row[j]));
+        for (std::int64_t j = 0; j < V; ++j) s += std::exp(static_cast<double>(row[j]) - m);
+        for (std::int64_t q = 0; q < K; ++q) {
+            CAPTURE(K, r, q);
+            const auto at = static_cast<std::size_t>(r * K + q);
+            REQUIRE(idx[at] == order[static_cast<std::size_t>(q)]);
+            const double want = std::exp(static_cast<double>(row[order[static_cast<std::size_t>(q)]]) - m) / s;
+            CHECK(std::abs(p[at] - want) <= 1e-5 * want);
+        }
+    }
+}
