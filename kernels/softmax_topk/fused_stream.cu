@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace fusebench::kernels {
 namespace {
@@ -152,25 +153,23 @@ __device__ __forceinline__ std::uint64_t warp_radix_select(const std::uint64_t* 
 // threshold to the smallest kept value. Inline at every use: a call makes the ABI save the live
 // registers, and the vectors in flight would go through local memory (measured: 18.7M local-load
 // sectors per launch when v5 had calls).
-// Big (the K > 32 kernel): the keys' common leading bits are found first (from their min and max),
+// Big (the K > 32 kernel): the keys' common leading bits are those of two bounds on their values,
 // and the first digit examined is the one right below them, so the first histogram spreads instead
-// of piling into one bin; the threshold is kept as the smallest kept composite (w.cthr). The K <= 32
-// kernel compacts rarely and keeps the plain select (the extra pass costs it registers: spills at 64).
+// of piling into one bin; the threshold is kept as the smallest kept composite (cthr). The bounds
+// cost no pass over the keys: every key in the buffer beats cthr (drain_list tests a round again
+// after a compaction inside it), and none is above the row's running maximum, `lane_max` across the
+// warp. (A min / max pass over the keys in every compaction instead: H200, fp32 4096 x 50257
+// K = 256 261.9 against 248.6 us.) The K <= 32 kernel compacts rarely and keeps the plain select
+// (the extra pass costs it registers: spills at 64).
 template <bool Big>
 __device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist, sel_state w, int K, int limit,
-                                             int lane) {
+                                             int lane, float lane_max = 0.0f) {
     __syncwarp();  // the appends' writes before the select's reads
     std::uint64_t prefix0 = 0, mask0 = 0;
     int shift0 = 56;
     if (Big) {
-        std::uint32_t lo = 0xFFFFFFFFu, hi = 0u;
-        for (int t = lane; t < w.count; t += 32) {
-            const auto k = static_cast<std::uint32_t>(keys[t] >> 32);
-            lo = min(lo, k);
-            hi = max(hi, k);
-        }
-        lo = __reduce_min_sync(full_mask, lo);
-        hi = __reduce_max_sync(full_mask, hi);
+        const auto lo = static_cast<std::uint32_t>(cthr_of(hist) >> 32);
+        const std::uint32_t hi = __reduce_max_sync(full_mask, float_key(lane_max));
         const int common = lo == hi ? 32 : __clz(lo ^ hi);
         mask0 = common == 0 ? 0ull : ~0ull << (64 - common);
         prefix0 = (static_cast<std::uint64_t>(lo) << 32) & mask0;
@@ -222,8 +221,8 @@ __device__ __forceinline__ int big_limit(int K, int cap, int room) { return max(
 // Appends this lane's x (index idx) when it beats the threshold; room for 32 is made first.
 template <bool Big>
 __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, int cap, sel_state& w, int K, int lane,
-                                           float x, std::uint32_t idx) {
-    if (w.count + 32 > cap) w = compact<Big>(keys, hist, w, K, Big ? big_limit(K, cap, 32) : relaxed_limit(K, cap, 32), lane);
+                                           float x, std::uint32_t idx, float lane_max) {
+    if (w.count + 32 > cap) w = compact<Big>(keys, hist, w, K, Big ? big_limit(K, cap, 32) : relaxed_limit(K, cap, 32), lane, lane_max);
     bool pred = x > w.thr;
     if (Big) {
         const std::uint64_t c = cthr_of(hist);
@@ -300,26 +299,34 @@ __device__ __forceinline__ void append_elems(const vec16<T>& v, std::uint32_t id
 // Drains the deferred list into the composite buffer, 32 vectors per round, against the current
 // threshold (it may have risen since a vector was parked: fewer composites). The test is on
 // composites, so it is exact in any arrival order. A round compacts first when its candidates would
-// not fit (cap >= kpad + 32 W); a round's candidates were chosen before such a compaction, and any
-// of them that fell below the new threshold only adds a key the next compaction drops.
+// not fit (cap >= kpad + 32 W) and is then tested against the raised threshold, so every key in the
+// buffer beats cthr (compact's lower bound). `whole`: every parked vector; otherwise (inside the
+// stream) only full rounds, from the end of the list: the vn % 32 first entries stay parked for
+// the next drain (the list holds them and a batch: L = 32 U + 32), so no round runs mostly empty.
+// (Draining all: H200 fp32 4096 x 50257 K = 256 248.6 against 247.5 us, bf16 K = 50 198.3 against
+// 184.1.) lane_max: this lane's running maximum (compact's upper bound).
 template <class T>
 __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, std::uint64_t* keys, unsigned* hist,
-                                           int cap, sel_state& w, int K) {
+                                           int cap, sel_state& w, int K, float lane_max, bool whole) {
     constexpr int W = vec16<T>::n;
     __syncwarp();  // the pushes' writes before the reads
-    for (int b = 0; b < w.vn; b += 32) {
+    const int first = whole ? 0 : w.vn % 32;
+    for (int b = first; b < w.vn; b += 32) {
         const bool ok = b + lane < w.vn;
         vec16<T> v;
         load_or_neg_inf(v, list.vec + b + lane, ok);
         const std::uint32_t idx0 = ok ? list.idx[b + lane] : 0u;
-        const std::uint64_t c = cthr_of(hist);
-        const float cv = composite_value(c);
-        const std::uint32_t ci = composite_index(c);
-        unsigned bits = 0;
+        unsigned bits;
+        for (;;) {
+            const std::uint64_t c = cthr_of(hist);
+            const float cv = composite_value(c);
+            const std::uint32_t ci = composite_index(c);
+            bits = 0;
 #pragma unroll
-        for (int e = 0; e < W; ++e) bits |= static_cast<unsigned>(beats(elem_at(v, e), idx0 + e, cv, ci)) << e;
-        if (w.count + static_cast<int>(__reduce_add_sync(full_mask, __popc(bits))) > cap)
-            w = compact<true>(keys, hist, w, K, big_limit(K, cap, 32 * W), lane);
+            for (int e = 0; e < W; ++e) bits |= static_cast<unsigned>(beats(elem_at(v, e), idx0 + e, cv, ci)) << e;
+            if (w.count + static_cast<int>(__reduce_add_sync(full_mask, __popc(bits))) <= cap) break;
+            w = compact<true>(keys, hist, w, K, big_limit(K, cap, 32 * W), lane, lane_max);  // room for 32 W
+        }
 #pragma unroll
         for (int e = 0; e < W; ++e) {
             const bool pred = (bits >> e) & 1u;
@@ -329,7 +336,7 @@ __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, st
         }
     }
     __syncwarp();  // every lane has read the list before the next pushes
-    w.vn = 0;
+    w.vn = first;
 }
 
 // One vector per lane (elements idx0 .. idx0 + W - 1 of the row): its max, one rescale when that
@@ -429,7 +436,7 @@ __device__ __forceinline__ void scalar_range(const T* row, std::int64_t begin, s
         rescale_to(st, x);
         st.s += fast_exp2((x - st.base) * log2e);
         if (__any_sync(full_mask, x > w.thr))
-            append_one<Big>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane));
+            append_one<Big>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane), st.m);
     }
 }
 
@@ -470,8 +477,9 @@ __device__ __forceinline__ void finish_small_row(std::uint64_t* keys, unsigned* 
 }
 
 // The sorted top min(K, n) of keys[0, n) (distinct composites) into keys[0, ..) without a select
-// and a sort: 256 bins spread evenly over the range of the keys' values (min to max of their
-// 32-bit value keys, so the bins follow the data instead of bit boundaries: a bit-aligned digit
+// and a sort: 256 bins spread evenly over the range of the keys' values (in 32-bit value keys, from
+// cthr, which every key beats, to the row maximum M; from the keys' min to max when no compaction
+// has set cthr yet), so the bins follow the data instead of bit boundaries (a bit-aligned digit
 // left most bins empty and crowded the rest, and fell back on 1,778 of 4,096 rows at V = 151936);
 // one counting pass and a scan give each bin its place in the output; the bins above the one
 // holding the K-th key are scattered into `out` grouped by bin, and each key is ranked among its
@@ -483,20 +491,26 @@ __device__ __forceinline__ void finish_small_row(std::uint64_t* keys, unsigned* 
 // selects and sorts. Bins: the warp's 16-bit histogram words, rewritten after the scan as (count,
 // cursor) byte pairs (counts <= 64 and cursors < 256 then).
 __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K, unsigned* hist, std::uint64_t* out,
-                                               int out_cap, int lane) {
+                                               int out_cap, int lane, float M) {
     constexpr unsigned bin_max = 64;  // keys ranked pairwise within a bin: O(size^2) per bin
     const int need = min(K, n);
     std::uint64_t lo = ~0ull, hi = 0ull;
-    for (int t = lane; t < n; t += 32) {
-        const std::uint64_t c = keys[t];
-        lo = c < lo ? c : lo;
-        hi = c > hi ? c : hi;
-    }
+    const std::uint64_t cthr = cthr_of(hist);
+    if (cthr != cthr_start) {  // the bounds compact uses: no pass over the keys
+        lo = cthr;
+        hi = composite(float_key(M), 0u);
+    } else {
+        for (int t = lane; t < n; t += 32) {
+            const std::uint64_t c = keys[t];
+            lo = c < lo ? c : lo;
+            hi = c > hi ? c : hi;
+        }
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        const std::uint64_t a = __shfl_xor_sync(full_mask, lo, o), b = __shfl_xor_sync(full_mask, hi, o);
-        lo = a < lo ? a : lo;
-        hi = b > hi ? b : hi;
+        for (int o = 16; o > 0; o >>= 1) {
+            const std::uint64_t a = __shfl_xor_sync(full_mask, lo, o), b = __shfl_xor_sync(full_mask, hi, o);
+            lo = a < lo ? a : lo;
+            hi = b > hi ? b : hi;
+        }
     }
     const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
     const std::uint64_t mul = (256ull << 32) / ((hi >> 32) - lo32 + 1ull);  // bin = (key - lo) 256 / span
@@ -600,11 +614,11 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t 
     auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
     auto* out = static_cast<std::uint64_t*>(__cvta_shared_to_generic(out_s));
     __syncwarp();  // the last appends' writes before the reads below
-    if (w.count > 1 && K - 1 <= out_cap && finish_by_bins(keys, w.count, K, hist, out, out_cap, lane)) {
+    if (w.count > 1 && K - 1 <= out_cap && finish_by_bins(keys, w.count, K, hist, out, out_cap, lane, M)) {
         topk_detail::warp_write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);
         return;
     }
-    if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane);  // n <= 256 for K <= 256
+    if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane, M);  // n <= 256 for K <= 256
     const int n = w.count;
     if (n <= 64) {
         topk_detail::warp_sort_desc_regs<2>(keys, n, lane);
@@ -699,8 +713,8 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // compactions (towards r_sample) dropped only composites below the kept ones, and left at least
     // r_sample; with fewer, nothing was ever dropped.
     const auto end_sample = [&] {
-        if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc);
-        if (w.count > Kc) w = compact<true>(keys, hist, w, Kc, Kc + Kc / 2, lane);
+        if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, true);
+        if (w.count > Kc) w = compact<true>(keys, hist, w, Kc, Kc + Kc / 2, lane, st.m);
         thresholded = w.count >= Kc;
         Kc = K;
     };
@@ -724,7 +738,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             for (int u = 0; u < U; ++u) v[u] = p[u * jump];
 #pragma unroll
             for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
-            if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc);
+            if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if (i < n) {  // the phase's last, partial batch
             vec16<T> v[U];
@@ -732,7 +746,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
 #pragma unroll
             for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
-            if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc);
+            if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if (Sampled && phi == 0) end_sample();  // phase 0 is the sample
     }
@@ -744,7 +758,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         load_or_neg_inf(t, vrow + jv, static_cast<std::uint32_t>(lane) < rem);
         consume_vec<T, true>(t, hd + jv * W, lane, st, keys, list, w);
     }
-    if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc);
+    if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, true);
     scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
 
     float M, S;
@@ -782,7 +796,10 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
 // others (H100 trace: 323 against 351 us mean row end). Even shares (31 or 32 rows) took fp32 4096 x
 // 50257 K = 256 from 379.3 to 365.1 us on the H100, same run. (The K <= 32 kernel keeps its 4-warp
 // blocks: there the same change measured 312.3 against 308.8 us.)
-template <class T, int U>
+// Sampling = false (K with P = 1: no sample) leaves the sampled pass out of the kernel: fewer
+// registers wanted, no spills (H200, 4096 x 50257 K = 50: fp32 238.4 against 243.5 us, bf16 203.3
+// against 212.9).
+template <class T, int U, bool Sampling>
 __global__ void __launch_bounds__(1024, 1)
     softmax_topk_stream_big_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                    std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
@@ -812,7 +829,7 @@ __global__ void __launch_bounds__(1024, 1)
     std::int32_t* i_out = indices + r * K;
     // The sampled pass needs at least 2 P full steps (the host's P assumes an aligned row; a row that
     // is not element aligned has none and goes in order at once instead of sampling its scalar head).
-    if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
+    if (Sampling && P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
         big_pass<T, U, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
         return;
     big_pass<T, U, false>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane);
@@ -886,12 +903,21 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     const std::size_t smem = static_cast<std::size_t>(nwarps) * per_warp;
     const auto grid = static_cast<unsigned>(std::max<std::int64_t>(std::min<std::int64_t>(sms, a.rows),
                                                                    (a.rows + nwarps - 1) / nwarps));
-    const auto kernel = softmax_topk_stream_big_kernel<T, UB>;
-    set_smem<softmax_topk_stream_big_kernel<T, UB>>(smem);
     // Full warp steps of a row (an upper bound: the row's head may take a few elements).
     const std::int64_t nfull_max = a.V / (static_cast<std::int64_t>(step));  // the device's is at least this - 1
-    kernel<<<grid, 32 * nwarps, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows,
-                                               a.V, K, cap, sample_stride(a.K, nfull_max - 2), sample_rank);
+    const int P = sample_stride(a.K, nfull_max - 2);
+    // Without a sample (P = 1) the kernel leaves the sampled pass out.
+    const auto launch = [&](auto sampling) {
+        constexpr bool S = decltype(sampling)::value;
+        set_smem<softmax_topk_stream_big_kernel<T, UB, S>>(smem);
+        softmax_topk_stream_big_kernel<T, UB, S><<<grid, 32 * nwarps, smem, stream>>>(
+            static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, sample_rank);
+    };
+    if (P > 1) {
+        launch(std::true_type{});
+    } else {
+        launch(std::false_type{});
+    }
     check_launch("softmax_topk_stream_big_kernel");
 }
 
