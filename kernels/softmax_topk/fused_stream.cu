@@ -303,7 +303,7 @@ __device__ __forceinline__ void append_elems(const vec16<T>& v, std::uint32_t id
 // buffer beats cthr (compact's lower bound). `whole`: every parked vector; otherwise (inside the
 // stream) only full rounds, from the end of the list: the vn % 32 first entries stay parked for
 // the next drain (the list holds them and a batch: L = 32 U + 32), so no round runs mostly empty.
-// (Draining all: H200 fp32 4096 x 50257 K = 256 248.6 against 247.5 us, bf16 K = 50 198.3 against
+// (Draining all: H200 fp32 4096 x 50257 K = 256 248.1 against 247.5 us, bf16 K = 50 198.3 against
 // 184.1.) lane_max: this lane's running maximum (compact's upper bound).
 template <class T>
 __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, std::uint64_t* keys, unsigned* hist,
@@ -797,7 +797,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
 // 50257 K = 256 from 379.3 to 365.1 us on the H100, same run. (The K <= 32 kernel keeps its 4-warp
 // blocks: there the same change measured 312.3 against 308.8 us.)
 // Sampling = false (K with P = 1: no sample) leaves the sampled pass out of the kernel: fewer
-// registers wanted, no spills (H200, 4096 x 50257 K = 50: fp32 238.4 against 243.5 us, bf16 203.3
+// registers wanted, no spills (H200, 4096 x 50257 K = 50: fp32 238.3 against 243.5 us, bf16 203.3
 // against 212.9).
 template <class T, int U, bool Sampling>
 __global__ void __launch_bounds__(1024, 1)
