@@ -158,12 +158,13 @@ __device__ __forceinline__ std::uint64_t warp_radix_select(const std::uint64_t* 
 // of piling into one bin; the threshold is kept as the smallest kept composite (cthr). The bounds
 // cost no pass over the keys: every key in the buffer beats cthr (drain_list tests a round again
 // after a compaction inside it), and none is above the row's running maximum, `lane_max` across the
-// warp. (A min / max pass over the keys in every compaction instead: H200, fp32 4096 x 50257
+// warp (the K <= 32 kernel passes its lane maximum too; only Big reads it). (A min / max pass over
+// the keys in every compaction instead: H200, fp32 4096 x 50257
 // K = 256 261.9 against 248.6 us.) The K <= 32 kernel compacts rarely and keeps the plain select
 // (the extra pass costs it registers: spills at 64).
 template <bool Big>
 __device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist, sel_state w, int K, int limit,
-                                             int lane, float lane_max = 0.0f) {
+                                             int lane, float lane_max) {
     __syncwarp();  // the appends' writes before the select's reads
     std::uint64_t prefix0 = 0, mask0 = 0;
     int shift0 = 56;
@@ -222,7 +223,8 @@ __device__ __forceinline__ int big_limit(int K, int cap, int room) { return max(
 template <bool Big>
 __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, int cap, sel_state& w, int K, int lane,
                                            float x, std::uint32_t idx, float lane_max) {
-    if (w.count + 32 > cap) w = compact<Big>(keys, hist, w, K, Big ? big_limit(K, cap, 32) : relaxed_limit(K, cap, 32), lane, lane_max);
+    if (w.count + 32 > cap)
+        w = compact<Big>(keys, hist, w, K, Big ? big_limit(K, cap, 32) : relaxed_limit(K, cap, 32), lane, lane_max);
     bool pred = x > w.thr;
     if (Big) {
         const std::uint64_t c = cthr_of(hist);
@@ -383,7 +385,7 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
                                                      int K) {
     constexpr int W = vec16<T>::n;
     constexpr int per_batch = 32 * U;
-    if (w.count + per_batch * W > cap) w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane);
+    if (w.count + per_batch * W > cap) w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane, st.m);
     const vec_list<T> no_list{nullptr, nullptr};
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -462,7 +464,7 @@ __device__ __forceinline__ void finish_small_row(std::uint64_t* keys, unsigned* 
                                                  std::int64_t V, int K, float M, float S, float* p_out,
                                                  std::int32_t* i_out, int lane) {
     __syncwarp();  // the last appends' writes before the reads below
-    if (w.count > K) w = compact<false>(keys, hist, w, K, K, lane);
+    if (w.count > K) w = compact<false>(keys, hist, w, K, K, lane, M);
     const int n = w.count;
     if (K <= 32) {
         std::uint64_t c = lane < n ? keys[lane] : 0ull;  // 0 sorts below every real composite

@@ -7,7 +7,6 @@
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
-#include <cstdio>
 
 using namespace fusebench::test;
 using Catch::Matchers::ContainsSubstring;
