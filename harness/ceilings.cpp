@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <stdexcept>
 #include <utility>
@@ -50,6 +51,27 @@ std::optional<double> theoretical_fp32_tflops(int sm_count, int cc_major, int cc
     const int lanes = fp32_lanes_per_sm(cc_major, cc_minor);
     if (sm_count <= 0 || lanes == 0 || !(sm_clock_mhz > 0)) return std::nullopt;
     return sm_count * static_cast<double>(lanes) * 2.0 * sm_clock_mhz * 1e6 * 1e-12;
+}
+
+int tensor_flops_per_clock_per_sm(int cc_major, int cc_minor, int operand_bits) {
+    // Dense, fp32 accumulation, from the vendor's peak figures over SMs x boost clock: A100
+    // 312 TFLOP/s = 108 SMs x 1410 MHz x 2048; H100 SXM 989.4 = 132 x 1830 MHz x 4096 (fp8 1978.9
+    // = x 8192). Parts not listed (consumer Ampere/Ada, Blackwell) are unknown here: 0.
+    const int cc = cc_major * 10 + cc_minor;
+    if (operand_bits == 16) {
+        if (cc == 80) return 2048;
+        if (cc == 90) return 4096;
+    } else if (operand_bits == 8) {
+        if (cc == 90) return 8192;
+    }
+    return 0;
+}
+
+std::optional<double> theoretical_tensor_tflops(int sm_count, int cc_major, int cc_minor,
+                                                double sm_clock_mhz, int operand_bits) {
+    const int per_clock = tensor_flops_per_clock_per_sm(cc_major, cc_minor, operand_bits);
+    if (sm_count <= 0 || per_clock == 0 || !(sm_clock_mhz > 0)) return std::nullopt;
+    return sm_count * static_cast<double>(per_clock) * sm_clock_mhz * 1e6 * 1e-12;
 }
 
 measured_ceiling ceiling_from_times(const std::vector<double>& times_ms, double work_per_rep,
@@ -168,6 +190,21 @@ std::string mib_text(std::size_t bytes) {
     return std::to_string(bytes >> 20) + " MiB";
 }
 
+// The faster of two measurements of one ceiling; the method names both, so the report shows how
+// close the two ways came.
+measured_ceiling best_of(measured_ceiling a, measured_ceiling b, const std::string& method) {
+    auto describe = [](const measured_ceiling& m) {
+        char buf[64];
+        if (m.value) std::snprintf(buf, sizeof buf, "%.0f GB/s", *m.value);
+        return m.method + ": " + (m.value ? std::string(buf) : "failed (" + m.reason + ")");
+    };
+    const std::string both = method + " [" + describe(a) + "; " + describe(b) + "]";
+    measured_ceiling best = (b.value && (!a.value || *b.value > *a.value)) ? std::move(b) : std::move(a);
+    best.method = both;
+    if (!best.value && best.reason.empty()) best.reason = "both measurements failed";
+    return best;
+}
+
 }  // namespace
 
 device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
@@ -177,7 +214,8 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
     const std::string gbps = "GB/s", tflops = "TFLOP/s";
     const std::string m_copy =
         "cudaMemcpyAsync device-to-device, (bytes read + written) / median time";
-    const std::string m_read = "streaming read kernel, 16-byte loads, bytes / median time";
+    const std::string m_read = "streaming read kernels, 16-byte loads, bytes / median time, the faster of two";
+    const std::string m_write = "streaming writes, 16-byte stores, bytes / median time, the faster of cudaMemsetAsync and a store kernel";
     const std::string m_copy_kernel =
         "streaming copy kernel, 16-byte loads and stores, (bytes read + written) / median time";
     const std::string m_gemm =
@@ -186,12 +224,13 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
         "FMA-chain kernel, 8 independent chains per thread, 2 flops per FMA / median time";
 
     if (cuda_device_count() == 0) {
-        for (auto* m : {&c.copy_gbps, &c.read_gbps, &c.copy_kernel_gbps})
+        for (auto* m : {&c.copy_gbps, &c.read_gbps, &c.write_gbps, &c.copy_kernel_gbps})
             *m = failed_ceiling(gbps, "", "no_device");
         for (auto* m : {&c.bf16_tflops, &c.fp16_tflops, &c.fp32_tflops})
             *m = failed_ceiling(tflops, "", "no_device");
         c.copy_gbps.method = m_copy;
         c.read_gbps.method = m_read;
+        c.write_gbps.method = m_write;
         c.copy_kernel_gbps.method = m_copy_kernel;
         c.bf16_tflops.method = c.fp16_tflops.method = m_gemm;
         c.fp32_tflops.method = m_fma;
@@ -218,9 +257,14 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
     c.max_sm_clock_mhz = maxclk.mhz;
 
     c.theoretical_dram_gbps = theoretical_dram_gbps(mem_khz, bus_bits);
-    if (maxclk.mhz)
+    if (maxclk.mhz) {
         c.theoretical_fp32_tflops =
             theoretical_fp32_tflops(sm_count, cc_major, cc_minor, *maxclk.mhz);
+        c.theoretical_tensor_16bit_tflops =
+            theoretical_tensor_tflops(sm_count, cc_major, cc_minor, *maxclk.mhz, 16);
+        c.theoretical_tensor_fp8_tflops =
+            theoretical_tensor_tflops(sm_count, cc_major, cc_minor, *maxclk.mhz, 8);
+    }
     {
         std::string why;
         if (!c.theoretical_dram_gbps) why += "memory clock or bus width attribute unavailable";
@@ -229,6 +273,12 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
             why += !maxclk.mhz ? "max SM clock unknown (" + maxclk.reason + ")"
                                : "FP32 lanes per SM unknown for compute capability " +
                                      std::to_string(cc_major) + "." + std::to_string(cc_minor);
+        }
+        if (maxclk.mhz && (!c.theoretical_tensor_16bit_tflops || !c.theoretical_tensor_fp8_tflops)) {
+            if (!why.empty()) why += "; ";
+            why += "dense tensor-core rate per SM not tabulated for compute capability " +
+                   std::to_string(cc_major) + "." + std::to_string(cc_minor) +
+                   (c.theoretical_tensor_16bit_tflops ? " (fp8 operands)" : "");
         }
         c.theoretical_reason = why;
     }
@@ -244,6 +294,7 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
         const std::string why = "not enough free device memory for 2 buffers of 4x L2";
         c.copy_gbps = failed_ceiling(gbps, m_copy, why);
         c.read_gbps = failed_ceiling(gbps, m_read, why);
+        c.write_gbps = failed_ceiling(gbps, m_write, why);
         c.copy_kernel_gbps = failed_ceiling(gbps, m_copy_kernel, why);
     } else {
         device_buffer src(buf_bytes), dst(buf_bytes), sink(sizeof(unsigned));
@@ -259,16 +310,44 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
                 warmup, reps, stream);
             return ceiling_from_times(t, 2.0 * buf_bytes, 1e-9, gbps, m_copy + size_note);
         });
-        c.read_gbps = guarded(gbps, m_read + ", " + mib_text(buf_bytes), stream, [&] {
-            auto t = time_reps(
-                [&] {
-                    detail::launch_stream_read(
-                        src.get(), buf_bytes, static_cast<unsigned*>(sink.get()), sm_count, stream);
-                },
-                warmup, reps, stream);
-            return ceiling_from_times(t, static_cast<double>(buf_bytes), 1e-9, gbps,
-                                      m_read + ", " + mib_text(buf_bytes));
-        });
+        const std::string mib = mib_text(buf_bytes);
+        c.read_gbps = best_of(
+            guarded(gbps, "grid-stride kernel, 4 loads in flight, " + mib, stream, [&] {
+                auto t = time_reps(
+                    [&] {
+                        detail::launch_stream_read(src.get(), buf_bytes,
+                                                   static_cast<unsigned*>(sink.get()), sm_count, stream);
+                    },
+                    warmup, reps, stream);
+                return ceiling_from_times(t, static_cast<double>(buf_bytes), 1e-9, gbps,
+                                          "grid-stride kernel, 4 loads in flight, " + mib);
+            }),
+            guarded(gbps, "block-contiguous 32 KiB spans, 8 loads in flight, " + mib, stream, [&] {
+                auto t = time_reps(
+                    [&] {
+                        detail::launch_stream_read_spans(src.get(), buf_bytes,
+                                                         static_cast<unsigned*>(sink.get()), stream);
+                    },
+                    warmup, reps, stream);
+                return ceiling_from_times(t, static_cast<double>(buf_bytes), 1e-9, gbps,
+                                          "block-contiguous 32 KiB spans, 8 loads in flight, " + mib);
+            }),
+            m_read);
+        c.write_gbps = best_of(
+            guarded(gbps, "cudaMemsetAsync, " + mib, stream, [&] {
+                auto t = time_reps(
+                    [&] { CUDA_CHECK(cudaMemsetAsync(dst.get(), 0x3c, buf_bytes, stream)); },
+                    warmup, reps, stream);
+                return ceiling_from_times(t, static_cast<double>(buf_bytes), 1e-9, gbps,
+                                          "cudaMemsetAsync, " + mib);
+            }),
+            guarded(gbps, "store kernel, one 16-byte store per thread, " + mib, stream, [&] {
+                auto t = time_reps([&] { detail::launch_stream_write(dst.get(), buf_bytes, stream); },
+                                   warmup, reps, stream);
+                return ceiling_from_times(t, static_cast<double>(buf_bytes), 1e-9, gbps,
+                                          "store kernel, one 16-byte store per thread, " + mib);
+            }),
+            m_write);
         c.copy_kernel_gbps = guarded(gbps, m_copy_kernel + size_note, stream, [&] {
             auto t = time_reps(
                 [&] { detail::launch_stream_copy(src.get(), dst.get(), buf_bytes, stream); },
@@ -358,6 +437,7 @@ nlohmann::json to_json(const device_ceilings& c) {
     j["quick"] = c.quick;
     j["copy_gbps"] = to_json(c.copy_gbps);
     j["read_gbps"] = to_json(c.read_gbps);
+    j["write_gbps"] = to_json(c.write_gbps);
     j["copy_kernel_gbps"] = to_json(c.copy_kernel_gbps);
     j["bf16_tflops"] = to_json(c.bf16_tflops);
     j["fp16_tflops"] = to_json(c.fp16_tflops);
@@ -366,9 +446,15 @@ nlohmann::json to_json(const device_ceilings& c) {
     th["dram_gbps"] = c.theoretical_dram_gbps ? json(*c.theoretical_dram_gbps) : json(nullptr);
     th["fp32_tflops"] =
         c.theoretical_fp32_tflops ? json(*c.theoretical_fp32_tflops) : json(nullptr);
+    th["tensor_16bit_tflops"] = c.theoretical_tensor_16bit_tflops
+                                    ? json(*c.theoretical_tensor_16bit_tflops)
+                                    : json(nullptr);
+    th["tensor_fp8_tflops"] =
+        c.theoretical_tensor_fp8_tflops ? json(*c.theoretical_tensor_fp8_tflops) : json(nullptr);
     th["reason"] = c.theoretical_reason.empty() ? json(nullptr) : json(c.theoretical_reason);
     th["method"] =
-        "device attributes: 2 x memory clock x bus width; SMs x FP32 lanes x 2 x max SM clock";
+        "device attributes: 2 x memory clock x bus width; SMs x FP32 lanes x 2 x max SM clock; "
+        "SMs x dense tensor flops per clock per SM (fp32 accumulation) x max SM clock";
     j["theoretical"] = std::move(th);
     j["max_sm_clock_mhz"] = c.max_sm_clock_mhz ? json(*c.max_sm_clock_mhz) : json(nullptr);
     return j;

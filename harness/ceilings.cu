@@ -41,6 +41,34 @@ __global__ void stream_read_kernel(const uint4* __restrict__ src, std::size_t n,
     if (acc == 0x9e3779b9u) sink[0] = acc;  // data-dependent: keeps every load alive
 }
 
+// Each block reads one contiguous span of span_loads x blockDim 16-byte vectors; the loads of a
+// thread are all issued before the first use, so 8 x 16 bytes are in flight per thread.
+constexpr int span_loads = 8;
+__global__ void stream_read_spans_kernel(const uint4* __restrict__ src, std::size_t n, unsigned* sink) {
+    const std::size_t base = static_cast<std::size_t>(blockIdx.x) * blockDim.x * span_loads + threadIdx.x;
+    uint4 v[span_loads];
+#pragma unroll
+    for (int k = 0; k < span_loads; ++k) {
+        const std::size_t i = base + static_cast<std::size_t>(k) * blockDim.x;
+        v[k] = i < n ? src[i] : make_uint4(0, 0, 0, 0);
+    }
+    unsigned acc = 0;
+#pragma unroll
+    for (int k = 0; k < span_loads; ++k) acc ^= fold(v[k]);
+    if (acc == 0x9e3779b9u) sink[0] = acc;  // data-dependent: keeps every load alive
+}
+
+// One 16-byte store per thread over a full grid, the pattern depending on the index so the
+// stores cannot be merged into anything cheaper.
+__global__ void stream_write_kernel(uint4* __restrict__ dst, std::size_t n) {
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const unsigned x = static_cast<unsigned>(i);
+        dst[i] = make_uint4(x, x ^ 0x55555555u, x + 0x9e3779b9u, ~x);
+    }
+}
+
 // One 16-byte element per thread over a full grid: on H200 this copied at 4219 GB/s where
 // grid-stride loops with 2-8 loads in flight reached 3850-3914 GB/s (reads and writes interleave
 // better across DRAM pages when every block touches one contiguous 4 KiB span).
@@ -140,6 +168,28 @@ void launch_strided_read(const void* d_src, std::size_t bytes, std::size_t strid
     strided_read_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
         static_cast<const unsigned char*>(d_src), bytes, stride, d_sink);
     check_launch("strided_read_kernel");
+}
+
+void launch_stream_read_spans(const void* d_src, std::size_t bytes, unsigned* d_sink, cudaStream_t stream) {
+    check_stream_args(d_src, bytes, "launch_stream_read_spans");
+    const std::size_t n = bytes / 16;
+    if (n == 0) return;
+    const std::size_t per_block = static_cast<std::size_t>(stream_threads) * span_loads;
+    const std::size_t blocks = std::min<std::size_t>((n + per_block - 1) / per_block, 0x7fffffff);
+    stream_read_spans_kernel<<<static_cast<unsigned>(blocks), stream_threads, 0, stream>>>(
+        static_cast<const uint4*>(d_src), n, d_sink);
+    check_launch("stream_read_spans_kernel");
+}
+
+void launch_stream_write(void* d_dst, std::size_t bytes, cudaStream_t stream) {
+    check_stream_args(d_dst, bytes, "launch_stream_write");
+    const std::size_t n = bytes / 16;
+    if (n == 0) return;
+    const std::size_t blocks =
+        std::min<std::size_t>((n + stream_threads - 1) / stream_threads, 0x7fffffff);
+    stream_write_kernel<<<static_cast<unsigned>(blocks), stream_threads, 0, stream>>>(
+        static_cast<uint4*>(d_dst), n);
+    check_launch("stream_write_kernel");
 }
 
 void launch_stream_copy(const void* d_src, void* d_dst, std::size_t bytes, cudaStream_t stream) {

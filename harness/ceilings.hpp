@@ -32,8 +32,13 @@ struct device_ceilings {
     bool quick = false;
     // Large cudaMemcpyAsync D2D (>= 4x L2): (bytes read + written) / median time.
     measured_ceiling copy_gbps;
-    // Read-only streaming kernel, 16-byte loads.
+    // Read-only streaming, 16-byte loads: the best of two kernels (grid-stride with four loads in
+    // flight; one block-contiguous span per block). The speed-of-light guard's read rate: a
+    // kernel's compulsory reads cannot stream faster than the best read-only stream we measure.
     measured_ceiling read_gbps;
+    // Write-only streaming: the best of cudaMemsetAsync and a 16-byte store kernel. The guard's
+    // write rate.
+    measured_ceiling write_gbps;
     // Streaming copy kernel, 16-byte loads and stores: what a fused elementwise kernel can reach.
     measured_ceiling copy_kernel_gbps;
     // cuBLAS GEMM 8192^3 on random (not zero) data, tensor cores, fp32 accumulation.
@@ -42,6 +47,9 @@ struct device_ceilings {
     measured_ceiling fp32_tflops;
     // From device attributes; null (with theoretical_reason) when unknown.
     std::optional<double> theoretical_dram_gbps, theoretical_fp32_tflops;
+    // Dense tensor-core peaks at the maximum SM clock: bf16/fp16 operands and fp8 operands, fp32
+    // accumulation. Null for compute capabilities this table does not know.
+    std::optional<double> theoretical_tensor_16bit_tflops, theoretical_tensor_fp8_tflops;
     std::string theoretical_reason;
     std::optional<double> max_sm_clock_mhz;  // used for the theoretical fp32 peak
 };
@@ -63,6 +71,12 @@ int fp32_lanes_per_sm(int cc_major, int cc_minor);
 // sm_count * lanes * 2 flops per FMA * clock; null when any input is unknown.
 std::optional<double> theoretical_fp32_tflops(int sm_count, int cc_major, int cc_minor,
                                               double sm_clock_mhz);
+// Dense tensor-core flops per clock per SM (fp32 accumulation) for 16-bit (operand_bits 16) or
+// 8-bit float operands (operand_bits 8); 0 when this table does not know the part.
+int tensor_flops_per_clock_per_sm(int cc_major, int cc_minor, int operand_bits);
+// sm_count * tensor flops per clock per SM * clock; null when any input is unknown.
+std::optional<double> theoretical_tensor_tflops(int sm_count, int cc_major, int cc_minor,
+                                                double sm_clock_mhz, int operand_bits);
 // value = work_per_rep / median time, scaled: work in bytes -> GB/s with scale 1e-9, flops ->
 // TFLOP/s with scale 1e-12. times_ms must hold positive times; otherwise value is null.
 measured_ceiling ceiling_from_times(const std::vector<double>& times_ms, double work_per_rep,
@@ -84,6 +98,13 @@ void launch_stream_read(const void* d_src, std::size_t bytes, unsigned* d_sink, 
 // 256: a kernel of many short blocks (the tracer tests use it).
 void launch_strided_read(const void* d_src, std::size_t bytes, std::size_t stride, unsigned* d_sink,
                          cudaStream_t stream);
+// Reads `bytes` like launch_stream_read, but every block of 256 threads reads one contiguous
+// 32 KiB span (8 16-byte loads per thread, all issued before any use), the grid covering the
+// buffer once: each DRAM page is read by one block at a time, as in the copy kernel.
+void launch_stream_read_spans(const void* d_src, std::size_t bytes, unsigned* d_sink, cudaStream_t stream);
+// Writes `bytes` (a multiple of 16, 16-byte aligned) with 16-byte stores of a pattern, one element
+// per thread over a full grid.
+void launch_stream_write(void* d_dst, std::size_t bytes, cudaStream_t stream);
 // Copies `bytes` (a multiple of 16, both 16-byte aligned) with 16-byte loads and stores, one
 // element per thread over a full grid.
 void launch_stream_copy(const void* d_src, void* d_dst, std::size_t bytes, cudaStream_t stream);

@@ -373,19 +373,11 @@ int run_in_process(cli_options o, const registry& reg) {
         ctx.ceilings = nullptr;
     }
     if (ctx.ceilings.is_object()) {
-        auto value = [&](const char* k) -> std::optional<double> {
-            if (ctx.ceilings.contains(k) && ctx.ceilings[k].is_object() && ctx.ceilings[k]["value"].is_number()) {
-                return ctx.ceilings[k]["value"].get<double>();
-            }
-            return std::nullopt;
-        };
-        o.run.copy_gbps = value("copy_gbps");
-        o.run.read_gbps = value("read_gbps");
-        for (const char* k : {"bf16_tflops", "fp16_tflops", "fp32_tflops"}) {
-            if (auto v = value(k)) o.run.peak_tflops = std::max(o.run.peak_tflops.value_or(0), *v);
-        }
+        apply_ceilings(o.run, ctx.ceilings, dev.l2_bytes);
         if (o.run.copy_gbps && o.worker_ceilings.empty()) {
-            std::fprintf(stderr, "fusebench: measured copy bandwidth %.0f GB/s\n", *o.run.copy_gbps);
+            std::fprintf(stderr, "fusebench: measured copy bandwidth %.0f GB/s (read stream %.0f, write stream %.0f GB/s)\n",
+                         *o.run.copy_gbps, o.run.sol.read_gbps ? o.run.sol.read_gbps->value : 0.0,
+                         o.run.sol.write_gbps ? o.run.sol.write_gbps->value : 0.0);
         }
     }
     ctx.settings["timing_method"] = tracer ? "cupti_activity" : "cuda_events";

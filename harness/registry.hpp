@@ -34,13 +34,22 @@ struct case_desc {
     double param(const std::string& key, double fallback) const;
 };
 
-enum class variant_role { fused, baseline };
+// peer: a vendor library's implementation of the operation (cuDNN, cuBLASLt), shown in tables and
+// compared, never the baseline that speedups are relative to.
+enum class variant_role { fused, baseline, peer };
+
+// The unit that executes a model's flops: what "% of ceiling" compares against (the measured
+// ceiling of that unit) and what the speed-of-light guard's compute term divides by (its peak).
+// `any`: the fastest unit the device has (a sound, loose bound for elementwise work).
+enum class compute_unit { any, fp32, tensor_bf16, tensor_fp16, tensor_fp8 };
+const char* to_string(compute_unit u) noexcept;
 
 // Model of the compulsory traffic and work of one launch of a variant on a case.
 struct traffic_model {
     double bytes_read = 0;     // [bytes]
     double bytes_written = 0;  // [bytes]
     double flops = 0;          // [floating-point operations]
+    compute_unit unit = compute_unit::any;
 };
 
 // What a launch function receives. Pointers follow the order of the suite's input_specs and

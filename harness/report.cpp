@@ -115,7 +115,7 @@ nlohmann::json to_json(const variant_result& r) {
         c["unwritten_elements"] = cb.unwritten_elements;
         c["guard_violations"] = cb.guard_violations;
         c["modified_inputs"] = cb.modified_inputs;
-        if (r.role == variant_role::fused) {
+        if (r.role != variant_role::baseline) {
             if (cb.baseline_outputs.empty()) {
                 c["baseline_error"] = nullptr;
                 c["null_reasons"]["baseline_error"] = "no verified baseline in this case's selection";
@@ -175,7 +175,8 @@ nlohmann::json to_json(const variant_result& r) {
 
     j["traffic_model"] = {{"bytes_read", r.model.bytes_read},
                           {"bytes_written", r.model.bytes_written},
-                          {"flops", r.model.flops}};
+                          {"flops", r.model.flops},
+                          {"compute_unit", to_string(r.model.unit)}};
     nlohmann::json d = nlohmann::json::object();
     auto reason_of = [&](const char* k) {
         const auto it = r.null_reasons.find(k);
@@ -190,6 +191,12 @@ nlohmann::json to_json(const variant_result& r) {
     put_optional(d, "pct_of_ceiling", r.pct_of_ceiling, reason_of("pct_of_ceiling"));
     d["bound"] = r.bound.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.bound);
     if (r.bound.empty()) d["null_reasons"]["bound"] = reason_of("pct_of_ceiling");
+    if (r.sol_floor) {
+        d["speed_of_light"] = to_json(*r.sol_floor, r.timing ? std::optional<double>(r.timing->stats.median) : std::nullopt);
+    } else {
+        d["speed_of_light"] = nullptr;
+        d["null_reasons"]["speed_of_light"] = r.timing ? "no floor computed" : reason_of("pct_of_ceiling");
+    }
     j["derived"] = d;
 
     if (r.counters) {

@@ -4,6 +4,7 @@
 #include "harness/check.hpp"
 #include "harness/cupti_counters.hpp"
 #include "harness/registry.hpp"
+#include "harness/speed_of_light.hpp"
 #include "harness/timing.hpp"
 
 #include <cstddef>
@@ -49,6 +50,8 @@ struct variant_result {
     std::optional<double> arithmetic_intensity;  // model flops / model bytes [flop/byte]
     std::string bound;                           // "memory" | "compute": which ceiling the intensity meets first
     std::optional<double> pct_of_ceiling;        // achieved rate over the matching measured ceiling [%]
+    // The speed-of-light guard's floor, term by term (timed results only).
+    std::optional<physical_floor> sol_floor;
     std::map<std::string, std::string> null_reasons;  // for the derived fields above
 
     // Counter pass (its own launches, after verification and timing).

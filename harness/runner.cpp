@@ -36,7 +36,25 @@ const char* to_string(outcome o) noexcept {
     return "?";
 }
 
-const char* to_string(variant_role r) noexcept { return r == variant_role::fused ? "fused" : "baseline"; }
+const char* to_string(variant_role r) noexcept {
+    switch (r) {
+        case variant_role::fused: return "fused";
+        case variant_role::baseline: return "baseline";
+        case variant_role::peer: return "peer";
+    }
+    return "?";
+}
+
+const char* to_string(compute_unit u) noexcept {
+    switch (u) {
+        case compute_unit::any: return "any";
+        case compute_unit::fp32: return "fp32";
+        case compute_unit::tensor_bf16: return "tensor_bf16";
+        case compute_unit::tensor_fp16: return "tensor_fp16";
+        case compute_unit::tensor_fp8: return "tensor_fp8";
+    }
+    return "?";
+}
 
 std::vector<selection_item> select_work(const registry& reg, const selection_filter& f) {
     std::vector<const suite*> suites;
@@ -94,32 +112,26 @@ std::vector<selection_item> select_work(const registry& reg, const selection_fil
     return out;
 }
 
-std::optional<std::string> speed_of_light_violation(double median_us, const traffic_model& m, cache_mode mode,
-                                                    std::size_t l2_bytes, const run_options& o) {
-    constexpr double slack = 0.95;
-    if (mode != cache_mode::cold || median_us <= 0) return std::nullopt;
-    const double bytes = m.bytes_read + m.bytes_written;
-    const double best_gbps = std::max(o.copy_gbps.value_or(0), o.read_gbps.value_or(0));
-    char buf[256];
-    if (best_gbps > 0 && bytes > 4.0 * static_cast<double>(l2_bytes)) {
-        const double floor_us = bytes / (best_gbps * 1e9) * 1e6;
-        if (median_us < slack * floor_us) {
-            std::snprintf(buf, sizeof buf,
-                          "faster than physics: median %.2f us is below 95%% of the floor %.2f us (%.0f model bytes / %.0f GB/s measured): work was skipped",
-                          median_us, floor_us, bytes, best_gbps);
-            return std::string(buf);
+void apply_ceilings(run_options& o, const nlohmann::json& ceilings, std::size_t l2_bytes) {
+    auto value = [&](const char* k) -> std::optional<double> {
+        if (ceilings.is_object() && ceilings.contains(k) && ceilings[k].is_object() && ceilings[k]["value"].is_number()) {
+            return ceilings[k]["value"].get<double>();
+        }
+        return std::nullopt;
+    };
+    o.copy_gbps = value("copy_gbps");
+    o.peak_tflops.reset();
+    o.measured_tflops.clear();
+    const std::pair<compute_unit, const char*> units[] = {
+        {compute_unit::fp32, "fp32_tflops"}, {compute_unit::tensor_bf16, "bf16_tflops"}, {compute_unit::tensor_fp16, "fp16_tflops"}};
+    for (const auto& [u, k] : units) {
+        if (auto v = value(k)) {
+            o.measured_tflops[u] = *v;
+            o.peak_tflops = std::max(o.peak_tflops.value_or(0), *v);
         }
     }
-    if (o.peak_tflops && *o.peak_tflops > 0 && m.flops > 0) {
-        const double floor_us = m.flops / (*o.peak_tflops * 1e12) * 1e6;
-        if (median_us < slack * floor_us) {
-            std::snprintf(buf, sizeof buf,
-                          "faster than physics: median %.2f us is below 95%% of the floor %.2f us (%.3g model flops / %.0f TFLOP/s measured): work was skipped",
-                          median_us, floor_us, m.flops, *o.peak_tflops);
-            return std::string(buf);
-        }
-    }
-    return std::nullopt;
+    if (o.peak_tflops) o.measured_tflops[compute_unit::any] = *o.peak_tflops;
+    o.sol = guard_rates_from_ceilings(ceilings, l2_bytes);
 }
 
 std::uint64_t case_seed(std::uint64_t run_seed, const std::string& suite_name, const case_desc& c) {
@@ -291,7 +303,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         if (!v.must_be_caught_by.empty()) {
             active_checks ac;
             ac.timed_cold = !m_opts.verify_only && !m_opts.profile_once && m_opts.mode == cache_mode::cold && c.timed;
-            ac.bandwidth_measured = m_opts.copy_gbps.value_or(0) > 0 || m_opts.read_gbps.value_or(0) > 0;
+            ac.bandwidth_measured = m_opts.sol.read_gbps.has_value() && m_opts.sol.write_gbps.has_value();
             ac.model_bytes = results[k].model.bytes_read + results[k].model.bytes_written;
             ac.l2_bytes = m_dev.l2_bytes;
             ac.stream_order = m_tools.tracer && m_impl->stream_id;
@@ -668,6 +680,9 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         if (r.result == outcome::skipped && r.reason.rfind("outside declared domain", 0) == 0) continue;
         floor_bytes = std::min(floor_bytes, r.model.bytes_read + r.model.bytes_written);
     }
+    double input_bytes = 0, output_bytes = 0;
+    for (const auto& t : in_specs) input_bytes += static_cast<double>(t.bytes());
+    for (const auto& t : out_specs) output_bytes += static_cast<double>(t.bytes());
     for (auto& r : results) {
         if (baseline_result && &r != baseline_result && r.correctness && baseline_result->correctness) {
             r.correctness->baseline_outputs = baseline_result->correctness->outputs;
@@ -680,7 +695,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             }
             continue;
         }
-        if (auto why = speed_of_light_violation(r.timing->stats.median, r.model, r.timing->mode, m_dev.l2_bytes, m_opts)) {
+        r.sol_floor = compute_physical_floor(r.model, input_bytes, output_bytes, m_opts.sol);
+        if (auto why = speed_of_light_violation(r.timing->stats.median, *r.sol_floor, r.timing->mode)) {
             r.result = outcome::fail;
             r.reason = *why;
         }
@@ -696,7 +712,11 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             r.null_reasons["pct_of_copy_ceiling"] = "copy bandwidth was not measured";
             r.null_reasons["pct_of_floor"] = "copy bandwidth was not measured";
         }
-        const double flops_rate_ceiling = m_opts.peak_tflops.value_or(0);
+        // The measured ceiling of the unit that runs the model's flops (the largest measured rate
+        // for `any`).
+        const auto unit_ceiling = m_opts.measured_tflops.find(r.model.unit);
+        const double flops_rate_ceiling = unit_ceiling != m_opts.measured_tflops.end() ? unit_ceiling->second
+                                                                                       : m_opts.peak_tflops.value_or(0);
         if (r.model.flops > 0 && bytes > 0) r.arithmetic_intensity = r.model.flops / bytes;
         else r.null_reasons["arithmetic_intensity"] = "the model declares no flops or no bytes";
         if (m_opts.copy_gbps && flops_rate_ceiling > 0) {

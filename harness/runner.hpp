@@ -4,6 +4,7 @@
 #include "harness/device_info.hpp"
 #include "harness/registry.hpp"
 #include "harness/result.hpp"
+#include "harness/speed_of_light.hpp"
 #include "harness/timing.hpp"
 
 #include <cstdint>
@@ -48,9 +49,10 @@ struct run_options {
     bool keep_raw_samples = false;
     bool verify_only = false;  // skip timing
     bool profile_once = false; // after verification, one launch under NVTX "profile/...", no timing
-    std::optional<double> copy_gbps;    // measured copy ceiling [GB/s], for % of ceiling
-    std::optional<double> read_gbps;    // measured read-only streaming ceiling [GB/s]
+    std::optional<double> copy_gbps;    // measured copy ceiling [GB/s], for % of ceiling and % floor
     std::optional<double> peak_tflops;  // the largest measured compute ceiling [TFLOP/s]
+    std::map<compute_unit, double> measured_tflops;  // per unit, for % of ceiling [TFLOP/s]
+    guard_rates sol;                    // the speed-of-light guard's rates (harness/speed_of_light.hpp)
     bool counters = true;               // run the counter pass when a profiler is given
     // CUPTI timing from serialized, uninstrumented KERNEL records (default) or CONCURRENT_KERNEL.
     bool serial_kernel_records = true;
@@ -73,12 +75,8 @@ struct measurement_tools {
 // (re-reads, uncoalesced access), < 0.9 means cache residency or skipped work.
 std::string classify_traffic(double ratio);
 
-// The speed-of-light guard: a cold-L2 time below 95% of the floor (model bytes over the best
-// measured bandwidth, or model flops over the best measured compute rate) is impossible, so the
-// variant skipped work. Bandwidth floors apply only when the traffic exceeds 4x the L2 size (a
-// smaller footprint can be absorbed by L2 write-back). Returns the reason, or nullopt.
-std::optional<std::string> speed_of_light_violation(double median_us, const traffic_model& m, cache_mode mode,
-                                                    std::size_t l2_bytes, const run_options& o);
+// Fills copy_gbps, peak_tflops, measured_tflops and sol from a run's `ceilings` JSON.
+void apply_ceilings(run_options& o, const nlohmann::json& ceilings, std::size_t l2_bytes);
 
 // Per-case seed: replayable from the run seed, independent across cases.
 std::uint64_t case_seed(std::uint64_t run_seed, const std::string& suite, const case_desc& c);

@@ -39,6 +39,20 @@ TEST_CASE("theoretical FP32 rate from SMs, lanes and clock", "[ceilings]") {
     CHECK_FALSE(theoretical_fp32_tflops(132, 9, 0, 0.0).has_value());
 }
 
+TEST_CASE("theoretical dense tensor-core rates from SMs, rate per SM and clock", "[ceilings]") {
+    CHECK(tensor_flops_per_clock_per_sm(9, 0, 16) == 4096);
+    CHECK(tensor_flops_per_clock_per_sm(9, 0, 8) == 8192);
+    CHECK(tensor_flops_per_clock_per_sm(8, 0, 16) == 2048);
+    CHECK(tensor_flops_per_clock_per_sm(8, 0, 8) == 0);   // no fp8 tensor cores on A100
+    CHECK(tensor_flops_per_clock_per_sm(8, 9, 16) == 0);  // not tabulated: never a guess
+    // H100 SXM5's datasheet 989.4 TFLOP/s is 132 SMs x 4096 x 1830 MHz; at its 1980 MHz maximum:
+    CHECK_THAT(*theoretical_tensor_tflops(132, 9, 0, 1830.0, 16), WithinRel(989.4, 1e-3));
+    CHECK_THAT(*theoretical_tensor_tflops(132, 9, 0, 1980.0, 16), WithinRel(1070.5, 1e-3));
+    CHECK_THAT(*theoretical_tensor_tflops(132, 9, 0, 1830.0, 8), WithinRel(1978.9, 1e-3));
+    CHECK_FALSE(theoretical_tensor_tflops(132, 8, 9, 1980.0, 16).has_value());
+    CHECK_FALSE(theoretical_tensor_tflops(132, 9, 0, 0.0, 16).has_value());
+}
+
 TEST_CASE("a ceiling is work over the median repetition time", "[ceilings]") {
     // 1 GB per repetition; an outlier must not move the median.
     const std::vector<double> ms{0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 5.0, 0.5};
@@ -93,6 +107,9 @@ TEST_CASE("unknown ceilings serialize as null with their reasons", "[ceilings]")
     CHECK(j["copy_gbps"]["noise"].is_null());
     CHECK(j["read_gbps"]["value"].is_null());
     CHECK(j["read_gbps"]["reason"] == "unknown");
+    CHECK(j["write_gbps"]["value"].is_null());
+    CHECK(j["theoretical"]["tensor_16bit_tflops"].is_null());
+    CHECK(j["theoretical"]["tensor_fp8_tflops"].is_null());
     CHECK(j["bf16_tflops"]["value"] == 700.0);
     CHECK(j["bf16_tflops"]["reason"].is_null());
     CHECK(j["theoretical"]["dram_gbps"].is_null());
@@ -103,7 +120,7 @@ TEST_CASE("unknown ceilings serialize as null with their reasons", "[ceilings]")
 TEST_CASE("without a device every ceiling is null with reason no_device", "[ceilings]") {
     if (cuda_device_count() != 0) SKIP("a CUDA device is present");
     const device_ceilings c = measure_ceilings(0, nullptr, true);
-    for (const auto* m : {&c.copy_gbps, &c.read_gbps, &c.copy_kernel_gbps, &c.bf16_tflops,
+    for (const auto* m : {&c.copy_gbps, &c.read_gbps, &c.write_gbps, &c.copy_kernel_gbps, &c.bf16_tflops,
                           &c.fp16_tflops, &c.fp32_tflops}) {
         CHECK_FALSE(m->value.has_value());
         CHECK(m->reason == "no_device");
@@ -131,7 +148,7 @@ TEST_CASE("measured ceilings are plausible and below the theoretical peaks", "[g
     cuda_stream s;
     const device_ceilings c = measure_ceilings(0, s.get(), true);
     INFO(to_json(c).dump(2));
-    for (const auto* m : {&c.copy_gbps, &c.read_gbps, &c.copy_kernel_gbps, &c.bf16_tflops,
+    for (const auto* m : {&c.copy_gbps, &c.read_gbps, &c.write_gbps, &c.copy_kernel_gbps, &c.bf16_tflops,
                           &c.fp16_tflops, &c.fp32_tflops}) {
         REQUIRE(m->value.has_value());
         CHECK(m->samples >= 10);
@@ -145,6 +162,16 @@ TEST_CASE("measured ceilings are plausible and below the theoretical peaks", "[g
     CHECK(*c.read_gbps.value > 0.3 * dram);
     CHECK(*c.read_gbps.value < 1.02 * dram);
     CHECK(*c.copy_kernel_gbps.value < 1.02 * dram);
+    CHECK(*c.write_gbps.value > 0.3 * dram);
+    CHECK(*c.write_gbps.value < 1.02 * dram);
+    // The guard's rates: both read kernels and both write methods were timed (the method names
+    // each with its figure), and the measured tensor rate stays under the peak at the max clock.
+    CHECK_THAT(c.read_gbps.method, ContainsSubstring("grid-stride") && ContainsSubstring("block-contiguous"));
+    CHECK_THAT(c.write_gbps.method, ContainsSubstring("cudaMemsetAsync") && ContainsSubstring("store kernel"));
+    if (c.theoretical_tensor_16bit_tflops) {
+        CHECK(*c.bf16_tflops.value < 1.02 * *c.theoretical_tensor_16bit_tflops);
+        CHECK(*c.fp16_tflops.value < 1.02 * *c.theoretical_tensor_16bit_tflops);
+    }
     CHECK(*c.fp32_tflops.value > 0.5 * fp32);
     CHECK(*c.fp32_tflops.value < 1.02 * fp32);
     // Tensor cores: well above the FP32 rate on any GPU that has them.

@@ -194,9 +194,7 @@ TEST_CASE("every mutant is flagged by its declared check while the controls pass
     opts.policy.budget_s = 0.2;
     {
         cuda_stream cs;
-        const device_ceilings ceil = measure_ceilings(0, cs.get(), true);
-        opts.copy_gbps = ceil.copy_gbps.value;
-        opts.read_gbps = ceil.read_gbps.value;
+        apply_ceilings(opts, to_json(measure_ceilings(0, cs.get(), true)), dev.l2_bytes);
     }
     REQUIRE(opts.copy_gbps.has_value());
     measurement_tools tools;
