@@ -147,3 +147,53 @@ output_check compare_elementwise(const std::string& name, dtype type, const void
 }
 
 }  // namespace fusebench
+
+namespace fusebench {
+
+void apply_relative_tolerance(output_check& c, const output_check* baseline, double multiple, double atol_scale,
+                              double reference_rms) {
+    relative_check rc;
+    rc.multiple = multiple;
+    rc.abs_term = atol_scale * reference_rms;
+    rc.rel_l2_term = atol_scale;
+    auto fail = [&](std::string why) {
+        rc.pass = false;
+        rc.reason = std::move(why);
+        c.pass = false;
+        c.reason += (c.reason.empty() ? "" : "; ") + rc.reason;
+    };
+    if (!baseline) {
+        fail("output '" + c.output + "': the baseline-relative tolerance could not be checked: no verified baseline output");
+        c.relative = rc;
+        return;
+    }
+    rc.baseline_max_abs = baseline->stats.max_abs;
+    rc.baseline_rel_l2 = baseline->stats.rel_l2;
+    if (!baseline->pass) {
+        fail("output '" + c.output + "': the baseline-relative tolerance could not be checked: the baseline failed its own check");
+    } else if (!rc.baseline_max_abs || !rc.baseline_rel_l2 || !c.stats.max_abs || !c.stats.rel_l2) {
+        fail("output '" + c.output + "': the baseline-relative tolerance could not be checked: no finite error to compare");
+    } else {
+        rc.allowed_max_abs = multiple * *rc.baseline_max_abs + rc.abs_term;
+        rc.allowed_rel_l2 = multiple * *rc.baseline_rel_l2 + rc.rel_l2_term;
+        if (*rc.baseline_max_abs > 0) rc.ratio_max_abs = *c.stats.max_abs / *rc.baseline_max_abs;
+        if (*rc.baseline_rel_l2 > 0) rc.ratio_rel_l2 = *c.stats.rel_l2 / *rc.baseline_rel_l2;
+        char buf[320];
+        if (*c.stats.max_abs > *rc.allowed_max_abs) {
+            std::snprintf(buf, sizeof buf,
+                          "output '%s' out of tolerance relative to the baseline: max abs error %.3g > %.3g x the "
+                          "baseline's %.3g + %.3g",
+                          c.output.c_str(), *c.stats.max_abs, multiple, *rc.baseline_max_abs, rc.abs_term);
+            fail(buf);
+        } else if (*c.stats.rel_l2 > *rc.allowed_rel_l2) {
+            std::snprintf(buf, sizeof buf,
+                          "output '%s' out of tolerance relative to the baseline: rel L2 error %.3g > %.3g x the "
+                          "baseline's %.3g + %.3g",
+                          c.output.c_str(), *c.stats.rel_l2, multiple, *rc.baseline_rel_l2, rc.rel_l2_term);
+            fail(buf);
+        }
+    }
+    c.relative = rc;
+}
+
+}  // namespace fusebench

@@ -40,12 +40,42 @@ struct error_stats {
     std::vector<mismatch> first;  // the first few mismatches
 };
 
+// What a baseline-relative tolerance (harness/registry.hpp) found for one output.
+struct relative_check {
+    double multiple = 0;        // the suite's stated multiple
+    double abs_term = 0;        // atol_scale * rms(reference), for max_abs
+    double rel_l2_term = 0;     // atol_scale, for rel_l2
+    std::optional<double> baseline_max_abs, baseline_rel_l2;
+    std::optional<double> allowed_max_abs, allowed_rel_l2;
+    // This output's error over the baseline's (null when the baseline's error is 0 or unknown).
+    std::optional<double> ratio_max_abs, ratio_rel_l2;
+    bool pass = true;
+    std::string reason;  // why it failed, or why it could not be made
+};
+
+// Which part of an output was compared: absent when every element was. A suite that verifies a
+// sample (the largest attention cases) says which units, how many of how many, and by what rule.
+struct check_coverage {
+    std::string unit;   // e.g. "(batch, head, row)"
+    std::size_t checked = 0, total = 0;
+    std::string rule;   // how the sample was drawn
+    std::vector<std::vector<std::int64_t>> which;  // the sampled units
+};
+
 struct output_check {
     std::string output;  // tensor name
     bool pass = true;
     std::string reason;  // empty when pass
     error_stats stats;
+    std::optional<relative_check> relative;  // when the suite declares a baseline-relative tolerance
+    std::optional<check_coverage> coverage;  // when only part of the output was compared
 };
+
+// Applies a baseline-relative tolerance to `c` given the baseline's check of the same output
+// (nullptr: no baseline check, which fails) and rms(reference); sets c.relative and, on failure,
+// c.pass = false and a reason starting "out of tolerance".
+void apply_relative_tolerance(output_check& c, const output_check* baseline, double multiple, double atol_scale,
+                              double reference_rms);
 
 constexpr std::size_t max_reported_mismatches = 8;
 

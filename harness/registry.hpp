@@ -97,6 +97,20 @@ struct tolerance_policy {
     tolerance for_type(dtype t) const;     // throws if the suite declared none for t
 };
 
+// Tolerance relative to the baseline variant run in the same precision (the way attention
+// libraries judge kernels): for every output a non-baseline variant's error against the fp64
+// reference must satisfy
+//   max_abs <= multiple * baseline max_abs + atol_scale * rms(reference)
+//   rel_l2  <= multiple * baseline rel_l2  + atol_scale
+// on top of the element-wise check, which still judges every variant, the baseline included.
+// The runner verifies the baseline first and adds it to any selection of the suite's cases, so
+// the check is always made; when the baseline itself fails or errors the check fails (there is no
+// trustworthy budget to judge against).
+struct baseline_relative_tolerance {
+    double multiple = 2.0;
+    double atol_scale = 0.0;
+};
+
 struct check_input {
     const case_desc& c;
     const std::vector<host_tensor>& inputs;
@@ -120,6 +134,9 @@ struct suite {
     std::function<std::vector<std::vector<double>>(const case_desc&, const std::vector<host_tensor>&)>
         reference;
     tolerance_policy tolerance;
+    // Optional: the baseline-relative tolerance of each output (by name) on a case; outputs not
+    // in the map are judged by the element-wise check alone.
+    std::function<std::map<std::string, baseline_relative_tolerance>(const case_desc&)> relative_tolerance;
     // Optional: replaces the element-wise comparison (the runner still checks guards, poison,
     // input hashes and determinism).
     std::function<std::vector<output_check>(const check_input&)> custom_check;

@@ -78,6 +78,29 @@ nlohmann::json to_json(const output_check& c) {
         first.push_back({{"index", m.index}, {"got", number(m.got)}, {"expected", number(m.expected)}, {"why", m.why}});
     }
     j["first_mismatches"] = first;
+    if (c.relative) {
+        const auto& r = *c.relative;
+        nlohmann::json rj;
+        rj["multiple"] = r.multiple;
+        rj["abs_term"] = r.abs_term;
+        rj["rel_l2_term"] = r.rel_l2_term;
+        const std::string no_base = r.reason.empty() ? "the baseline's error is unknown" : r.reason;
+        put_optional(rj, "baseline_max_abs", r.baseline_max_abs, no_base);
+        put_optional(rj, "baseline_rel_l2", r.baseline_rel_l2, no_base);
+        put_optional(rj, "allowed_max_abs", r.allowed_max_abs, no_base);
+        put_optional(rj, "allowed_rel_l2", r.allowed_rel_l2, no_base);
+        put_optional(rj, "ratio_max_abs", r.ratio_max_abs, "the baseline's max abs error is 0 or unknown");
+        put_optional(rj, "ratio_rel_l2", r.ratio_rel_l2, "the baseline's rel L2 error is 0 or unknown");
+        rj["pass"] = r.pass;
+        rj["reason"] = r.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.reason);
+        j["relative_to_baseline"] = rj;
+    }
+    if (c.coverage) {
+        const auto& cv = *c.coverage;
+        j["coverage"] = {{"unit", cv.unit}, {"checked", cv.checked}, {"total", cv.total}, {"rule", cv.rule}, {"which", cv.which}};
+    } else {
+        j["coverage"] = nullptr;  // every element compared
+    }
     return j;
 }
 
@@ -167,6 +190,16 @@ nlohmann::json to_json(const variant_result& r) {
         clock["low_clock_samples"] = t.low_clock_samples;  // indices below 75% of the maximum clock
         clock["low_clock_threshold"] = 0.75;
         tj["clock"] = clock;
+        if (t.e2e_stats) {
+            tj["e2e"] = stats_json(*t.e2e_stats);
+            tj["e2e"]["samples"] = t.e2e_stats->n;
+            tj["e2e"]["method"] =
+                "host steady_clock from the launcher call to the return of cudaStreamSynchronize (launch latency and "
+                "host-side setup included), prepared and, in cold mode, L2-flushed before each sample";
+        } else {
+            tj["e2e"] = nullptr;
+            tj["null_reasons"]["e2e"] = "not measured";
+        }
         j["timing"] = tj;
     } else {
         j["timing"] = nullptr;

@@ -89,6 +89,14 @@ std::vector<selection_item> select_work(const registry& reg, const selection_fil
             }
         }
         if (vs.empty()) continue;
+        // A suite that judges variants relative to its baseline always verifies the baseline too.
+        if (s->relative_tolerance && !f.variants.empty()) {
+            std::vector<const variant*> with;
+            for (const auto& v : s->variants) {
+                if (v.role == variant_role::baseline || std::find(vs.begin(), vs.end(), &v) != vs.end()) with.push_back(&v);
+            }
+            vs = std::move(with);
+        }
         for (auto& c : s->cases()) {
             if (f.quick && !c.quick) continue;
             if (!f.dtypes.empty() && std::find(f.dtypes.begin(), f.dtypes.end(), c.type) == f.dtypes.end()) continue;
@@ -213,6 +221,10 @@ bool env_flag(const char* name) {
 std::string format_bytes_changed(std::size_t n, const char* where, const std::string& name) {
     return "'" + name + "': " + std::to_string(n) + " guard byte(s) changed " + where + " the buffer";
 }
+
+// End-to-end timing: at least 5 samples, then more while under 300 ms, at most 30.
+constexpr std::size_t e2e_min_samples = 5, e2e_max_samples = 30;
+constexpr int e2e_budget_ms = 300;
 
 struct run_capture {
     std::vector<std::vector<std::byte>> outputs;  // whole guarded buffers, per output
@@ -361,8 +373,18 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         return all_error(std::string("uploading inputs failed: ") + e.what());
     }
 
-    const variant_result* baseline_result = nullptr;
+    // Baselines first: a baseline-relative tolerance judges the others by the baseline's error.
+    std::vector<std::size_t> order;
     for (std::size_t k = 0; k < item.variants.size(); ++k) {
+        if (item.variants[k]->role == variant_role::baseline) order.push_back(k);
+    }
+    for (std::size_t k = 0; k < item.variants.size(); ++k) {
+        if (item.variants[k]->role != variant_role::baseline) order.push_back(k);
+    }
+    const std::map<std::string, baseline_relative_tolerance> relative =
+        s.relative_tolerance ? s.relative_tolerance(c) : std::map<std::string, baseline_relative_tolerance>{};
+    const variant_result* baseline_result = nullptr;
+    for (const std::size_t k : order) {
         if (!runnable[k]) continue;
         const variant& v = *item.variants[k];
         variant_result& r = results[k];
@@ -534,6 +556,23 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                                                              reference[o], s.tolerance.for_type(out_specs[o].type)));
                     }
                 }
+                if (!relative.empty() && v.role != variant_role::baseline) {
+                    for (auto& ch : checks) {
+                        const auto rel = relative.find(ch.output);
+                        if (rel == relative.end()) continue;
+                        const output_check* base = nullptr;
+                        if (baseline_result && baseline_result->correctness) {
+                            for (const auto& b : baseline_result->correctness->outputs) {
+                                if (b.output == ch.output) base = &b;
+                            }
+                        }
+                        double rms = 0;
+                        for (std::size_t o = 0; o < out_specs.size(); ++o) {
+                            if (out_specs[o].name == ch.output) rms = finite_rms(reference[o]);
+                        }
+                        apply_relative_tolerance(ch, base, rel->second.multiple, rel->second.atol_scale, rms);
+                    }
+                }
                 if (run == 0) {
                     cb.outputs = std::move(checks);
                 } else {
@@ -614,6 +653,31 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 }
                 if (!m_opts.keep_raw_samples) r.timing->samples_us.clear();
 
+                // End to end: host time from the launcher call to the return of the stream
+                // synchronization, host-side setup (descriptors, plans from a cache) included;
+                // prepared (and, cold, L2-flushed) before each sample, outside the timed span.
+                {
+                    if (m_tools.tracer) m_tools.tracer->pause();
+                    std::vector<double> e2e;
+                    const auto e2e_start = std::chrono::steady_clock::now();
+                    for (std::size_t i = 0; i < e2e_max_samples; ++i) {
+                        if (i >= e2e_min_samples &&
+                            std::chrono::steady_clock::now() - e2e_start > std::chrono::milliseconds(e2e_budget_ms)) {
+                            break;
+                        }
+                        if (in_place) prepare_outputs(-1);
+                        if (m_opts.mode == cache_mode::cold) m_impl->flusher.flush(stream);
+                        CUDA_CHECK(cudaDeviceSynchronize());
+                        const auto t0 = std::chrono::steady_clock::now();
+                        req.launch(stream);
+                        CUDA_CHECK(cudaStreamSynchronize(stream));
+                        const auto t1 = std::chrono::steady_clock::now();
+                        e2e.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+                    }
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                    if (m_tools.tracer) m_tools.tracer->resume();
+                    r.timing->e2e_stats = summarize(e2e);
+                }
                 // Counter pass: its own launches, never the timing pass, never before verification.
                 if (m_opts.counters) {
                     if (m_tools.counters) {

@@ -74,6 +74,10 @@ struct timed_run {
     std::optional<sample_stats> clock_stats;
     std::optional<double> max_clock_mhz;
     std::vector<std::size_t> low_clock_samples;
+
+    // End to end (the runner, after the kernel timing): host time from the launcher call to the
+    // return of cudaStreamSynchronize, launch latency and host-side setup included [us].
+    std::optional<sample_stats> e2e_stats;
 };
 
 class activity_tracer;

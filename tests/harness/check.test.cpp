@@ -1,6 +1,7 @@
 #include "harness/check.hpp"
 #include "harness/dtype.hpp"
 
+#include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
@@ -114,4 +115,51 @@ TEST_CASE("integer outputs compare exactly and have no ULP statistics", "[check]
     CHECK_FALSE(c.stats.ulp_max.has_value());
     const auto bad = encode(dtype::i32, {3, 2, 4});
     CHECK_FALSE(compare_elementwise("idx", dtype::i32, bad.data(), ref, {0, 0, 0}).pass);
+}
+
+TEST_CASE("the baseline-relative tolerance allows a stated multiple of the baseline's error", "[check][relative]") {
+    const std::vector<double> ref{1.0, -2.0, 0.5, 3.0};
+    auto with_error = [&](double e) {
+        std::vector<double> got;
+        for (double r : ref) got.push_back(r + e);
+        const auto bytes = encode(dtype::f32, got);
+        return compare_elementwise("o", dtype::f32, bytes.data(), ref, {1.0, 0, 1});
+    };
+    const output_check base = with_error(1e-3);
+    REQUIRE(base.pass);
+    const double rms = finite_rms(ref);
+
+    // 1.9x the baseline's error: within 2x.
+    output_check ok = with_error(1.9e-3);
+    apply_relative_tolerance(ok, &base, 2.0, 1e-6, rms);
+    CHECK(ok.pass);
+    REQUIRE(ok.relative);
+    CHECK(ok.relative->pass);
+    CHECK(ok.relative->ratio_max_abs.value() == Catch::Approx(1.9).epsilon(1e-3));
+    CHECK(ok.relative->allowed_max_abs.value() == Catch::Approx(2e-3 + 1e-6 * rms).epsilon(1e-3));
+
+    // 3x the baseline's error: out of tolerance, with the numbers in the reason.
+    output_check bad = with_error(3e-3);
+    apply_relative_tolerance(bad, &base, 2.0, 1e-6, rms);
+    CHECK_FALSE(bad.pass);
+    CHECK_FALSE(bad.relative->pass);
+    CHECK(bad.reason.find("out of tolerance relative to the baseline") != std::string::npos);
+
+    // The absolute term admits a kernel when the baseline happens to be exact.
+    const output_check exact = with_error(0);
+    output_check tiny = with_error(1e-7);
+    apply_relative_tolerance(tiny, &exact, 2.0, 1e-6, rms);
+    CHECK(tiny.pass);
+    CHECK_FALSE(tiny.relative->ratio_max_abs);  // the baseline's error is 0: no ratio
+
+    // No baseline, or a failed baseline: the check cannot be made, and that fails.
+    output_check orphan = with_error(0);
+    apply_relative_tolerance(orphan, nullptr, 2.0, 1e-6, rms);
+    CHECK_FALSE(orphan.pass);
+    CHECK(orphan.reason.find("could not be checked") != std::string::npos);
+    output_check failed_base = with_error(1e-3);
+    failed_base.pass = false;
+    output_check judged = with_error(0);
+    apply_relative_tolerance(judged, &failed_base, 2.0, 1e-6, rms);
+    CHECK_FALSE(judged.pass);
 }

@@ -43,6 +43,20 @@ variant_result sample_result(outcome o) {
         c.stats.mismatches = 1;
         c.stats.first.push_back({3, std::nan(""), 1.5, "nan/inf position"});
     }
+    if (o == outcome::pass) {
+        relative_check rc;
+        rc.multiple = 2;
+        rc.abs_term = 1e-6;
+        rc.rel_l2_term = 1e-6;
+        rc.baseline_max_abs = 0.0008;
+        rc.baseline_rel_l2 = 0.0004;
+        rc.allowed_max_abs = 0.0016;
+        rc.allowed_rel_l2 = 0.0008;
+        rc.ratio_max_abs = 1.25;
+        rc.ratio_rel_l2 = 1.25;
+        c.relative = rc;
+        c.coverage = check_coverage{"(row)", 2, 3, "test sample", {{0}, {2}}};
+    }
     cb.outputs.push_back(c);
     cb.deterministic = true;
     r.correctness = cb;
@@ -52,6 +66,7 @@ variant_result sample_result(outcome o) {
         t.method_reason = "test";
         const std::vector<double> s{10, 11, 12};
         t.stats = summarize(s);
+        t.e2e_stats = summarize(std::vector<double>{14, 15, 16});
         t.samples_us = s;
         t.stopped = stop_reason::noise_target_met;
         r.timing = t;
@@ -93,6 +108,12 @@ TEST_CASE("reports validate against the schema and round-trip through a file", "
     CHECK(failed["correctness"]["outputs"][0]["first_mismatches"][0]["got"] == "nan");
     CHECK(j["results"][0]["derived"]["achieved_tflops"].is_null());
     CHECK(j["summary"]["pass"] == 1);
+    // Baseline-relative judgement, coverage and end-to-end time are in the report.
+    const auto& out0 = j["results"][0]["correctness"]["outputs"][0];
+    CHECK(out0["relative_to_baseline"]["ratio_max_abs"] == 1.25);
+    CHECK(out0["coverage"]["checked"] == 2);
+    CHECK(j["results"][0]["timing"]["e2e"]["median_us"] == 15);
+    CHECK(failed["correctness"]["outputs"][0]["coverage"].is_null());
     CHECK(j["summary"]["fail"] == 1);
     // Counters that could not be read are null with a reason, never 0.
     const auto& counters = j["results"][0]["counters"];

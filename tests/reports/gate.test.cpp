@@ -312,3 +312,29 @@ TEST_CASE("the project's policy file parses", "[reports][gate]") {
     CHECK(p.threshold == 0.05);
     CHECK(p.noise_z == 3.0);
 }
+
+TEST_CASE("across boards of one model, results far below their ceiling are not gated", "[reports][gate]") {
+    synth_device board_a;
+    synth_device board_b = board_a;
+    board_b.uuid = "GPU-dddddddd-0000-0000-0000-000000000004";
+    // A latency-bound kernel: 10 us for 4 MB, about 10% of the copy ceiling, 20% slower on board B.
+    synth_result small_a = timed(10, 0.003), small_b = timed(12, 0.003);
+    small_a.model_bytes = small_b.model_bytes = 4.2e6;
+    SECTION("another board: INCONCLUSIVE with the reason, exit 0") {
+        const auto c = compare_docs(make_report({small_a}, board_a), make_report({small_b}, board_b));
+        const auto& p = only_pair(c);
+        CHECK(p.relation == device_relation::same_model);
+        CHECK(p.v == verdict::inconclusive);
+        CHECK(p.note.find("not gated across boards") != std::string::npos);
+        CHECK(c.exit_code == 0);
+    }
+    SECTION("the same board: still SLOWER") {
+        const auto c = compare_docs(make_report({small_a}, board_a), make_report({small_b}, board_a));
+        CHECK(only_pair(c).v == verdict::slower);
+        CHECK(c.exit_code == 1);
+    }
+    SECTION("near the ceiling the cross-board gate stays active") {
+        const auto c = compare_docs(make_report({timed(100, 0.003)}, board_a), make_report({timed(120, 0.003)}, board_b));
+        CHECK(only_pair(c).v == verdict::slower);
+    }
+}
