@@ -1,0 +1,426 @@
+// The fused attention kernel (variant `wmma`, the seed's first design) as a template, shared by
+// kernels/attention/wmma.cu and the verifier's mutants (kernels/mutants/attention_mutants.cu,
+// which instantiate it with one deliberate bug each).
+//
+// One block computes BM = WARPS * MT * 16 query rows of one (batch, q head) against all visible
+// keys, BN keys per step:
+//  - Q, K, V tiles reach shared memory with cp.async (16-byte chunks, rows past the end zero-filled
+//    so a masked column never multiplies garbage), K/V double-buffered: tile j + 1 is in flight
+//    while tile j is computed.
+//  - Shared rows are D * 2 bytes; the 16-byte chunk c of row r is stored at chunk c ^ (r % 8), so
+//    the eight row addresses of an ldmatrix hit eight different bank groups.
+//  - Each warp owns MT * 16 rows: S = Q K^T with mma.sync m16n8k16 (fp32 accumulators), the online
+//    softmax in registers (each row's max and sum reduced over the four lanes that hold it), then
+//    the accumulators are rounded to the input type and reused in place as the A operand of P V
+//    (the m16n8k16 accumulator layout is the A layout of the next MMA), V read with ldmatrix.trans.
+//  - Causal: a block stops at the last tile its last row sees; a warp skips a tile no row of it
+//    sees; masks are evaluated only on tiles that cross the diagonal or the end of the keys.
+//  - Rows are reduced in the exp2 domain: p = 2^(s * scale * log2 e - m * scale * log2 e), one FFMA
+//    per score; lse = m * scale + ln(l).
+#pragma once
+
+#include "kernels/attention/attention.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fusebench::kernels::flash {
+
+// Deliberate bugs for the verifier's mutants; none in the real kernel.
+enum mutation : int {
+    mut_none = 0,
+    mut_mask_off_by_one = 1,    // row i also sees key i + offset + 1
+    mut_no_scale = 2,           // logits not multiplied by 1/sqrt(d)
+    mut_no_rescale = 3,         // running max updated, accumulator and sum never rescaled
+    mut_p_fp8 = 4,              // P rounded to fp8 e4m3 before P V
+    mut_skip_partial_tile = 5,  // the last partial KV tile never visited
+};
+
+struct params {
+    const void* q;
+    const void* k;
+    const void* v;
+    void* o;
+    float* lse;
+    int heads_q, group, seq_q, seq_kv;  // group = heads_q / heads_kv
+    int causal;
+    float scale;
+    int q_blocks;
+    int bh;          // batch * heads_q
+    int head_group;  // heads whose blocks are interleaved in the launch order
+};
+
+inline params make_params(const attention_shape& s, const void* q, const void* k, const void* v, void* o, float* lse) {
+    params p{};
+    p.q = q;
+    p.k = k;
+    p.v = v;
+    p.o = o;
+    p.lse = lse;
+    p.heads_q = s.heads_q;
+    p.group = s.heads_q / s.heads_kv;
+    p.seq_q = s.seq_q;
+    p.seq_kv = s.seq_kv;
+    p.causal = s.causal ? 1 : 0;
+    p.scale = s.scale;
+    return p;
+}
+
+template <typename T>
+struct mma_type;
+template <>
+struct mma_type<__nv_bfloat16> {
+    __device__ static std::uint32_t pack(float lo, float hi) {
+        __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        return *reinterpret_cast<std::uint32_t*>(&h);
+    }
+    __device__ static void store2(__nv_bfloat16* p, float lo, float hi) {
+        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(lo, hi);
+    }
+    __device__ static void mma(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+template <>
+struct mma_type<__half> {
+    __device__ static std::uint32_t pack(float lo, float hi) {
+        __half2 h = __floats2half2_rn(lo, hi);
+        return *reinterpret_cast<std::uint32_t*>(&h);
+    }
+    __device__ static void store2(__half* p, float lo, float hi) {
+        *reinterpret_cast<__half2*>(p) = __floats2half2_rn(lo, hi);
+    }
+    __device__ static void mma(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+
+// 2^x with the SFU's approximation (relative error about 2^-22; what exp2f becomes under fast
+// math); inputs here are <= 0 or -inf, and results below 2^-126 flush to 0, which a probability
+// summed with at least one 1 never notices.
+__device__ __forceinline__ float fast_exp2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+// 16 bytes global -> shared; src_bytes 0 zero-fills the destination without reading.
+__device__ __forceinline__ void cp_async16(std::uint32_t dst, const void* src, int src_bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Element offset of 16-byte chunk `c` of row `r` in a swizzled tile with D columns.
+template <int D>
+__device__ __forceinline__ int swz(int r, int c) {
+    return r * D + ((c ^ (r & 7)) << 3);
+}
+
+// Copies rows [0, rows) of a tile of R rows from `src` (row stride D elements); rows >= valid are
+// zero-filled.
+template <typename T, int R, int D, int THREADS>
+__device__ __forceinline__ void load_tile(T* dst, const T* src, int valid) {
+    constexpr int chunks_per_row = D / 8;
+    constexpr int total = R * chunks_per_row;
+    static_assert(total % THREADS == 0, "tile chunks must divide among the threads");
+#pragma unroll
+    for (int i = 0; i < total / THREADS; ++i) {
+        const int idx = threadIdx.x + i * THREADS;
+        const int r = idx / chunks_per_row, c = idx % chunks_per_row;
+        const bool ok = r < valid;
+        const T* g = ok ? src + static_cast<std::size_t>(r) * D + c * 8 : src;
+        cp_async16(smem_addr(dst + swz<D>(r, c)), g, ok ? 16 : 0);
+    }
+}
+
+template <int D, int BN, int WARPS, int MT>
+struct config {
+    static constexpr int threads = WARPS * 32;
+    static constexpr int bm = WARPS * MT * 16;
+    static constexpr std::size_t smem_bytes = (static_cast<std::size_t>(bm) * D + 4ull * BN * D) * 2;
+};
+
+template <typename T, int D, int BN, int WARPS, int MT, bool QREG, int MUT>
+__global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
+    flash_fwd(params p) {
+    using cfg = config<D, BN, WARPS, MT>;
+    constexpr int BM = cfg::bm;
+    constexpr int THREADS = cfg::threads;
+    constexpr int NT = BN / 8;  // score n-tiles per row block
+    constexpr int DT = D / 8;   // output n-tiles
+    constexpr int KS = D / 16;  // k-steps of Q K^T
+    static_assert(D % 64 == 0 && BN % 16 == 0, "tile shape");
+
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    T* sq = reinterpret_cast<T*>(smem_raw);
+    T* sk = sq + BM * D;      // two buffers of BN x D
+    T* sv = sk + 2 * BN * D;  // two buffers of BN x D
+
+    // Launch order: heads in groups of head_group; within a group the heaviest query blocks
+    // (causal) of all its heads first, so long blocks do not end up in the tail of the grid,
+    // while the blocks resident at once share the group's K and V in L2.
+    const int per_group = p.q_blocks * p.head_group;
+    const int gi = static_cast<int>(blockIdx.x) / per_group;
+    const int r = static_cast<int>(blockIdx.x) % per_group;
+    const int gh = min(p.head_group, p.bh - gi * p.head_group);
+    const int qb = p.q_blocks - 1 - r / gh;
+    const int bh = gi * p.head_group + r % gh;  // batch * heads_q + head
+    const int q0 = qb * BM;
+    const int head = bh % p.heads_q;
+    const int batch = bh / p.heads_q;
+    const int kvh = batch * (p.heads_q / p.group) + head / p.group;
+    const int offset = p.seq_kv - p.seq_q;  // bottom-right causal alignment
+
+    const T* qg = static_cast<const T*>(p.q) + (static_cast<std::size_t>(bh) * p.seq_q + q0) * D;
+    const T* kg = static_cast<const T*>(p.k) + static_cast<std::size_t>(kvh) * p.seq_kv * D;
+    const T* vg = static_cast<const T*>(p.v) + static_cast<std::size_t>(kvh) * p.seq_kv * D;
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int wrow0 = q0 + warp * MT * 16;  // first query row of this warp
+
+    // Tiles this block visits: up to the last key its last row sees.
+    int n_tiles = MUT == mut_skip_partial_tile ? p.seq_kv / BN : (p.seq_kv + BN - 1) / BN;
+    if (p.causal) {
+        const int last_key = q0 + BM - 1 + offset + (MUT == mut_mask_off_by_one ? 1 : 0);
+        n_tiles = min(n_tiles, last_key / BN + 1);
+    }
+
+    load_tile<T, BM, D, THREADS>(sq, qg, p.seq_q - q0);
+    if (n_tiles > 0) {
+        load_tile<T, BN, D, THREADS>(sk, kg, p.seq_kv);
+        load_tile<T, BN, D, THREADS>(sv, vg, p.seq_kv);
+    }
+    cp_async_commit();
+
+    const float sl2 = (MUT == mut_no_scale ? 1.0f : p.scale) * 1.4426950408889634f;
+
+    float o[MT][DT][4];
+    float m[MT][2], l[MT][2];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+        for (int d = 0; d < DT; ++d) o[mt][d][0] = o[mt][d][1] = o[mt][d][2] = o[mt][d][3] = 0.f;
+        m[mt][0] = m[mt][1] = -INFINITY;
+        l[mt][0] = l[mt][1] = 0.f;
+    }
+    std::uint32_t qr[QREG ? MT : 1][QREG ? KS : 1][4];
+
+    // ldmatrix lane roles: matrix index and row within it.
+    const int lm = lane / 8, lr = lane % 8;
+
+    for (int j = 0; j < n_tiles; ++j) {
+        const int buf = j & 1;
+        // One barrier per step: after it, tile j is visible to every warp and every warp is done
+        // with tile j - 1, whose buffers the prefetch of tile j + 1 then overwrites.
+        cp_async_wait<0>();
+        __syncthreads();
+        if (j + 1 < n_tiles) {
+            const int nb = (j + 1) & 1;
+            const int kv1 = (j + 1) * BN;
+            load_tile<T, BN, D, THREADS>(sk + nb * BN * D, kg + static_cast<std::size_t>(kv1) * D, p.seq_kv - kv1);
+            load_tile<T, BN, D, THREADS>(sv + nb * BN * D, vg + static_cast<std::size_t>(kv1) * D, p.seq_kv - kv1);
+            cp_async_commit();
+        }
+
+        if constexpr (QREG) {
+            if (j == 0) {
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                    for (int ks = 0; ks < KS; ++ks) {
+                        const int r = warp * MT * 16 + mt * 16 + lr + (lm & 1) * 8;
+                        ldmatrix_x4(qr[mt][ks], smem_addr(sq + swz<D>(r, 2 * ks + (lm >> 1))));
+                    }
+            }
+        }
+
+        const int kv0 = j * BN;
+        const int diag_extra = MUT == mut_mask_off_by_one ? 1 : 0;
+        // Does any row of this warp see any key of this tile?
+        const bool warp_active = !p.causal || kv0 <= wrow0 + MT * 16 - 1 + offset + diag_extra;
+        if (warp_active) {
+            const T* kt = sk + buf * BN * D;
+            const T* vt = sv + buf * BN * D;
+            float s[MT][NT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int n = 0; n < NT; ++n) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;
+
+#pragma unroll
+            for (int ks = 0; ks < KS; ++ks) {
+                std::uint32_t qa[MT][4];
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    if constexpr (QREG) {
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) qa[mt][i] = qr[mt][ks][i];
+                    } else {
+                        const int r = warp * MT * 16 + mt * 16 + lr + (lm & 1) * 8;
+                        ldmatrix_x4(qa[mt], smem_addr(sq + swz<D>(r, 2 * ks + (lm >> 1))));
+                    }
+                }
+#pragma unroll
+                for (int np = 0; np < NT / 2; ++np) {
+                    std::uint32_t b[4];
+                    const int key = np * 16 + lr + (lm >> 1) * 8;
+                    ldmatrix_x4(b, smem_addr(kt + swz<D>(key, 2 * ks + (lm & 1))));
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt) {
+                        mma_type<T>::mma(s[mt][2 * np], qa[mt], b[0], b[1]);
+                        mma_type<T>::mma(s[mt][2 * np + 1], qa[mt], b[2], b[3]);
+                    }
+                }
+            }
+
+            // Masks: only on a tile crossing the end of the keys or (causal) some row's diagonal.
+            const bool tail = kv0 + BN > p.seq_kv;
+            const bool diag = p.causal && kv0 + BN - 1 > wrow0 + offset + diag_extra;
+            if (tail || diag) {
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const int row = wrow0 + mt * 16 + g + h * 8;
+                        const int lim = p.causal ? min(p.seq_kv - 1, row + offset + diag_extra) : p.seq_kv - 1;
+#pragma unroll
+                        for (int n = 0; n < NT; ++n)
+#pragma unroll
+                            for (int e = 0; e < 2; ++e) {
+                                const int col = kv0 + n * 8 + 2 * t + e;
+                                if (col > lim) s[mt][n][2 * h + e] = -INFINITY;
+                            }
+                    }
+            }
+
+            // Online softmax: new running max, rescale, exponentiate, row sums.
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    float mx = m[mt][h];
+#pragma unroll
+                    for (int n = 0; n < NT; ++n) mx = fmaxf(mx, fmaxf(s[mt][n][2 * h], s[mt][n][2 * h + 1]));
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+                    // A row with no visible key yet keeps m = -inf; subtract 0 instead so
+                    // exp2(-inf - (-inf)) never makes a NaN.
+                    const float ms = mx == -INFINITY ? 0.f : mx * sl2;
+                    const float alpha = MUT == mut_no_rescale ? 1.0f : fast_exp2(m[mt][h] * sl2 - ms);
+                    m[mt][h] = mx;
+                    float sum = 0.f;
+#pragma unroll
+                    for (int n = 0; n < NT; ++n)
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            float pv = fast_exp2(fmaf(s[mt][n][2 * h + e], sl2, -ms));
+                            if constexpr (MUT == mut_p_fp8) pv = float(__nv_fp8_e4m3(pv));
+                            s[mt][n][2 * h + e] = pv;
+                            sum += pv;
+                        }
+                    l[mt][h] = l[mt][h] * alpha + sum;
+#pragma unroll
+                    for (int d = 0; d < DT; ++d) {
+                        o[mt][d][2 * h] *= alpha;
+                        o[mt][d][2 * h + 1] *= alpha;
+                    }
+                }
+
+            // O += P V: the accumulators of key tiles 2kk and 2kk+1 are the A operand of k-step kk.
+#pragma unroll
+            for (int kk = 0; kk < BN / 16; ++kk) {
+                std::uint32_t pa[MT][4];
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                    pa[mt][0] = mma_type<T>::pack(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+                    pa[mt][1] = mma_type<T>::pack(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+                    pa[mt][2] = mma_type<T>::pack(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+                    pa[mt][3] = mma_type<T>::pack(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+                }
+#pragma unroll
+                for (int dp = 0; dp < DT / 2; ++dp) {
+                    std::uint32_t b[4];
+                    const int key = kk * 16 + lr + (lm & 1) * 8;
+                    ldmatrix_x4_trans(b, smem_addr(vt + swz<D>(key, 2 * dp + (lm >> 1))));
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt) {
+                        mma_type<T>::mma(o[mt][2 * dp], pa[mt], b[0], b[1]);
+                        mma_type<T>::mma(o[mt][2 * dp + 1], pa[mt], b[2], b[3]);
+                    }
+                }
+            }
+        }
+    }
+
+    // Epilogue: quad-reduce the row sums, normalize, write O and the lse.
+    T* og = static_cast<T*>(p.o) + static_cast<std::size_t>(bh) * p.seq_q * D;
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            float sum = l[mt][h];
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            const int row = wrow0 + mt * 16 + g + h * 8;
+            if (row >= p.seq_q) continue;
+            const float inv = 1.0f / sum;
+            T* orow = og + static_cast<std::size_t>(row) * D;
+#pragma unroll
+            for (int d = 0; d < DT; ++d)
+                mma_type<T>::store2(orow + d * 8 + 2 * t, o[mt][d][2 * h] * inv, o[mt][d][2 * h + 1] * inv);
+            if (t == 0) p.lse[static_cast<std::size_t>(bh) * p.seq_q + row] = m[mt][h] * (sl2 * 0.6931471805599453f) + logf(sum);
+        }
+}
+
+// Configures shared memory and launches one instantiation. Throws through check (a function taking
+// the error and the call's name) on failure.
+template <typename T, int D, int BN, int WARPS, int MT, bool QREG, int MUT, typename Check>
+void launch(const params& base, int batch, cudaStream_t stream, Check check) {
+    using cfg = config<D, BN, WARPS, MT>;
+    auto kernel = flash_fwd<T, D, BN, WARPS, MT, QREG, MUT>;
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(cfg::smem_bytes)),
+          "cudaFuncSetAttribute(flash attention shared memory)");
+    params p = base;
+    p.q_blocks = (p.seq_q + cfg::bm - 1) / cfg::bm;
+    p.bh = batch * p.heads_q;
+    if (p.head_group <= 0 || p.head_group > p.bh) p.head_group = p.bh;
+    const dim3 grid(static_cast<unsigned>(p.q_blocks * p.bh));
+    kernel<<<grid, cfg::threads, cfg::smem_bytes, stream>>>(p);
+    check(cudaGetLastError(), "flash attention launch");
+}
+
+}  // namespace fusebench::kernels::flash
