@@ -7,6 +7,7 @@ void register_all(registry& reg) {
     register_glu(reg);
     register_rmsnorm(reg);
     register_softmax_topk(reg);
+    register_attention(reg);
     register_mutants(reg);
 }
 

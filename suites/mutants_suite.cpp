@@ -9,12 +9,15 @@
 // the cases their bug needs), so the others show as skipped with that reason.
 
 #include "harness/check.hpp"
+#include "kernels/attention/attention.hpp"
+#include "kernels/mutants/attention_mutants.hpp"
 #include "kernels/mutants/mutants.hpp"
 #include "suites/suite_util.hpp"
 #include "suites/suites.hpp"
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -26,8 +29,8 @@ namespace {
 
 namespace mk = kernels::mutants;
 
-enum class family : int { glu = 0, rmsnorm = 1, softmax_topk = 2 };
-constexpr std::array<const char*, 3> family_names{"glu", "rmsnorm", "softmax_topk"};
+enum class family : int { glu = 0, rmsnorm = 1, softmax_topk = 2, attention = 3 };
+constexpr std::array<const char*, 4> family_names{"glu", "rmsnorm", "softmax_topk", "attention"};
 
 const char* name_of(family f) { return family_names[static_cast<std::size_t>(f)]; }
 
@@ -36,12 +39,13 @@ family family_of(const case_desc& c) {
     if (f == 0) return family::glu;
     if (f == 1) return family::rmsnorm;
     if (f == 2) return family::softmax_topk;
+    if (f == 3) return family::attention;
     throw std::invalid_argument("mutants: case '" + c.name + "' names no family");
 }
 
 // The real suites, as registered: their cases, generators, references and checks are reused.
 struct real_suites {
-    std::array<suite, 3> by_family;
+    std::array<suite, 4> by_family;
     const suite& of(family f) const { return by_family[static_cast<std::size_t>(f)]; }
     const suite& of(const case_desc& c) const { return of(family_of(c)); }
 };
@@ -51,8 +55,9 @@ std::shared_ptr<const real_suites> load_real_suites() {
     register_glu(reg);
     register_rmsnorm(reg);
     register_softmax_topk(reg);
+    register_attention(reg);
     auto out = std::make_shared<real_suites>();
-    for (family f : {family::glu, family::rmsnorm, family::softmax_topk}) {
+    for (family f : {family::glu, family::rmsnorm, family::softmax_topk, family::attention}) {
         const suite* s = reg.find(name_of(f));
         if (!s) throw std::logic_error(std::string("mutants: the ") + name_of(f) + " suite is not registered");
         out->by_family[static_cast<std::size_t>(f)] = *s;
@@ -85,7 +90,7 @@ case_desc real_case(const real_suites& real, family f, const std::string& name, 
 // illegal-address mutant is last: nothing can run after it in the same process.
 std::vector<case_desc> mutant_cases(const real_suites& real) {
     const auto f32 = dtype::f32, bf16 = dtype::bf16, f16 = dtype::f16;
-    const auto glu = family::glu, rms = family::rmsnorm, smx = family::softmax_topk;
+    const auto glu = family::glu, rms = family::rmsnorm, smx = family::softmax_topk, att = family::attention;
     return {
         real_case(real, glu, "swiglu:3x7", f32, true, false),
         real_case(real, glu, "swiglu:3x7", f32, true, false, {{"tokens", 257}, {"inter", 1031}}, "swiglu:257x1031"),
@@ -102,6 +107,9 @@ std::vector<case_desc> mutant_cases(const real_suites& real) {
         real_case(real, smx, "6x32000:K10:all_equal", f32, true, false),
         real_case(real, smx, "6x32000:K50:all_equal", bf16, true, false),
         real_case(real, smx, "1x50257:K1024:std10", f32, true, false),
+        real_case(real, att, "b1h2s1000d128:causal", bf16, true, false),
+        real_case(real, att, "b1h2s1000d128:causal", f16, true, false),
+        real_case(real, att, "b1h4s1000d128:causal:large_logits", bf16, true, false),
     };
 }
 
@@ -138,6 +146,23 @@ std::function<void(const launch_args&)> bind_smx(smx_launcher f) {
 }
 
 std::size_t smx_workspace(const case_desc& c) { return mk::softmax_topk_mutant_workspace_bytes(c.dim("rows"), c.dim("V")); }
+
+using att_launcher = void (*)(const kernels::attention_shape&, kernels::elem, const void*, const void*, const void*,
+                              void*, float*, cudaStream_t);
+std::function<void(const launch_args&)> bind_att(att_launcher f) {
+    return [f](const launch_args& a) {
+        kernels::attention_shape s;
+        s.batch = static_cast<int>(a.c.dim("batch"));
+        s.heads_q = static_cast<int>(a.c.dim("heads_q"));
+        s.heads_kv = static_cast<int>(a.c.dim("heads_kv"));
+        s.seq_q = static_cast<int>(a.c.dim("seq_q"));
+        s.seq_kv = static_cast<int>(a.c.dim("seq_kv"));
+        s.head_dim = static_cast<int>(a.c.dim("head_dim"));
+        s.causal = a.c.param("causal", 0) != 0;
+        s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.head_dim)));
+        f(s, to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0], static_cast<float*>(a.out[1]), a.stream);
+    };
+}
 
 // ------------------------------------------------------------------ variants
 // The runner asks every variant's model on every case, also where it is skipped: a family's model
@@ -203,7 +228,7 @@ variant make_mutant(const real_suites& real, mutant_spec m) {
 }
 
 std::vector<variant> mutant_variants(const real_suites& real) {
-    const auto glu = family::glu, rms = family::rmsnorm, smx = family::softmax_topk;
+    const auto glu = family::glu, rms = family::rmsnorm, smx = family::softmax_topk, att = family::attention;
     const std::vector<std::string> glu_small{"glu/swiglu:3x7 fp32", "glu/swiglu:257x1031 fp32"};
     std::vector<mutant_spec> specs;
     specs.push_back({"glu_vec_no_tail", glu, "fused_vec",
@@ -279,6 +304,27 @@ std::vector<variant> mutant_variants(const real_suites& real) {
                      },
                      {"glu/swiglu:4096x14336 bf16"},
                      [](const case_desc&) { return mk::glu_unreset_queue_workspace_bytes(); }});
+    const std::vector<std::string> att_cases{"attention/b1h2s1000d128:causal bf16", "attention/b1h2s1000d128:causal fp16"};
+    specs.push_back({"attention_mask_off_by_one", att, "wmma",
+                     "17. wmma attention whose causal diagonal is off by one: each row also sees the next key (the "
+                     "tolerance: early rows, which see few keys, change most)",
+                     "out of tolerance", bind_att(mk::launch_attention_mask_off_by_one), att_cases});
+    specs.push_back({"attention_no_scale", att, "wmma",
+                     "18. wmma attention without the 1/sqrt(d) scale: logits 11x too large for head_dim 128 (tolerance)",
+                     "out of tolerance", bind_att(mk::launch_attention_no_scale), att_cases});
+    specs.push_back({"attention_no_rescale", att, "wmma",
+                     "19. wmma attention whose running max grows without rescaling the accumulator and the sum: "
+                     "earlier KV tiles keep weights relative to a stale max (tolerance; needs more than one KV tile)",
+                     "out of tolerance", bind_att(mk::launch_attention_no_rescale),
+                     {"attention/b1h2s1000d128:causal bf16", "attention/b1h4s1000d128:causal:large_logits bf16"}});
+    specs.push_back({"attention_p_fp8", att, "wmma",
+                     "20. wmma attention rounding P to fp8 e4m3 before P V: 2^-4 relative error per probability, "
+                     "about 16x the bf16/fp16 rounding (the baseline-relative tolerance)",
+                     "out of tolerance", bind_att(mk::launch_attention_p_fp8), att_cases});
+    specs.push_back({"attention_skip_partial_kv_tile", att, "wmma",
+                     "21. wmma attention skipping the last partial KV tile (1000 keys = 7 tiles of 128 + 104): the "
+                     "rows that see those keys miss them (tolerance)",
+                     "out of tolerance", bind_att(mk::launch_attention_skip_partial_kv_tile), att_cases});
     // Last variant of an early case: it corrupts the CUDA context, and the run must go on past it
     // (crash isolation: a fresh worker process resumes at the next variant).
     specs.push_back({"glu_naive_null_workspace", glu, "naive",
@@ -327,6 +373,10 @@ void register_mutants(registry& reg) {
         return checks;
     };
     // s.tolerance stays empty: the families' tolerances differ per dtype, and custom_check applies each.
+    s.relative_tolerance = [real](const case_desc& c) {
+        const suite& fs = real->of(c);
+        return fs.relative_tolerance ? fs.relative_tolerance(c) : std::map<std::string, baseline_relative_tolerance>{};
+    };
 
     s.variants.push_back(control(*real, family::glu, "naive"));
     s.variants.push_back(control(*real, family::glu, "fused_vec"));
@@ -335,6 +385,8 @@ void register_mutants(registry& reg) {
     s.variants.push_back(control(*real, family::rmsnorm, "fused_vec"));
     s.variants.push_back(control(*real, family::softmax_topk, "naive"));
     s.variants.push_back(control(*real, family::softmax_topk, "fused_v1"));
+    s.variants.push_back(control(*real, family::attention, "naive"));
+    s.variants.push_back(control(*real, family::attention, "wmma"));
     for (auto& v : mutant_variants(*real)) s.variants.push_back(std::move(v));
     reg.add(std::move(s));
 }

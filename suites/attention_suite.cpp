@@ -1,0 +1,472 @@
+// Attention suite: O = softmax(scale * Q K^T + causal mask) V forward, with the per-row logsumexp,
+// bf16 and fp16 inputs, fp32 accumulation. Layout [batch, heads, seq, head_dim]; GQA when K/V have
+// fewer heads than Q. The first compute-bound family: flops on the tensor-core unit of the dtype,
+// the tolerance relative to the unfused baseline run in the same precision, the largest cases
+// verified on a stated sample of rows.
+//
+// Binds kernels/attention (naive cuBLAS + masked softmax baseline, the seed's WMMA design, cuDNN's
+// SDPA as a peer) to references/attention_reference.
+
+#include "harness/parallel.hpp"
+#include "kernels/attention/attention.hpp"
+#include "kernels/attention/cudnn_sdpa.hpp"
+#include "references/attention_reference.hpp"
+#include "suites/suite_util.hpp"
+#include "suites/suites.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <stdexcept>
+
+namespace fusebench {
+namespace {
+
+struct attention_dims {
+    std::int64_t batch, heads_q, heads_kv, seq_q, seq_kv, head_dim;
+    bool causal;
+    double scale;
+};
+
+attention_dims dims_of(const case_desc& c) {
+    const std::int64_t d = c.dim("head_dim");
+    return {c.dim("batch"), c.dim("heads_q"), c.dim("heads_kv"), c.dim("seq_q"), c.dim("seq_kv"), d,
+            c.param("causal", 0) != 0, 1.0 / std::sqrt(static_cast<double>(d))};
+}
+
+kernels::attention_shape kernel_shape(const case_desc& c) {
+    const auto a = dims_of(c);
+    kernels::attention_shape s;
+    s.batch = static_cast<int>(a.batch);
+    s.heads_q = static_cast<int>(a.heads_q);
+    s.heads_kv = static_cast<int>(a.heads_kv);
+    s.seq_q = static_cast<int>(a.seq_q);
+    s.seq_kv = static_cast<int>(a.seq_kv);
+    s.head_dim = static_cast<int>(a.head_dim);
+    s.causal = a.causal;
+    s.scale = static_cast<float>(a.scale);
+    return s;
+}
+
+kernels::sdpa_shape cudnn_shape(const case_desc& c) {
+    const auto k = kernel_shape(c);
+    kernels::sdpa_shape s;
+    s.batch = k.batch;
+    s.heads_q = k.heads_q;
+    s.heads_kv = k.heads_kv;
+    s.seq_q = k.seq_q;
+    s.seq_kv = k.seq_kv;
+    s.head_dim = k.head_dim;
+    s.causal = k.causal;
+    s.scale = k.scale;
+    return s;
+}
+
+references::attention_problem problem_of(const attention_dims& a) {
+    return {a.seq_q, a.seq_kv, a.head_dim, a.causal, a.scale};
+}
+
+// (query, key) pairs that enter the softmax, per (batch, head). The attention literature's FLOP
+// rule, 4 * Sq * Skv * D per head (two GEMMs of 2 * Sq * Skv * D), counts these pairs: all of them
+// without a mask, half of the square for causal Sq = Skv (the literature's convention, S^2 / 2),
+// and exactly the visible pairs for causal Sq < Skv (bottom-right aligned: Sq * Skv - Sq (Sq - 1) / 2;
+// decode, Sq = 1, sees all Skv keys).
+double visible_pairs(const attention_dims& a) {
+    const double sq = static_cast<double>(a.seq_q), skv = static_cast<double>(a.seq_kv);
+    if (!a.causal) return sq * skv;
+    if (a.seq_q == a.seq_kv) return sq * skv / 2;
+    return sq * skv - sq * (sq - 1) / 2;
+}
+
+double attention_flops(const attention_dims& a) {
+    return 4.0 * static_cast<double>(a.batch * a.heads_q) * visible_pairs(a) * static_cast<double>(a.head_dim);
+}
+
+// Compulsory traffic of a fused kernel: Q, K, V read once, O and the LSE written once.
+traffic_model fused_model(const case_desc& c) {
+    const auto a = dims_of(c);
+    const double el = static_cast<double>(dtype_size(c.type));
+    const double q = static_cast<double>(a.batch * a.heads_q * a.seq_q * a.head_dim) * el;
+    const double kv = 2.0 * static_cast<double>(a.batch * a.heads_kv * a.seq_kv * a.head_dim) * el;
+    const double lse = static_cast<double>(a.batch * a.heads_q * a.seq_q) * 4.0;
+    return {q + kv, q + lse, attention_flops(a),
+            c.type == dtype::bf16 ? compute_unit::tensor_bf16 : compute_unit::tensor_fp16};
+}
+
+// The unfused baseline adds the materialized scores (fp32, written by the first GEMM, read by the
+// softmax) and probabilities (input dtype, written by the softmax, read by the second GEMM), over
+// the full Sq x Skv matrix (the GEMMs do not skip masked tiles).
+traffic_model naive_model(const case_desc& c) {
+    traffic_model m = fused_model(c);
+    const auto a = dims_of(c);
+    const double scores = static_cast<double>(a.batch * a.heads_q) * static_cast<double>(a.seq_q) *
+                          static_cast<double>(a.seq_kv);
+    const double el = static_cast<double>(dtype_size(c.type));
+    m.bytes_written += scores * (4.0 + el);
+    m.bytes_read += scores * (4.0 + el);
+    return m;
+}
+
+std::string case_name(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t sq, std::int64_t skv, std::int64_t d,
+                      bool causal, const std::string& kind) {
+    std::string n = "b" + std::to_string(b) + "h" + std::to_string(hq);
+    if (hkv != hq) n += "kv" + std::to_string(hkv);
+    n += sq == skv ? "s" + std::to_string(sq) : "q" + std::to_string(sq) + "k" + std::to_string(skv);
+    n += "d" + std::to_string(d) + (causal ? ":causal" : ":full");
+    if (kind != "random") n += ":" + kind;
+    return n;
+}
+
+// Cases: the timed production shapes (causal bf16 B=1 H=32 D=128, S = 1k .. 16k, the shapes the
+// targets are measured on), other head dims, GQA, non-causal, decode (one query row against a
+// long KV), then edge cases verified only: seq 1, 17, 1000, 4095 (no tile multiple), head_dim 64,
+// 128, 256, causal and not, in both dtypes, non-square causal, and adversarial inputs.
+std::vector<case_desc> attention_cases() {
+    std::vector<case_desc> out;
+    auto add = [&](dtype t, std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t sq, std::int64_t skv,
+                   std::int64_t d, bool causal, const std::string& kind, bool quick, bool timed) {
+        case_desc c;
+        c.name = case_name(b, hq, hkv, sq, skv, d, causal, kind);
+        c.type = t;
+        c.dims = {{"batch", b}, {"heads_q", hq}, {"heads_kv", hkv}, {"seq_q", sq}, {"seq_kv", skv}, {"head_dim", d}};
+        c.params = {{"causal", causal ? 1.0 : 0.0}};
+        c.input_kind = kind;
+        c.quick = quick;
+        c.timed = timed;
+        out.push_back(std::move(c));
+    };
+    const auto bf16 = dtype::bf16, f16 = dtype::f16;
+    for (std::int64_t s : {1024, 2048, 4096, 8192, 16384}) add(bf16, 1, 32, 32, s, s, 128, true, "random", s == 4096, true);
+    add(f16, 1, 32, 32, 4096, 4096, 128, true, "random", false, true);
+    add(bf16, 1, 32, 32, 4096, 4096, 128, false, "random", false, true);
+    add(bf16, 1, 32, 32, 4096, 4096, 64, true, "random", false, true);
+    add(bf16, 1, 16, 16, 4096, 4096, 256, true, "random", false, true);
+    add(bf16, 1, 32, 8, 4096, 4096, 128, true, "random", false, true);
+    add(bf16, 1, 32, 32, 1, 4096, 128, true, "random", true, true);
+    add(bf16, 1, 32, 32, 1, 32768, 128, true, "random", false, true);
+    add(bf16, 1, 32, 8, 1, 32768, 128, true, "random", false, true);
+    for (dtype t : {bf16, f16}) {
+        for (std::int64_t d : {64, 128, 256}) {
+            for (std::int64_t s : {1, 17, 1000, 4095}) {
+                for (bool causal : {true, false}) add(t, 1, 2, 2, s, s, d, causal, "random", s <= 17, false);
+            }
+        }
+        add(t, 2, 8, 2, 1000, 1000, 128, true, "random", t == bf16, false);
+        add(t, 2, 8, 2, 1000, 1000, 128, false, "random", false, false);
+        add(t, 1, 4, 4, 5, 9, 64, true, "random", true, false);
+        add(t, 1, 4, 4, 1000, 4095, 128, true, "random", false, false);
+        add(t, 1, 4, 4, 1, 1000, 64, true, "random", false, false);
+        for (const char* kind : {"large_logits", "one_dominant", "identical_keys"}) {
+            add(t, 1, 4, 4, 1000, 1000, 128, true, kind, t == bf16, false);
+            add(t, 1, 4, 4, 1000, 1000, 128, false, kind, false, false);
+        }
+    }
+    return out;
+}
+
+std::vector<tensor_spec> attention_inputs(const case_desc& c) {
+    const auto a = dims_of(c);
+    return {{"q", c.type, {a.batch, a.heads_q, a.seq_q, a.head_dim}, 0, -1},
+            {"k", c.type, {a.batch, a.heads_kv, a.seq_kv, a.head_dim}, 0, -1},
+            {"v", c.type, {a.batch, a.heads_kv, a.seq_kv, a.head_dim}, 0, -1}};
+}
+
+std::vector<tensor_spec> attention_outputs(const case_desc& c) {
+    const auto a = dims_of(c);
+    return {{"o", c.type, {a.batch, a.heads_q, a.seq_q, a.head_dim}, 0, -1},
+            {"lse", dtype::f32, {a.batch, a.heads_q, a.seq_q}, 0, -1}};
+}
+
+// The key a row of one_dominant aligns its query with: a visible key chosen per row.
+std::int64_t dominant_key(const attention_dims& a, const rng& r, std::uint64_t row_id, std::int64_t row) {
+    const std::int64_t visible = a.causal ? row + (a.seq_kv - a.seq_q) + 1 : a.seq_kv;
+    return static_cast<std::int64_t>(r.bits(row_id) % static_cast<std::uint64_t>(visible));
+}
+
+// random: q, k, v ~ N(0, 1) (scaled logits ~ N(0, 1), the regime of trained models).
+// large_logits: q and k share a common direction of length 100 plus N(0, 1) noise, so every
+// logit is ~1e4 before scaling (~1e4 / sqrt(d) after): exp overflows unless the running max is
+// subtracted, and a running max that is not rescaled leaves earlier tiles wrongly weighted.
+// one_dominant: each query row is 25 / |k_j| * k_j (plus small noise) for one visible key j:
+// that key's scaled logit is ~25, the others ~N(0, 2.2^2): the softmax is one-hot to ~1e-7.
+// identical_keys: every key row is the same vector: uniform weights, O = mean of the visible V.
+void attention_generate(const case_desc& c, const rng& r, std::vector<host_tensor>& in) {
+    const auto a = dims_of(c);
+    const rng rq = r.fork("q"), rk = r.fork("k"), rv = r.fork("v"), rd = r.fork("dominant");
+    const auto d = static_cast<std::size_t>(a.head_dim);
+    const std::string& kind = c.input_kind;
+    // k and v first: one_dominant reads k back (rounded to the dtype) to build q.
+    parallel_for(in[1].numel(), [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) {
+            double kval = rk.normal(i);
+            if (kind == "large_logits") kval += 100.0 / std::sqrt(static_cast<double>(d));
+            if (kind == "identical_keys") kval = rk.normal(i % d);
+            in[1].set(i, kval);
+            in[2].set(i, rv.normal(i));
+        }
+    });
+    const std::size_t rows = in[0].numel() / d;
+    parallel_for(rows, [&](std::size_t b, std::size_t e) {
+        for (std::size_t row_id = b; row_id < e; ++row_id) {
+            const std::int64_t row = static_cast<std::int64_t>(row_id % static_cast<std::size_t>(a.seq_q));
+            const std::int64_t bh = static_cast<std::int64_t>(row_id / static_cast<std::size_t>(a.seq_q));
+            const std::int64_t batch = bh / a.heads_q, head = bh % a.heads_q;
+            const std::int64_t kv_head = head / (a.heads_q / a.heads_kv);
+            if (kind == "one_dominant") {
+                const std::int64_t j = dominant_key(a, rd, row_id, row);
+                const std::size_t krow = static_cast<std::size_t>(((batch * a.heads_kv + kv_head) * a.seq_kv + j) * a.head_dim);
+                double norm = 0;
+                for (std::size_t x = 0; x < d; ++x) norm += in[1].get(krow + x) * in[1].get(krow + x);
+                const double s = 25.0 * std::sqrt(static_cast<double>(d)) / std::max(norm, 1e-30);
+                for (std::size_t x = 0; x < d; ++x) {
+                    in[0].set(row_id * d + x, s * in[1].get(krow + x) + 0.01 * rq.normal(row_id * d + x));
+                }
+                continue;
+            }
+            for (std::size_t x = 0; x < d; ++x) {
+                double qval = rq.normal(row_id * d + x);
+                if (kind == "large_logits") qval += 100.0 / std::sqrt(static_cast<double>(d));
+                in[0].set(row_id * d + x, qval);
+            }
+        }
+    }, 64);
+}
+
+// Above this many (query, key) pairs x heads the reference checks a sample of rows.
+constexpr double full_verification_pairs = 5.5e8;  // causal 4096^2 x 32 heads and non-causal x 16 verify fully
+constexpr std::size_t sampled_rows = 1024;
+
+bool sampled(const case_desc& c) {
+    const auto a = dims_of(c);
+    return visible_pairs(a) * static_cast<double>(a.batch * a.heads_q) > full_verification_pairs;
+}
+
+// The rows the reference computes: all of them, or for the largest cases the first two and last
+// two rows of every (batch, head) (where masks and tails go wrong) plus uniformly drawn
+// (batch, head, row) triples up to `sampled_rows`, drawn from a seed taken from the inputs' bytes
+// (so each run seed draws a different sample, and the check can tell which rows were drawn).
+std::vector<std::vector<std::int64_t>> rows_to_check(const case_desc& c, const std::vector<host_tensor>& in) {
+    const auto a = dims_of(c);
+    std::vector<std::vector<std::int64_t>> rows;  // per (batch * heads_q + head): sorted rows
+    rows.resize(static_cast<std::size_t>(a.batch * a.heads_q));
+    if (!sampled(c)) {
+        for (auto& r : rows) {
+            r.resize(static_cast<std::size_t>(a.seq_q));
+            for (std::int64_t i = 0; i < a.seq_q; ++i) r[static_cast<std::size_t>(i)] = i;
+        }
+        return rows;
+    }
+    std::uint64_t seed = 0;
+    for (std::size_t i = 0; i < std::min<std::size_t>(64, in[0].data.size()); ++i) {
+        seed = splitmix64(seed ^ static_cast<std::uint64_t>(in[0].data[i]));
+    }
+    const rng pick(seed);
+    std::vector<std::set<std::int64_t>> chosen(rows.size());
+    for (auto& s : chosen) {
+        for (std::int64_t i : {std::int64_t{0}, std::int64_t{1}, a.seq_q - 2, a.seq_q - 1}) {
+            if (i >= 0 && i < a.seq_q) s.insert(i);
+        }
+    }
+    std::size_t total = 0;
+    for (const auto& s : chosen) total += s.size();
+    for (std::uint64_t n = 0; total < sampled_rows && n < 16 * sampled_rows; ++n) {
+        const std::size_t bh = static_cast<std::size_t>(pick.bits(2 * n) % rows.size());
+        const std::int64_t row = static_cast<std::int64_t>(pick.bits(2 * n + 1) % static_cast<std::uint64_t>(a.seq_q));
+        if (chosen[bh].insert(row).second) ++total;
+    }
+    for (std::size_t bh = 0; bh < rows.size(); ++bh) rows[bh].assign(chosen[bh].begin(), chosen[bh].end());
+    return rows;
+}
+
+// fp64 outputs: o and lse of the checked rows; rows not checked hold NaN (never an expected value
+// here: the inputs are finite, so every checked row is finite).
+std::vector<std::vector<double>> attention_reference_outputs(const case_desc& c, const std::vector<host_tensor>& in) {
+    const auto a = dims_of(c);
+    const auto p = problem_of(a);
+    const auto rows = rows_to_check(c, in);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> o(in[0].numel(), nan), lse(static_cast<std::size_t>(a.batch * a.heads_q * a.seq_q), nan);
+    // Work units: (batch, head, a block of 512 checked rows), each converting what it reads.
+    struct unit {
+        std::size_t bh;
+        std::size_t first, last;  // indices into rows[bh]
+    };
+    std::vector<unit> units;
+    for (std::size_t bh = 0; bh < rows.size(); ++bh) {
+        for (std::size_t f = 0; f < rows[bh].size(); f += 512) units.push_back({bh, f, std::min(rows[bh].size(), f + 512)});
+    }
+    const auto d = static_cast<std::size_t>(a.head_dim);
+    parallel_for(units.size(), [&](std::size_t ub, std::size_t ue) {
+        std::vector<double> q, k, v, ob, lb;
+        for (std::size_t u = ub; u < ue; ++u) {
+            const auto& w = units[u];
+            const std::int64_t batch = static_cast<std::int64_t>(w.bh) / a.heads_q, head = static_cast<std::int64_t>(w.bh) % a.heads_q;
+            const std::int64_t kv_head = head / (a.heads_q / a.heads_kv);
+            const auto& rs = rows[w.bh];
+            const std::int64_t hi = rs[w.last - 1] + 1;
+            // Keys up to what the last row sees.
+            const std::int64_t keys = a.causal ? std::min(a.seq_kv, hi - 1 + (a.seq_kv - a.seq_q) + 1) : a.seq_kv;
+            const std::size_t q_base = static_cast<std::size_t>(w.bh) * static_cast<std::size_t>(a.seq_q) * d;
+            const std::size_t kv_base = static_cast<std::size_t>((batch * a.heads_kv + kv_head) * a.seq_kv) * d;
+            q.assign(static_cast<std::size_t>(a.seq_q) * d, 0.0);
+            k.resize(static_cast<std::size_t>(a.seq_kv) * d);
+            v.resize(static_cast<std::size_t>(a.seq_kv) * d);
+            for (std::size_t i = 0; i < static_cast<std::size_t>(keys) * d; ++i) {
+                k[i] = in[1].get(kv_base + i);
+                v[i] = in[2].get(kv_base + i);
+            }
+            ob.assign(static_cast<std::size_t>(a.seq_q) * d, 0.0);
+            lb.assign(static_cast<std::size_t>(a.seq_q), 0.0);
+            // Contiguous runs of checked rows go in one call.
+            std::size_t i = w.first;
+            while (i < w.last) {
+                std::size_t j = i + 1;
+                while (j < w.last && rs[j] == rs[j - 1] + 1) ++j;
+                const std::int64_t r0 = rs[i], r1 = rs[j - 1] + 1;
+                for (std::size_t x = static_cast<std::size_t>(r0) * d; x < static_cast<std::size_t>(r1) * d; ++x) {
+                    q[x] = in[0].get(q_base + x);
+                }
+                references::attention_reference_rows(p, q.data(), k.data(), v.data(), r0, r1, ob.data(), lb.data());
+                for (std::int64_t r = r0; r < r1; ++r) {
+                    const std::size_t rr = static_cast<std::size_t>(r);
+                    std::copy_n(ob.data() + rr * d, d, o.data() + q_base + rr * d);
+                    lse[static_cast<std::size_t>(w.bh) * static_cast<std::size_t>(a.seq_q) + rr] = lb[rr];
+                }
+                i = j;
+            }
+        }
+    }, 1);
+    return {std::move(o), std::move(lse)};
+}
+
+// Element-wise comparison of the checked rows (the reference's finite LSE rows), with the
+// sample named in the coverage when not every row was checked.
+std::vector<output_check> attention_check(const check_input& in, const tolerance& o_tol, const tolerance& lse_tol) {
+    const auto a = dims_of(in.c);
+    const auto d = static_cast<std::size_t>(a.head_dim);
+    const std::size_t total_rows = static_cast<std::size_t>(a.batch * a.heads_q * a.seq_q);
+    const auto& ref_o = in.reference[0];
+    const auto& ref_lse = in.reference[1];
+    std::vector<std::size_t> rows;
+    for (std::size_t r = 0; r < total_rows; ++r) {
+        if (!std::isnan(ref_lse[r])) rows.push_back(r);
+    }
+    if (rows.size() == total_rows) {
+        return {compare_elementwise("o", in.c.type, in.outputs[0].data.data(), ref_o, o_tol),
+                compare_elementwise("lse", dtype::f32, in.outputs[1].data.data(), ref_lse, lse_tol)};
+    }
+    // Gather the checked rows into compact arrays, compare, map mismatch indices back.
+    const std::size_t el = dtype_size(in.c.type);
+    std::vector<std::byte> got_o(rows.size() * d * el), got_lse(rows.size() * 4);
+    std::vector<double> exp_o(rows.size() * d), exp_lse(rows.size());
+    for (std::size_t n = 0; n < rows.size(); ++n) {
+        std::memcpy(got_o.data() + n * d * el, in.outputs[0].data.data() + rows[n] * d * el, d * el);
+        std::memcpy(got_lse.data() + n * 4, in.outputs[1].data.data() + rows[n] * 4, 4);
+        std::copy_n(ref_o.data() + rows[n] * d, d, exp_o.data() + n * d);
+        exp_lse[n] = ref_lse[rows[n]];
+    }
+    output_check co = compare_elementwise("o", in.c.type, got_o.data(), exp_o, o_tol);
+    output_check cl = compare_elementwise("lse", dtype::f32, got_lse.data(), exp_lse, lse_tol);
+    for (auto& m : co.stats.first) m.index = rows[m.index / d] * d + m.index % d;
+    for (auto& m : cl.stats.first) m.index = rows[m.index];
+    check_coverage cov;
+    cov.unit = "(batch, head, row)";
+    cov.checked = rows.size();
+    cov.total = total_rows;
+    cov.rule = "rows 0, 1, S-2 and S-1 of every (batch, head), plus uniformly drawn (batch, head, row) triples up to " +
+               std::to_string(sampled_rows) + ", seeded from the input bytes (cases above " +
+               std::to_string(static_cast<long long>(full_verification_pairs)) + " visible (query, key) pairs x heads)";
+    for (std::size_t r : rows) {
+        const auto rr = static_cast<std::int64_t>(r);
+        cov.which.push_back({rr / (a.heads_q * a.seq_q), (rr / a.seq_q) % a.heads_q, rr % a.seq_q});
+    }
+    co.coverage = cov;
+    cl.coverage = cov;
+    return {std::move(co), std::move(cl)};
+}
+
+std::optional<std::string> unsupported(const char* why) {
+    if (why) return std::string(why);
+    return std::nullopt;
+}
+
+}  // namespace
+
+void register_attention(registry& reg) {
+    suite s;
+    s.name = "attention";
+    s.family = "scaled dot-product attention (forward)";
+    s.description =
+        "O = softmax(scale * Q K^T + mask) V per (batch, q head), scale = 1/sqrt(head_dim), with lse = the natural-log "
+        "logsumexp of each row's scaled, masked logits (fp32). Layout [batch, heads, seq, head_dim]; K/V heads shared "
+        "by heads_q / heads_kv query heads (GQA). bf16/fp16 inputs and O, fp32 accumulation.";
+    s.semantics =
+        "causal masks are bottom-right aligned: query row i sees keys j <= i + (seq_kv - seq_q), defined for seq_q <= "
+        "seq_kv (decode, seq_q = 1, sees every key), so no row is empty. FLOPs: 4 * batch * heads_q * head_dim * "
+        "visible pairs, visible pairs = seq_q * seq_kv, halved for the causal square, seq_q * seq_kv - seq_q (seq_q - "
+        "1) / 2 for causal seq_q < seq_kv. Inputs are finite; a non-finite value in K/V at a masked key is outside the "
+        "declared domain.";
+    s.cases = attention_cases;
+    s.input_specs = attention_inputs;
+    s.output_specs = attention_outputs;
+    s.generate = attention_generate;
+    s.reference = attention_reference_outputs;
+    // Element-wise bounds that every variant, the baseline included, must meet: O within 2^-6
+    // (bf16) or 2^-9 (fp16) of |ref| plus the same fraction of the output's RMS (about four times
+    // the error of rounding P and O to the dtype); lse within 1e-5 relative plus 1e-5 of its RMS.
+    s.tolerance.per_dtype = {{dtype::bf16, {1.0 / 64, 1.0 / 64, 1}},
+                             {dtype::f16, {1.0 / 512, 1.0 / 512, 1}},
+                             {dtype::f32, {1e-5, 1e-5, 1}}};
+    // Relative to the naive baseline in the same precision (as FlashAttention's tests judge their
+    // kernels): max abs and rel L2 error at most twice the baseline's, plus 2^-12 of the output's
+    // RMS for o (2^-20 for lse).
+    s.relative_tolerance = [](const case_desc&) {
+        return std::map<std::string, baseline_relative_tolerance>{{"o", {2.0, 1.0 / 4096}}, {"lse", {2.0, 1.0 / 1048576}}};
+    };
+    s.custom_check = [](const check_input& in) {
+        const tolerance o_tol = in.c.type == dtype::bf16 ? tolerance{1.0 / 64, 1.0 / 64, 1} : tolerance{1.0 / 512, 1.0 / 512, 1};
+        return attention_check(in, o_tol, tolerance{1e-5, 1e-5, 1});
+    };
+
+    s.variants.push_back(variant{
+        "naive", variant_role::baseline,
+        "unfused: cuBLAS GEMM writes the fp32 scores scale * Q K^T, a masked-softmax kernel writes P in the input "
+        "dtype and the lse, a cuBLAS GEMM computes P V; scores materialized in chunks of (batch, head)",
+        [](const launch_args& a) {
+            kernels::launch_attention_naive(kernel_shape(a.c), to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0],
+                                            static_cast<float*>(a.out[1]), a.workspace, a.workspace_bytes, a.stream);
+        },
+        naive_model,
+        [](const case_desc& c) { return kernels::attention_naive_workspace_bytes(kernel_shape(c), to_kernel_elem(c.type)); },
+        {}});
+    s.variants.push_back(variant{
+        "wmma", variant_role::fused,
+        "the seed's first design: flash attention forward on tensor cores (16x16x16 bf16/fp16 fragments, fp32 "
+        "accumulators), online softmax with warp shuffles, cp.async double-buffered K/V tiles, causal tiles above "
+        "the diagonal skipped",
+        [](const launch_args& a) {
+            kernels::launch_attention_wmma(kernel_shape(a.c), to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0],
+                                           static_cast<float*>(a.out[1]), a.stream);
+        },
+        fused_model,
+        nullptr,
+        {0, [](const case_desc& c) { return unsupported(kernels::attention_wmma_unsupported(kernel_shape(c), to_kernel_elem(c.type))); },
+         "head_dim 64, 128 and 256; every sequence length, GQA, causal and not"}});
+    s.variants.push_back(variant{
+        "cudnn_sdpa", variant_role::peer,
+        "peer: cuDNN's fused scaled-dot-product attention (backend graph API, plan built once per shape and cached; "
+        + kernels::cudnn_sdpa_describe() + ")",
+        [](const launch_args& a) {
+            kernels::launch_cudnn_sdpa(cudnn_shape(a.c), to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0],
+                                       static_cast<float*>(a.out[1]), a.workspace, a.workspace_bytes, a.stream);
+        },
+        fused_model,
+        [](const case_desc& c) { return kernels::cudnn_sdpa_workspace_bytes(cudnn_shape(c), to_kernel_elem(c.type)); },
+        {0, [](const case_desc& c) { return unsupported(kernels::cudnn_sdpa_unsupported(cudnn_shape(c), to_kernel_elem(c.type))); },
+         "what the cuDNN found at configure time accepts (skipped with the reason otherwise)"}});
+    reg.add(std::move(s));
+}
+
+}  // namespace fusebench

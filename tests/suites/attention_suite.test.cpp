@@ -1,0 +1,185 @@
+// The attention suite. CPU: the case set the issue asks for is there, the FLOP rule, and which
+// cases verify a sample of rows. GPU: every variant passes every untimed case it declares, judged
+// relative to the naive baseline, deterministically; a kernel several times less accurate than the
+// baseline fails though it meets the element-wise bound.
+#include "harness/device_info.hpp"
+#include "harness/runner.hpp"
+#include "suites/suites.hpp"
+#include "support/gpu.hpp"
+
+#include <catch2/catch_approx.hpp>
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <set>
+
+using namespace fusebench;
+
+namespace {
+
+const suite& attention_suite(registry& reg) {
+    register_attention(reg);
+    const suite* s = reg.find("attention");
+    REQUIRE(s != nullptr);
+    return *s;
+}
+
+const case_desc* find_case(const std::vector<case_desc>& cases, const std::string& name, dtype t) {
+    for (const auto& c : cases) {
+        if (c.name == name && c.type == t) return &c;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("the attention suite declares the shapes, dtypes and inputs the issue asks for", "[suites][attention]") {
+    registry reg;
+    const suite& s = attention_suite(reg);
+    const auto cases = s.cases();
+    std::set<std::int64_t> head_dims, seqs;
+    std::set<std::string> kinds;
+    bool gqa = false, causal = false, full = false, fp16 = false;
+    for (const auto& c : cases) {
+        head_dims.insert(c.dim("head_dim"));
+        seqs.insert(c.dim("seq_q"));
+        kinds.insert(c.input_kind);
+        gqa = gqa || c.dim("heads_kv") < c.dim("heads_q");
+        (c.param("causal", 0) != 0 ? causal : full) = true;
+        fp16 = fp16 || c.type == dtype::f16;
+    }
+    for (std::int64_t d : {64, 128, 256}) CHECK(head_dims.count(d));
+    for (std::int64_t q : {1, 17, 1000, 4095}) CHECK(seqs.count(q));
+    CHECK(gqa);
+    CHECK(causal);
+    CHECK(full);
+    CHECK(fp16);
+    for (const char* k : {"random", "large_logits", "one_dominant", "identical_keys"}) CHECK(kinds.count(k));
+    for (std::int64_t n : {1024, 2048, 4096, 8192, 16384}) {
+        const case_desc* c = find_case(cases, "b1h32s" + std::to_string(n) + "d128:causal", dtype::bf16);
+        REQUIRE(c != nullptr);
+        CHECK(c->timed);
+    }
+    CHECK(find_case(cases, "b1h32q1k4096d128:causal", dtype::bf16) != nullptr);
+    CHECK(find_case(cases, "b1h32q1k32768d128:causal", dtype::bf16) != nullptr);
+    // Variants: the naive baseline, the seed's WMMA design, cuDNN as a peer.
+    REQUIRE(s.baseline() != nullptr);
+    CHECK(s.baseline()->name == "naive");
+    bool peer = false;
+    for (const auto& v : s.variants) peer = peer || (v.name == "cudnn_sdpa" && v.role == variant_role::peer);
+    CHECK(peer);
+    // The tolerance is relative to the baseline for both outputs.
+    const auto rel = s.relative_tolerance(cases.front());
+    CHECK(rel.count("o"));
+    CHECK(rel.count("lse"));
+}
+
+TEST_CASE("attention FLOPs follow the literature's rule: 4 B H Sq Skv D, halved for the causal square", "[suites][attention]") {
+    registry reg;
+    const suite& s = attention_suite(reg);
+    const auto cases = s.cases();
+    const variant& fused = s.variants[1];
+    const case_desc* sq = find_case(cases, "b1h32s4096d128:causal", dtype::bf16);
+    REQUIRE(sq);
+    CHECK(fused.model(*sq).flops == Catch::Approx(4.0 * 32 * 4096.0 * 4096.0 * 128 / 2));
+    CHECK(fused.model(*sq).unit == compute_unit::tensor_bf16);
+    const case_desc* nc = find_case(cases, "b1h32s4096d128:full", dtype::bf16);
+    REQUIRE(nc);
+    CHECK(fused.model(*nc).flops == Catch::Approx(4.0 * 32 * 4096.0 * 4096.0 * 128));
+    // Decode sees every key; causal Sq < Skv counts the visible pairs exactly.
+    const case_desc* dec = find_case(cases, "b1h32q1k32768d128:causal", dtype::bf16);
+    REQUIRE(dec);
+    CHECK(fused.model(*dec).flops == Catch::Approx(4.0 * 32 * 32768 * 128));
+    const case_desc* rect = find_case(cases, "b1h4q5k9d64:causal", dtype::bf16);
+    REQUIRE(rect);
+    CHECK(fused.model(*rect).flops == Catch::Approx(4.0 * 4 * (5 + 6 + 7 + 8 + 9) * 64));
+    // The naive baseline moves the scores and probabilities too.
+    CHECK(s.baseline()->model(*sq).bytes_written > fused.model(*sq).bytes_written + 32 * 4096.0 * 4096.0 * 4);
+}
+
+TEST_CASE("every attention variant passes every untimed case it declares, within 2x the baseline's error", "[gpu][attention]") {
+    FUSEBENCH_REQUIRE_GPU();
+    registry reg;
+    attention_suite(reg);
+    const device_info dev = query_device(0);
+    run_options o;
+    o.seed = 2026;
+    o.verify_only = true;
+    runner run(dev, o);
+    selection_filter f;
+    f.suites = {"attention"};
+    std::size_t fused_checked = 0, skipped = 0;
+    for (const auto& item : select_work(reg, f)) {
+        if (item.c.timed) continue;  // the timed shapes run in `fusebench run`
+        for (const auto& r : run.run_item(item)) {
+            CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
+            if (r.result == outcome::skipped) {
+                CHECK(r.reason.rfind("outside declared domain", 0) == 0);
+                CHECK(r.variant != "naive");
+                ++skipped;
+                continue;
+            }
+            CHECK(r.result == outcome::pass);
+            REQUIRE(r.correctness.has_value());
+            CHECK(r.correctness->deterministic == true);
+            if (r.variant == "naive") continue;
+            for (const auto& out : r.correctness->outputs) {
+                REQUIRE(out.relative.has_value());
+                CHECK(out.relative->pass);
+            }
+            if (r.variant == "wmma") ++fused_checked;
+        }
+    }
+    CHECK(fused_checked >= 60);
+}
+
+TEST_CASE("an attention kernel within the element-wise bound but several times the baseline's error fails", "[gpu][attention]") {
+    FUSEBENCH_REQUIRE_GPU();
+    registry reg;
+    suite s = attention_suite(reg);
+    s.name = "attention_noisy";
+    const variant naive = s.variants[0];
+    // The naive result with every element of O moved 2 ulps away from zero (its bf16 bit pattern
+    // + 2): within the element-wise tolerance (2^-6 relative), but a rel L2 error several times
+    // the baseline's (which rounds O once, half an ulp).
+    variant noisy = naive;
+    noisy.name = "noisy";
+    noisy.role = variant_role::fused;
+    noisy.launch = [naive](const launch_args& a) {
+        naive.launch(a);
+        const std::size_t n = static_cast<std::size_t>(a.c.dim("batch") * a.c.dim("heads_q") * a.c.dim("seq_q") *
+                                                       a.c.dim("head_dim"));
+        std::vector<std::uint16_t> host(n);
+        CUDA_CHECK(cudaMemcpyAsync(host.data(), a.out[0], n * 2, cudaMemcpyDeviceToHost, a.stream));
+        CUDA_CHECK(cudaStreamSynchronize(a.stream));
+        for (auto& h : host) h = static_cast<std::uint16_t>(h + 2);
+        CUDA_CHECK(cudaMemcpyAsync(a.out[0], host.data(), n * 2, cudaMemcpyHostToDevice, a.stream));
+        CUDA_CHECK(cudaStreamSynchronize(a.stream));
+    };
+    s.variants = {naive, noisy};
+    registry mine;
+    mine.add(s);
+    const device_info dev = query_device(0);
+    run_options o;
+    o.seed = 7;
+    o.verify_only = true;
+    runner run(dev, o);
+    selection_filter f;
+    f.suites = {"attention_noisy"};
+    f.cases = {"b1h2s1000d128:causal"};
+    f.dtypes = {dtype::bf16};
+    const auto items = select_work(mine, f);
+    REQUIRE(items.size() == 1);
+    const auto results = run.run_item(items.front());
+    REQUIRE(results.size() == 2);
+    CHECK(results[0].result == outcome::pass);
+    CAPTURE(results[1].reason);
+    CHECK(results[1].result == outcome::fail);
+    CHECK(results[1].reason.find("out of tolerance relative to the baseline") != std::string::npos);
+    REQUIRE(results[1].correctness.has_value());
+    const output_check& o_check = results[1].correctness->outputs.at(0);
+    CHECK(o_check.stats.mismatches == 0);  // the element-wise bound alone would pass it
+    REQUIRE(o_check.relative.has_value());
+    CHECK_FALSE(o_check.relative->pass);
+    CHECK(o_check.relative->ratio_rel_l2.value() > 2.0);
+}
