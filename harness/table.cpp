@@ -21,7 +21,7 @@ const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
 
 std::string format_results_table(const nlohmann::json& results) {
     const std::vector<std::string> header{"suite", "case", "dtype", "variant", "correctness",
-                                          "median us", "GB/s", "% floor", "speedup"};
+                                          "median us", "GB/s", "TFLOP/s", "bound", "% ceiling", "% floor", "speedup"};
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : results) {
         std::string verdict = r.value("outcome", "?");
@@ -31,7 +31,11 @@ std::string format_results_table(const nlohmann::json& results) {
         const auto& d = field(r, "derived");
         rows.push_back({r.value("suite", ""), r.value("case", ""), r.value("dtype", ""), r.value("variant", ""), verdict,
                         fixed(field(field(r, "timing"), "median_us"), 2), fixed(field(d, "achieved_gbps"), 0),
-                        fixed(field(d, "pct_of_floor"), 1), fixed(field(d, "speedup_vs_baseline"), 2, "x")});
+                        // TFLOP/s only where the model counts flops (compute families).
+                        field(d, "bound") == "compute" ? fixed(field(d, "achieved_tflops"), 1) : "-",
+                        field(d, "bound").is_string() ? field(d, "bound").get<std::string>() : "-",
+                        fixed(field(d, "pct_of_ceiling"), 1), fixed(field(d, "pct_of_floor"), 1),
+                        fixed(field(d, "speedup_vs_baseline"), 2, "x")});
     }
     std::vector<std::size_t> width(header.size());
     for (std::size_t k = 0; k < header.size(); ++k) {
