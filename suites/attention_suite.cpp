@@ -465,13 +465,14 @@ void register_attention(registry& reg) {
         "wmma", variant_role::fused,
         "the seed's first design: flash attention forward on tensor cores (16x16x16 bf16/fp16 fragments, fp32 "
         "accumulators), online softmax with warp shuffles, cp.async double-buffered K/V tiles, causal tiles above "
-        "the diagonal skipped",
+        "the diagonal skipped; keys split over blocks (partials merged by a second kernel) where the query "
+        "blocks alone would leave SMs idle (decode)",
         [](const launch_args& a) {
             kernels::launch_attention_wmma(kernel_shape(a.c), to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0],
-                                           static_cast<float*>(a.out[1]), a.stream);
+                                           static_cast<float*>(a.out[1]), a.workspace, a.workspace_bytes, a.stream);
         },
         fused_model,
-        nullptr,
+        [](const case_desc& c) { return kernels::attention_wmma_workspace_bytes(kernel_shape(c), to_kernel_elem(c.type)); },
         {0, [](const case_desc& c) { return unsupported(kernels::attention_wmma_unsupported(kernel_shape(c), to_kernel_elem(c.type))); },
          "head_dim 64, 128 and 256; every sequence length, GQA, causal and not"}});
     s.variants.push_back(variant{

@@ -41,9 +41,14 @@ void launch_attention_naive(const attention_shape& s, elem type, const void* q, 
 // Flash attention forward on tensor cores: warp-level 16x8x16 MMAs (the instructions WMMA compiles
 // to, issued directly so the score accumulators feed P V from registers), online softmax with quad
 // shuffles, cp.async double-buffered K/V tiles, causal tiles above the diagonal skipped.
+// Launches of fewer query blocks than the device has SMs (decode: one query row against a long
+// KV) split the keys over several blocks per row, each writing a partial O and lse to the
+// workspace, merged in split order by a second kernel (still deterministic); the workspace size
+// depends on the shape and the current device's SM count, and is 0 where nothing is split.
 // Returns nullptr where supported, else the reason (head_dim other than 64, 128, 256; f32).
 const char* attention_wmma_unsupported(const attention_shape& s, elem type);
+std::size_t attention_wmma_workspace_bytes(const attention_shape& s, elem type);
 void launch_attention_wmma(const attention_shape& s, elem type, const void* q, const void* k, const void* v, void* o,
-                           float* lse, cudaStream_t stream);
+                           float* lse, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
 
 }  // namespace fusebench::kernels

@@ -26,6 +26,7 @@
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -53,6 +54,13 @@ struct params {
     int q_blocks;
     int bh;          // batch * heads_q
     int head_group;  // heads whose blocks are interleaved in the launch order
+    // Split-KV (blockIdx.y = split): split s visits KV tiles [s * tiles_per_split, (s + 1) *
+    // tiles_per_split) and, when splits > 1, writes its normalized partial O (fp32) and partial lse
+    // to part_o [splits][bh][seq_q][D] and part_lse [splits][bh][seq_q] for combine_splits.
+    int splits = 1;
+    int tiles_per_split = 0x7fffffff;
+    float* part_o = nullptr;
+    float* part_lse = nullptr;
 };
 
 inline params make_params(const attention_shape& s, const void* q, const void* k, const void* v, void* o, float* lse) {
@@ -219,10 +227,16 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
         n_tiles = min(n_tiles, last_key / BN + 1);
     }
 
+    // This block's share of the tiles (all of them unless the launch splits the keys).
+    const int split = static_cast<int>(blockIdx.y);
+    const int j_begin = split * p.tiles_per_split;
+    const int j_end = min(n_tiles, j_begin + p.tiles_per_split);
+
     load_tile<T, BM, D, THREADS>(sq, qg, p.seq_q - q0);
-    if (n_tiles > 0) {
-        load_tile<T, BN, D, THREADS>(sk, kg, p.seq_kv);
-        load_tile<T, BN, D, THREADS>(sv, vg, p.seq_kv);
+    if (j_begin < j_end) {
+        const int kvb = j_begin * BN;
+        load_tile<T, BN, D, THREADS>(sk, kg + static_cast<std::size_t>(kvb) * D, p.seq_kv - kvb);
+        load_tile<T, BN, D, THREADS>(sv, vg + static_cast<std::size_t>(kvb) * D, p.seq_kv - kvb);
     }
     cp_async_commit();
 
@@ -242,14 +256,14 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
     // ldmatrix lane roles: matrix index and row within it.
     const int lm = lane / 8, lr = lane % 8;
 
-    for (int j = 0; j < n_tiles; ++j) {
-        const int buf = j & 1;
+    for (int j = j_begin; j < j_end; ++j) {
+        const int buf = (j - j_begin) & 1;
         // One barrier per step: after it, tile j is visible to every warp and every warp is done
         // with tile j - 1, whose buffers the prefetch of tile j + 1 then overwrites.
         cp_async_wait<0>();
         __syncthreads();
-        if (j + 1 < n_tiles) {
-            const int nb = (j + 1) & 1;
+        if (j + 1 < j_end) {
+            const int nb = buf ^ 1;
             const int kv1 = (j + 1) * BN;
             load_tile<T, BN, D, THREADS>(sk + nb * BN * D, kg + static_cast<std::size_t>(kv1) * D, p.seq_kv - kv1);
             load_tile<T, BN, D, THREADS>(sv + nb * BN * D, vg + static_cast<std::size_t>(kv1) * D, p.seq_kv - kv1);
@@ -257,7 +271,7 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
         }
 
         if constexpr (QREG) {
-            if (j == 0) {
+            if (j == j_begin) {
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -270,8 +284,10 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
 
         const int kv0 = j * BN;
         const int diag_extra = MUT == mut_mask_off_by_one ? 1 : 0;
-        // Does any row of this warp see any key of this tile?
-        const bool warp_active = !p.causal || kv0 <= wrow0 + MT * 16 - 1 + offset + diag_extra;
+        // Does any row of this warp exist and see any key of this tile? (Warps wholly past the
+        // last query row, as in decode, only help load the tiles.)
+        const bool warp_active =
+            wrow0 < p.seq_q && (!p.causal || kv0 <= wrow0 + MT * 16 - 1 + offset + diag_extra);
         if (warp_active) {
             const T* kt = sk + buf * BN * D;
             const T* vt = sv + buf * BN * D;
@@ -386,7 +402,8 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
         }
     }
 
-    // Epilogue: quad-reduce the row sums, normalize, write O and the lse.
+    // Epilogue: quad-reduce the row sums, normalize, write O and the lse (or, split, this split's
+    // partial O in fp32 and partial lse; a row that saw no key of the split writes 0 and -inf).
     T* og = static_cast<T*>(p.o) + static_cast<std::size_t>(bh) * p.seq_q * D;
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
@@ -397,6 +414,18 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
             sum += __shfl_xor_sync(0xffffffffu, sum, 2);
             const int row = wrow0 + mt * 16 + g + h * 8;
             if (row >= p.seq_q) continue;
+            if (p.splits > 1) {
+                const std::size_t prow = (static_cast<std::size_t>(split) * p.bh + bh) * p.seq_q + row;
+                const bool empty = sum == 0.f;
+                const float inv = empty ? 0.f : 1.0f / sum;
+                float* orow = p.part_o + prow * D;
+#pragma unroll
+                for (int d = 0; d < DT; ++d)
+                    *reinterpret_cast<float2*>(orow + d * 8 + 2 * t) =
+                        make_float2(o[mt][d][2 * h] * inv, o[mt][d][2 * h + 1] * inv);
+                if (t == 0) p.part_lse[prow] = empty ? -INFINITY : m[mt][h] * (sl2 * 0.6931471805599453f) + logf(sum);
+                continue;
+            }
             const float inv = 1.0f / sum;
             T* orow = og + static_cast<std::size_t>(row) * D;
 #pragma unroll
@@ -406,10 +435,77 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
         }
 }
 
+// Merges the splits of a split-KV launch: one warp per (batch * head, row); lse = log sum_s
+// exp(lse_s), O = sum_s exp(lse_s - lse) O_s, the splits summed in order (deterministic).
+template <typename T, int D>
+__global__ void __launch_bounds__(256) combine_splits(params p) {
+    const std::size_t rows = static_cast<std::size_t>(p.bh) * p.seq_q;
+    const std::size_t r = static_cast<std::size_t>(blockIdx.x) * 8 + threadIdx.x / 32;
+    if (r >= rows) return;
+    const int lane = threadIdx.x % 32;
+    float mx = -INFINITY;
+    for (int sp = 0; sp < p.splits; ++sp) mx = fmaxf(mx, p.part_lse[sp * rows + r]);
+    constexpr int PER = D / 32;  // elements per lane, contiguous
+    float acc[PER];
+#pragma unroll
+    for (int i = 0; i < PER; ++i) acc[i] = 0.f;
+    float total = 0.f;
+    for (int sp = 0; sp < p.splits; ++sp) {
+        const float ls = p.part_lse[sp * rows + r];
+        if (ls == -INFINITY) continue;
+        const float w = expf(ls - mx);
+        total += w;
+        const float* src = p.part_o + (sp * rows + r) * D + lane * PER;
+#pragma unroll
+        for (int i = 0; i < PER; i += 2) {
+            const float2 v = *reinterpret_cast<const float2*>(src + i);
+            acc[i] = fmaf(w, v.x, acc[i]);
+            acc[i + 1] = fmaf(w, v.y, acc[i + 1]);
+        }
+    }
+    const float inv = 1.0f / total;
+    T* dst = static_cast<T*>(p.o) + r * D + lane * PER;
+#pragma unroll
+    for (int i = 0; i < PER; i += 2) mma_type<T>::store2(dst + i, acc[i] * inv, acc[i + 1] * inv);
+    if (lane == 0) p.lse[r] = mx + logf(total);
+}
+
 // Configures shared memory and launches one instantiation. Throws through check (a function taking
 // the error and the call's name) on failure.
+// Split-KV plan: a launch of fewer query blocks than the GPU has SMs (decode, short batches)
+// leaves most SMs idle while each block walks every key; splitting the keys over blockIdx.y gives
+// about two blocks per SM, each split at least min_tiles_per_split tiles, at most 64 splits.
+struct split_plan {
+    int splits = 1;
+    int tiles_per_split = 0x7fffffff;
+    std::size_t workspace_bytes = 0;  // partial O and lse, fp32
+};
+template <int D, int BN, int WARPS, int MT>
+split_plan plan_splits(const attention_shape& s, int sms) {
+    using cfg = config<D, BN, WARPS, MT>;
+    constexpr int min_tiles_per_split = 4;
+    split_plan plan;
+    const long long q_blocks = (s.seq_q + cfg::bm - 1) / cfg::bm;
+    const long long blocks = q_blocks * s.batch * s.heads_q;
+    const int tiles = (s.seq_kv + BN - 1) / BN;
+    if (sms <= 0 || blocks >= sms || tiles < 2 * min_tiles_per_split) return plan;
+    long long want = (2LL * sms + blocks - 1) / blocks;
+    want = std::min<long long>({want, 64, tiles / min_tiles_per_split});
+    if (want < 2) return plan;
+    plan.tiles_per_split = static_cast<int>((tiles + want - 1) / want);
+    plan.splits = (tiles + plan.tiles_per_split - 1) / plan.tiles_per_split;
+    if (plan.splits < 2) return split_plan{};
+    const std::size_t rows = static_cast<std::size_t>(s.batch) * s.heads_q * s.seq_q;
+    plan.workspace_bytes = static_cast<std::size_t>(plan.splits) * rows * (D + 1) * sizeof(float);
+    return plan;
+}
+
+// Configures shared memory and launches one instantiation (with the split plan's splits and then
+// combine_splits, when it has more than one). Throws through check (a function taking the error
+// and the call's name) on failure.
 template <typename T, int D, int BN, int WARPS, int MT, bool QREG, int MUT, typename Check>
-void launch(const params& base, int batch, cudaStream_t stream, Check check) {
+void launch(const params& base, int batch, cudaStream_t stream, Check check, const split_plan& plan = split_plan{},
+            void* workspace = nullptr) {
     using cfg = config<D, BN, WARPS, MT>;
     auto kernel = flash_fwd<T, D, BN, WARPS, MT, QREG, MUT>;
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(cfg::smem_bytes)),
@@ -418,9 +514,22 @@ void launch(const params& base, int batch, cudaStream_t stream, Check check) {
     p.q_blocks = (p.seq_q + cfg::bm - 1) / cfg::bm;
     p.bh = batch * p.heads_q;
     if (p.head_group <= 0 || p.head_group > p.bh) p.head_group = p.bh;
-    const dim3 grid(static_cast<unsigned>(p.q_blocks * p.bh));
+    if (plan.splits > 1) {
+        if (workspace == nullptr) check(cudaErrorInvalidValue, "flash attention split-KV without its workspace");
+        const std::size_t rows = static_cast<std::size_t>(p.bh) * p.seq_q;
+        p.splits = plan.splits;
+        p.tiles_per_split = plan.tiles_per_split;
+        p.part_o = static_cast<float*>(workspace);
+        p.part_lse = p.part_o + static_cast<std::size_t>(plan.splits) * rows * D;
+    }
+    const dim3 grid(static_cast<unsigned>(p.q_blocks * p.bh), static_cast<unsigned>(p.splits));
     kernel<<<grid, cfg::threads, cfg::smem_bytes, stream>>>(p);
     check(cudaGetLastError(), "flash attention launch");
+    if (p.splits > 1) {
+        const std::size_t rows = static_cast<std::size_t>(p.bh) * p.seq_q;
+        combine_splits<T, D><<<static_cast<unsigned>((rows + 7) / 8), 256, 0, stream>>>(p);
+        check(cudaGetLastError(), "flash attention split combine launch");
+    }
 }
 
 }  // namespace fusebench::kernels::flash
