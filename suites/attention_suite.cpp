@@ -158,6 +158,11 @@ std::vector<case_desc> attention_cases() {
         add(t, 1, 4, 4, 5, 9, 64, true, "random", true, false);
         add(t, 1, 4, 4, 1000, 4095, 128, true, "random", false, false);
         add(t, 1, 4, 4, 1, 1000, 64, true, "random", false, false);
+        // GQA with few query rows per head (the fused kernel packs a group's heads into one block;
+        // causal rows map back to their own diagonal) and GQA decode with split keys.
+        for (bool causal : {true, false}) add(t, 2, 8, 2, 5, 9, 64, causal, "random", true, false);
+        add(t, 1, 8, 2, 3, 300, 256, true, "random", false, false);
+        add(t, 2, 16, 2, 1, 1000, 128, true, "random", t == bf16, false);
         for (const char* kind : {"large_logits", "one_dominant", "identical_keys"}) {
             add(t, 1, 4, 4, 1000, 1000, 128, true, kind, t == bf16, false);
             add(t, 1, 4, 4, 1000, 1000, 128, false, kind, false, false);

@@ -49,6 +49,7 @@ struct params {
     void* o;
     float* lse;
     int heads_q, group, seq_q, seq_kv;  // group = heads_q / heads_kv
+    int causal_rows;  // query rows per head for the causal mask: seq_q, or the original seq_q once packed
     int causal;
     float scale;
     int q_blocks;
@@ -74,9 +75,31 @@ inline params make_params(const attention_shape& s, const void* q, const void* k
     p.group = s.heads_q / s.heads_kv;
     p.seq_q = s.seq_q;
     p.seq_kv = s.seq_kv;
+    p.causal_rows = s.seq_q;
     p.causal = s.causal ? 1 : 0;
     p.scale = s.scale;
     return p;
+}
+
+// GQA packing: where the query heads sharing one KV head hold at most one block of query rows in
+// all (decode: 1 row x group heads), one block computes them together, so each K/V tile is read
+// once per KV head instead of once per query head. The heads of a group are consecutive, so their
+// rows of Q, O and lse are one contiguous run of group * seq_q rows: the launch sees heads_kv
+// heads of group * seq_q rows, and the causal mask maps packed row r to query row r % seq_q.
+inline bool packs_gqa(const attention_shape& s, int bm) {
+    return s.heads_q > s.heads_kv && static_cast<long long>(s.seq_q) * (s.heads_q / s.heads_kv) <= bm;
+}
+inline attention_shape packed_shape(const attention_shape& s) {
+    attention_shape e = s;
+    e.seq_q = s.seq_q * (s.heads_q / s.heads_kv);
+    e.heads_q = s.heads_kv;
+    return e;
+}
+inline void pack_params(params& p, const attention_shape& s) {
+    p.heads_q = s.heads_kv;
+    p.group = 1;
+    p.seq_q = s.seq_q * (s.heads_q / s.heads_kv);
+    p.causal_rows = s.seq_q;
 }
 
 template <typename T>
@@ -210,7 +233,8 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
     const int head = bh % p.heads_q;
     const int batch = bh / p.heads_q;
     const int kvh = batch * (p.heads_q / p.group) + head / p.group;
-    const int offset = p.seq_kv - p.seq_q;  // bottom-right causal alignment
+    const int offset = p.seq_kv - p.causal_rows;  // bottom-right causal alignment
+    const bool packed = p.causal_rows < p.seq_q;  // GQA packing: row r is query row r % causal_rows
 
     const T* qg = static_cast<const T*>(p.q) + (static_cast<std::size_t>(bh) * p.seq_q + q0) * D;
     const T* kg = static_cast<const T*>(p.k) + static_cast<std::size_t>(kvh) * p.seq_kv * D;
@@ -223,7 +247,7 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
     // Tiles this block visits: up to the last key its last row sees.
     int n_tiles = MUT == mut_skip_partial_tile ? p.seq_kv / BN : (p.seq_kv + BN - 1) / BN;
     if (p.causal) {
-        const int last_key = q0 + BM - 1 + offset + (MUT == mut_mask_off_by_one ? 1 : 0);
+        const int last_key = min(q0 + BM - 1, p.causal_rows - 1) + offset + (MUT == mut_mask_off_by_one ? 1 : 0);
         n_tiles = min(n_tiles, last_key / BN + 1);
     }
 
@@ -287,7 +311,7 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
         // Does any row of this warp exist and see any key of this tile? (Warps wholly past the
         // last query row, as in decode, only help load the tiles.)
         const bool warp_active =
-            wrow0 < p.seq_q && (!p.causal || kv0 <= wrow0 + MT * 16 - 1 + offset + diag_extra);
+            wrow0 < p.seq_q && (!p.causal || kv0 <= min(wrow0 + MT * 16 - 1, p.causal_rows - 1) + offset + diag_extra);
         if (warp_active) {
             const T* kt = sk + buf * BN * D;
             const T* vt = sv + buf * BN * D;
@@ -325,14 +349,15 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
 
             // Masks: only on a tile crossing the end of the keys or (causal) some row's diagonal.
             const bool tail = kv0 + BN > p.seq_kv;
-            const bool diag = p.causal && kv0 + BN - 1 > wrow0 + offset + diag_extra;
+            const bool diag = p.causal && kv0 + BN - 1 > (packed ? 0 : wrow0) + offset + diag_extra;
             if (tail || diag) {
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
                         const int row = wrow0 + mt * 16 + g + h * 8;
-                        const int lim = p.causal ? min(p.seq_kv - 1, row + offset + diag_extra) : p.seq_kv - 1;
+                        const int qrow = packed ? row % p.causal_rows : row;
+                        const int lim = p.causal ? min(p.seq_kv - 1, qrow + offset + diag_extra) : p.seq_kv - 1;
 #pragma unroll
                         for (int n = 0; n < NT; ++n)
 #pragma unroll
