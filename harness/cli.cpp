@@ -1,5 +1,7 @@
 #include "harness/cli.hpp"
 
+#include "harness/shapes.hpp"
+
 #include "fusebench/build_info.hpp"
 #include "harness/ceilings.hpp"
 #include "harness/cupti_counters.hpp"
@@ -53,6 +55,11 @@ const char* usage_text =
     "  --dtype T[,T]        fp32, bf16, fp16 (default: all)\n"
     "  --case SUBSTR[,..]   cases whose name contains SUBSTR (default: all)\n"
     "  --quick              small shapes only\n"
+  "  --shape SPEC         run this shape only (repeatable): SUITE:name=value,... with the suite's named\n"
+  "                       dimensions and options (`fusebench list` shows them), e.g.\n"
+  "                       glu:tokens=8192,inter=28672,act=swiglu; SUITE: may be left out with one --suite\n"
+  "  --shapes FILE        one SPEC per line ('#' comments); with --shape, the selection is the shapes\n"
+  "                       given, in --dtype's dtypes or the suite's default ones\n"
     "  --json PATH          report path (default: fusebench-report.json)\n"
     "  --seed N             replay the inputs of an earlier run (default: fresh each run)\n"
     "  --mode cold|hot      cold: L2 flushed before each sample (default); hot: back-to-back\n"
@@ -217,6 +224,9 @@ int cmd_list(const cli_options& o, const registry& reg) {
                 std::printf("  variant %-22s %-8s %s\n", v->name.c_str(), to_string(v->role),
                             v->req.domain.empty() ? "domain: every case" : ("domain: " + v->req.domain).c_str());
             }
+            if (it.s->shapes) {
+                for (const auto& line : describe_shape_support(*it.s->shapes)) std::printf("  --shape %s\n", line.c_str());
+            }
         }
         std::printf("  case %-40s %-5s %s%s\n", it.c.name.c_str(), std::string(dtype_name(it.c.type)).c_str(),
                     it.c.input_kind.c_str(), it.c.timed ? "" : " (verified, not timed)");
@@ -229,7 +239,7 @@ nlohmann::json settings_json(const cli_options& o) {
     for (auto t : o.filter.dtypes) dtypes.push_back(std::string(dtype_name(t)));
     return {{"command_line_filters",
              {{"suites", o.filter.suites}, {"variants", o.filter.variants}, {"cases", o.filter.cases},
-              {"dtypes", dtypes}, {"quick", o.filter.quick}}},
+              {"dtypes", dtypes}, {"quick", o.filter.quick}, {"shapes", o.filter.shapes}}},
             {"seed", o.run.seed},
             {"seed_source", o.seed_given ? "--seed" : "fresh"},
             {"mode", to_string(o.run.mode)},
@@ -672,6 +682,10 @@ bool parse_shared_option(const std::vector<std::string>& args, std::size_t& i, c
         }
     } else if (a == "--quick") {
         o.filter.quick = true;
+    } else if (a == "--shape") {
+        o.filter.shapes.push_back(value());
+    } else if (a == "--shapes") {
+        for (auto& line : read_shapes_file(value())) o.filter.shapes.push_back(line);
     } else if (a == "--seed") {
         o.seed = parse_u64(a, value());
         o.seed_given = true;

@@ -118,6 +118,42 @@ struct check_input {
     const std::vector<host_tensor>& outputs;            // what the variant wrote
 };
 
+// Shapes from the command line (`--shape`, `--shapes FILE`): a suite that takes them declares its
+// named dimensions (axes), its named choices (options) and how to build a case from them.
+struct shape_axis {
+    std::string name;  // as in case_desc::dims, e.g. "tokens"
+    std::string description;
+    std::int64_t min = 1;
+    std::int64_t max = 2147483647;
+    // The value when the user leaves the axis out; nullopt: required, unless `derived` says how
+    // make_case fills it from the others.
+    std::optional<std::int64_t> fallback;
+    std::string derived;  // e.g. "heads_q" (shown in `list`); empty: none
+};
+struct shape_option {
+    std::string name;  // e.g. "act"
+    std::string description;
+    std::vector<std::string> values;  // the accepted values, the first is the default
+};
+// One user shape after parsing: every axis the user gave (others are left to make_case) and every
+// option (defaults filled in).
+struct user_shape {
+    std::string suite;
+    std::map<std::string, std::int64_t> dims;
+    std::map<std::string, std::string> options;
+    std::string text;  // as given, for messages
+};
+struct shape_support {
+    std::vector<shape_axis> axes;
+    std::vector<shape_option> options;
+    std::vector<dtype> dtypes;          // the dtypes a user shape may take
+    std::vector<dtype> default_dtypes;  // those it runs in without --dtype
+    // nullopt when the shape is valid, else the reason (heads_q not a multiple of heads_kv, ...).
+    std::function<std::optional<std::string>(const user_shape&)> check;
+    // The case for a valid shape (timed, named as the suite names its own cases).
+    std::function<case_desc(const user_shape&, dtype)> make_case;
+};
+
 struct suite {
     std::string name;         // CLI and report key, e.g. "glu"
     std::string family;       // e.g. "gated linear unit"
@@ -141,6 +177,7 @@ struct suite {
     // input hashes and determinism).
     std::function<std::vector<output_check>(const check_input&)> custom_check;
     std::vector<variant> variants;
+    std::optional<shape_support> shapes;  // set when the suite takes shapes from the command line
 
     const variant* baseline() const;  // the first variant with role baseline, or nullptr
 };

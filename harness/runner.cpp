@@ -9,6 +9,7 @@
 #include "harness/launch_checks.hpp"
 #include "harness/nvtx.hpp"
 #include "harness/rng.hpp"
+#include "harness/shapes.hpp"
 
 #include <cupti.h>
 
@@ -80,23 +81,65 @@ std::vector<selection_item> select_work(const registry& reg, const selection_fil
         });
         if (!found) throw usage_error("no variant named '" + vname + "' in the selected suites (see `fusebench list`)");
     }
-    std::vector<selection_item> out;
-    for (const suite* s : suites) {
+    // The selected variants of a suite; a suite that judges variants relative to its baseline
+    // always verifies the baseline too.
+    auto variants_of = [&](const suite& st) {
         std::vector<const variant*> vs;
-        for (const auto& v : s->variants) {
+        for (const auto& v : st.variants) {
             if (f.variants.empty() || std::find(f.variants.begin(), f.variants.end(), v.name) != f.variants.end()) {
                 vs.push_back(&v);
             }
         }
-        if (vs.empty()) continue;
-        // A suite that judges variants relative to its baseline always verifies the baseline too.
-        if (s->relative_tolerance && !f.variants.empty()) {
+        if (vs.empty()) return vs;
+        if (st.relative_tolerance && !f.variants.empty()) {
             std::vector<const variant*> with;
-            for (const auto& v : s->variants) {
+            for (const auto& v : st.variants) {
                 if (v.role == variant_role::baseline || std::find(vs.begin(), vs.end(), &v) != vs.end()) with.push_back(&v);
             }
             vs = std::move(with);
         }
+        return vs;
+    };
+    std::vector<selection_item> out;
+    if (!f.shapes.empty()) {
+        // User shapes: the selection is these shapes, in the suites they name.
+        std::vector<const suite*> candidates = suites;
+        if (f.suites.empty()) {
+            candidates.clear();
+            for (const auto& s : reg.suites()) candidates.push_back(&s);
+        }
+        for (const auto& text : f.shapes) {
+            const user_shape u = parse_user_shape(reg, candidates, text);
+            const suite* s = reg.find(u.suite);
+            std::vector<dtype> types = f.dtypes.empty() ? s->shapes->default_dtypes : f.dtypes;
+            for (dtype t : types) {
+                if (std::find(s->shapes->dtypes.begin(), s->shapes->dtypes.end(), t) == s->shapes->dtypes.end()) {
+                    throw usage_error("--shape '" + text + "': suite '" + s->name + "' takes no " +
+                                      std::string(dtype_name(t)) + " shapes (" + describe_shape_support(*s->shapes).back() + ")");
+                }
+            }
+            std::vector<const variant*> vs = variants_of(*s);
+            if (vs.empty()) throw usage_error("--shape '" + text + "': --variant selects no variant of suite '" + s->name + "'");
+            for (dtype t : types) {
+                case_desc c = s->shapes->make_case(u, t);
+                // The inputs and outputs live on the host (generation, reference) and on the GPU:
+                // refuse at once what no machine holds rather than fail after minutes of setup.
+                long double bytes = 0;
+                for (const auto& spec : s->input_specs(c)) bytes += static_cast<long double>(spec.numel()) * dtype_size(spec.type);
+                for (const auto& spec : s->output_specs(c)) bytes += static_cast<long double>(spec.numel()) * dtype_size(spec.type);
+                if (bytes > static_cast<long double>(std::size_t{1} << 40)) {
+                    char buf[64];
+                    std::snprintf(buf, sizeof buf, "%.0Lf GiB", bytes / (1024.0L * 1024.0L * 1024.0L));
+                    throw usage_error("--shape '" + text + "': its " + std::string(dtype_name(t)) + " inputs and outputs take " +
+                                      buf + ", more than any GPU holds (the limit here is 1 TiB)");
+                }
+                out.push_back({s, std::move(c), vs});
+            }
+        }
+    }
+    for (const suite* s : f.shapes.empty() ? suites : std::vector<const suite*>{}) {
+        const std::vector<const variant*> vs = variants_of(*s);
+        if (vs.empty()) continue;
         for (auto& c : s->cases()) {
             if (f.quick && !c.quick) continue;
             if (!f.dtypes.empty() && std::find(f.dtypes.begin(), f.dtypes.end(), c.type) == f.dtypes.end()) continue;

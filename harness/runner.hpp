@@ -28,6 +28,10 @@ struct selection_filter {
     std::vector<std::string> cases;     // substrings of case names; empty = all
     std::vector<dtype> dtypes;          // empty = all
     bool quick = false;                 // only cases marked quick
+    // User shapes, "SUITE: name=value,..." (SUITE may be left out when one suite is selected):
+    // when any is given, the selection is these shapes only (--case and --quick do not apply),
+    // each in --dtype's dtypes or the suite's default ones. See harness/shapes.hpp.
+    std::vector<std::string> shapes;
     // Shard `shard_index` of `shard_count` (0-based): item k of the full selection belongs to
     // shard k % shard_count, so shards are disjoint, cover everything, and do not depend on timing.
     std::size_t shard_index = 0, shard_count = 1;

@@ -418,9 +418,52 @@ std::optional<std::string> unsupported(const char* why) {
 
 }  // namespace
 
+// Shapes from the command line: batch, heads (GQA when heads_kv < heads_q), sequence lengths,
+// head_dim, causal or not; named as the built-in cases.
+shape_support attention_shapes() {
+    shape_support sh;
+    sh.axes = {{"batch", "batch size", 1, 65535, 1, ""},
+               {"heads_q", "query heads", 1, 65535, 32, ""},
+               {"heads_kv", "key/value heads (a divisor of heads_q)", 1, 65535, std::nullopt, "heads_q"},
+               {"seq_q", "query rows per head", 1, 1048576, std::nullopt, "seq_kv"},
+               {"seq_kv", "keys per head", 1, 1048576, std::nullopt, ""},
+               {"head_dim", "head dimension", 1, 1024, 128, ""}};
+    sh.options = {{"causal", "bottom-right aligned causal mask", {"yes", "no"}}};
+    sh.dtypes = {dtype::bf16, dtype::f16};
+    sh.default_dtypes = {dtype::bf16};
+    auto filled = [](const user_shape& u) {
+        std::map<std::string, std::int64_t> d = u.dims;
+        if (!d.count("heads_kv")) d["heads_kv"] = d.at("heads_q");
+        if (!d.count("seq_q")) d["seq_q"] = d.at("seq_kv");
+        return d;
+    };
+    sh.check = [filled](const user_shape& u) -> std::optional<std::string> {
+        const auto d = filled(u);
+        if (d.at("heads_q") % d.at("heads_kv") != 0) return "heads_q must be a multiple of heads_kv";
+        if (u.options.at("causal") == "yes" && d.at("seq_q") > d.at("seq_kv")) {
+            return "a causal shape needs seq_q <= seq_kv (bottom-right aligned mask: no row may be empty)";
+        }
+        return std::nullopt;
+    };
+    sh.make_case = [filled](const user_shape& u, dtype t) {
+        const auto d = filled(u);
+        const bool causal = u.options.at("causal") == "yes";
+        case_desc c;
+        c.name = case_name(d.at("batch"), d.at("heads_q"), d.at("heads_kv"), d.at("seq_q"), d.at("seq_kv"), d.at("head_dim"),
+                           causal, "random");
+        c.type = t;
+        c.dims = {{"batch", d.at("batch")},     {"heads_q", d.at("heads_q")}, {"heads_kv", d.at("heads_kv")},
+                  {"seq_q", d.at("seq_q")},     {"seq_kv", d.at("seq_kv")},   {"head_dim", d.at("head_dim")}};
+        c.params = {{"causal", causal ? 1.0 : 0.0}};
+        return c;
+    };
+    return sh;
+}
+
 void register_attention(registry& reg) {
     suite s;
     s.name = "attention";
+    s.shapes = attention_shapes();
     s.family = "scaled dot-product attention (forward)";
     s.description =
         "O = softmax(scale * Q K^T + mask) V per (batch, q head), scale = 1/sqrt(head_dim), with lse = the natural-log "

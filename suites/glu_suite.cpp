@@ -134,6 +134,31 @@ traffic_model passes(const case_desc& c, double reads, double writes) {
 
 }  // namespace
 
+// Shapes from the command line: tokens x inter, the activation as an option; named as the built-in
+// cases, so a user shape that matches one compares against it.
+shape_support glu_shapes() {
+    shape_support sh;
+    sh.axes = {{"tokens", "rows (tokens)", 1, 2147483647, std::nullopt, ""},
+               {"inter", "intermediate size (elements per row of gate, up and y)", 1, 2147483647, std::nullopt, ""}};
+    shape_option act{"act", "activation", {}};
+    for (const auto& a : activations) act.values.emplace_back(a.name);
+    sh.options = {act};
+    sh.dtypes = {dtype::f32, dtype::bf16, dtype::f16};
+    sh.default_dtypes = {dtype::bf16};
+    sh.make_case = [](const user_shape& u, dtype t) {
+        std::size_t a = 0;
+        while (a + 1 < activations.size() && u.options.at("act") != activations[a].name) ++a;
+        case_desc c;
+        const std::int64_t tokens = u.dims.at("tokens"), inter = u.dims.at("inter");
+        c.name = std::string(activations[a].name) + ":" + std::to_string(tokens) + "x" + std::to_string(inter);
+        c.type = t;
+        c.dims = {{"tokens", tokens}, {"inter", inter}};
+        c.params = {{"act", static_cast<double>(a)}, {"misalign", 0.0}};
+        return c;
+    };
+    return sh;
+}
+
 void register_glu(registry& reg) {
     suite s;
     s.name = "glu";
@@ -147,6 +172,7 @@ void register_glu(registry& reg) {
         "fp32's range is 0 and 0 * inf = NaN). IEEE specials follow these formulas (act(-inf) = NaN, "
         "act(+inf) = +inf, NaN propagates); results that overflow the storage dtype are +-inf.";
     s.cases = glu_cases;
+    s.shapes = glu_shapes();
     s.input_specs = glu_inputs;
     s.output_specs = glu_outputs;
     s.generate = glu_generate;

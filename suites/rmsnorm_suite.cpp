@@ -200,9 +200,31 @@ std::optional<std::string> within(std::size_t max_hidden, const case_desc& c, co
 
 }  // namespace
 
+// Shapes from the command line: tokens x hidden, in place or not; named as the built-in cases.
+shape_support rmsnorm_shapes() {
+    shape_support sh;
+    sh.axes = {{"tokens", "rows (tokens)", 1, 2147483647, std::nullopt, ""},
+               {"hidden", "hidden size (elements per row)", 1, 2147483647, std::nullopt, ""}};
+    sh.options = {{"inplace", "write y over x and residual_out over residual", {"no", "yes"}}};
+    sh.dtypes = {dtype::f32, dtype::bf16, dtype::f16};
+    sh.default_dtypes = {dtype::bf16};
+    sh.make_case = [](const user_shape& u, dtype t) {
+        const bool inplace = u.options.at("inplace") == "yes";
+        const std::int64_t tokens = u.dims.at("tokens"), hidden = u.dims.at("hidden");
+        case_desc c;
+        c.name = std::to_string(tokens) + "x" + std::to_string(hidden) + (inplace ? ":inplace" : "");
+        c.type = t;
+        c.dims = {{"tokens", tokens}, {"hidden", hidden}};
+        c.params = {{"eps", default_eps}, {"inplace", inplace ? 1.0 : 0.0}, {"misalign", 0.0}};
+        return c;
+    };
+    return sh;
+}
+
 void register_rmsnorm(registry& reg) {
     suite s;
     s.name = "rmsnorm";
+    s.shapes = rmsnorm_shapes();
     s.family = "residual-add + RMSNorm";
     s.description =
         "residual_out = x + residual, rounded to the storage dtype; y = residual_out / sqrt(mean(residual_out^2) + "

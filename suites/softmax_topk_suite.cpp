@@ -405,10 +405,32 @@ suite base_suite() {
 
 }  // namespace
 
+// Shapes from the command line: rows x V with K, logits of standard deviation std (the built-in
+// timed cases use 10 and 1); named as the built-in cases.
+shape_support softmax_topk_shapes() {
+    shape_support sh;
+    sh.axes = {{"rows", "rows of logits", 1, 2147483647, std::nullopt, ""},
+               {"V", "vocabulary size (logits per row)", 1, 2147483647, std::nullopt, ""},
+               {"K", "how many of the largest probabilities each row returns (1 <= K <= V)", 1, 2147483647, std::nullopt, ""}};
+    sh.options = {{"std", "standard deviation of the random logits", {"10", "1"}}};
+    sh.dtypes = {dtype::f32, dtype::bf16, dtype::f16};
+    sh.default_dtypes = {dtype::f32};
+    sh.check = [](const user_shape& u) -> std::optional<std::string> {
+        if (u.dims.at("K") > u.dims.at("V")) return "K must not exceed V";
+        return std::nullopt;
+    };
+    sh.make_case = [](const user_shape& u, dtype t) {
+        return make_case(t, u.dims.at("rows"), u.dims.at("V"), u.dims.at("K"), "random", false, true,
+                         std::stod(u.options.at("std")));
+    };
+    return sh;
+}
+
 void register_softmax_topk(registry& reg) {
     suite s = base_suite();
     s.name = "softmax_topk";
     s.cases = softmax_topk_cases;
+    s.shapes = softmax_topk_shapes();
 
     variant naive;
     naive.name = "naive";
