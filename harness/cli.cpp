@@ -1,5 +1,6 @@
 #include "harness/cli.hpp"
 
+#include "harness/progress.hpp"
 #include "harness/shapes.hpp"
 
 #include "fusebench/build_info.hpp"
@@ -412,6 +413,9 @@ int run_in_process(cli_options o, const registry& reg) {
     std::vector<variant_result> results;
     runner run(dev, o.run, tools);
     const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t first = worker ? o.worker_start : 0;
+    progress_estimate eta(items, first);
+    double last_plain_report = 0;
     auto checkpoint = [&] {
         try {
             write_json_atomic(o.json_path, make_report(ctx, results, prior));
@@ -423,11 +427,17 @@ int run_in_process(cli_options o, const registry& reg) {
     try {
         for (std::size_t i = worker ? o.worker_start : 0; i < items.size(); ++i) {
             const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            const std::string left = eta.left_text(i, el);
             if (tty) {
-                std::fprintf(stderr, "\r[%zu/%zu %6.1fs] %s %s %s\033[K", i + 1, items.size(), el,
+                std::fprintf(stderr, "\r[%zu/%zu %6.1fs%s] %s %s %s\033[K", i + 1, items.size(), el, left.c_str(),
                              items[i].s->name.c_str(), items[i].c.name.c_str(),
                              std::string(dtype_name(items[i].c.type)).c_str());
                 std::fflush(stderr);
+            } else if (i > first && el - last_plain_report >= 30) {
+                // Logs (CI): a line at most every 30 s.
+                last_plain_report = el;
+                std::fprintf(stderr, "fusebench: [%zu/%zu] %.0f s%s, now %s %s %s\n", i + 1, items.size(), el, left.c_str(),
+                             items[i].s->name.c_str(), items[i].c.name.c_str(), std::string(dtype_name(items[i].c.type)).c_str());
             }
             selection_item item = items[i];
             if (worker && i == o.worker_start && o.worker_skip_variants) {
