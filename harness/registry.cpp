@@ -1,5 +1,7 @@
 #include "harness/registry.hpp"
 
+#include <algorithm>
+
 #include <set>
 #include <stdexcept>
 
@@ -49,6 +51,22 @@ suite& registry::add(suite s) {
     }
     m_suites.push_back(std::move(s));
     return m_suites.back();
+}
+
+variant& registry::add_variant(const std::string& suite_name, variant v) {
+    auto it = std::find_if(m_suites.begin(), m_suites.end(), [&](const suite& s) { return s.name == suite_name; });
+    auto bad = [&](const std::string& why) {
+        throw std::invalid_argument("variant '" + v.name + "' for suite '" + suite_name + "': " + why);
+    };
+    if (it == m_suites.end()) bad("no such suite");
+    if (v.name.empty()) bad("empty name");
+    for (const auto& other : it->variants)
+        if (other.name == v.name) bad("the suite already has a variant of that name");
+    if (!v.launch) bad("no launch function");
+    if (!v.model) bad("no traffic model");
+    if (v.role == variant_role::baseline) bad("a suite has one baseline, its own; add fused or peer variants");
+    it->variants.push_back(std::move(v));
+    return it->variants.back();
 }
 
 const suite* registry::find(const std::string& name) const noexcept {

@@ -186,6 +186,9 @@ struct suite {
 class registry {
 public:
     suite& add(suite s);  // throws std::invalid_argument on a duplicate or malformed suite
+    // A variant of an already registered suite (a kernel of your own in a built-in family): fused
+    // or peer, with a name the suite does not have yet; throws std::invalid_argument otherwise.
+    variant& add_variant(const std::string& suite_name, variant v);
     const std::vector<suite>& suites() const noexcept { return m_suites; }
     const suite* find(const std::string& name) const noexcept;
 

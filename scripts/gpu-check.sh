@@ -21,6 +21,9 @@ if [ "${FUSEBENCH_SKIP_TESTS:-0}" != 1 ]; then
   (cd "$FUSEBENCH_BUILD_DIR" && ctest --output-on-failure -j 1 --timeout 600) >"$out/ctest.log" 2>&1
   echo "ctest rc=$? ($(( $(date +%s) - t0 )) s): $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
   grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Subprocess)' "$out/ctest.log" | head -20
+  # fusebench as a library: examples/external against the installed package, its GPU run included.
+  "$root/scripts/example.sh" >"$out/example.log" 2>&1
+  echo "example rc=$?: $(grep -E 'tests passed|tests failed' "$out/example.log")"
 fi
 
 label=$("$FUSEBENCH_BUILD_DIR/fusebench" version >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | grep -oE 'h100|h200|a100|b200|h800' | head -1)

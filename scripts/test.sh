@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds every target (all CUDA code compiles) and runs the tests with
-# CTest. Without a GPU, tests tagged [gpu] are reported as skipped.
+# Installs what is missing, builds every target (all CUDA code compiles), runs the tests with CTest
+# and builds and tests examples/external against the installed package. Without a GPU, tests
+# tagged [gpu] (and the example's GPU run) are reported as skipped.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -11,3 +12,6 @@ cd "$build"
 jobs=${FUSEBENCH_JOBS:-$(nproc)}
 if nvidia-smi -L >/dev/null 2>&1; then jobs=1; fi
 ctest --output-on-failure -j "$jobs" "$@"
+# fusebench as a library: the example project under examples/external, built against the
+# installed package and tested as an outside consumer.
+"$root/scripts/example.sh"

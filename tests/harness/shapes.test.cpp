@@ -160,3 +160,36 @@ TEST_CASE("the CLI refuses a bad shape with one line and exit 2, before looking 
     CHECK(ok.output.find("case b1h32s4096d128:causal") != std::string::npos);
     CHECK(ok.output.find("--shape tokens (1..2147483647, required)") != std::string::npos);
 }
+
+TEST_CASE("a program of its own adds a variant to a built-in family, and bad additions are refused", "[registry]") {
+    registry reg;
+    register_all(reg);
+    variant v;
+    v.name = "mine";
+    v.launch = [](const launch_args&) {};
+    v.model = [](const case_desc&) { return traffic_model{}; };
+    reg.add_variant("glu", v);
+    const suite* glu = reg.find("glu");
+    CHECK(glu->variants.back().name == "mine");
+    CHECK(glu->baseline()->name == "naive");
+    CHECK_THROWS_AS(reg.add_variant("glu", v), std::invalid_argument);       // same name twice
+    CHECK_THROWS_AS(reg.add_variant("nosuch", v), std::invalid_argument);    // no such suite
+    variant b = v;
+    b.name = "other_baseline";
+    b.role = variant_role::baseline;
+    CHECK_THROWS_AS(reg.add_variant("glu", b), std::invalid_argument);       // one baseline per suite
+    variant no_model = v;
+    no_model.name = "no_model";
+    no_model.model = nullptr;
+    CHECK_THROWS_AS(reg.add_variant("glu", no_model), std::invalid_argument);
+    // It runs on the family's cases.
+    selection_filter f;
+    f.suites = {"glu"};
+    f.variants = {"mine"};
+    f.quick = true;
+    const auto items = select_work(reg, f);
+    REQUIRE_FALSE(items.empty());
+    bool has_mine = false;
+    for (const variant* x : items.front().variants) has_mine = has_mine || x->name == "mine";
+    CHECK(has_mine);
+}
