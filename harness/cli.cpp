@@ -379,7 +379,9 @@ int run_in_process(cli_options o, const registry& reg) {
         ctx.ceilings = read_json_file(o.worker_ceilings);
     } else if (o.ceilings && !o.run.verify_only && !o.run.profile_once) {
         cuda_stream s;
+        const auto t_ceilings = std::chrono::steady_clock::now();
         ctx.ceilings = to_json(measure_ceilings(o.device, s.get(), o.filter.quick));
+        ctx.settings["ceilings_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ceilings).count();
     } else {
         ctx.ceilings = nullptr;
     }

@@ -112,6 +112,8 @@ nlohmann::json to_json(const variant_result& r) {
     j["variant"] = r.variant;
     j["role"] = to_string(r.role);
     j["description"] = r.description;
+    // Host wall time per phase (absent for variants not run: skipped, or a lost context).
+    if (!r.phase_seconds.empty()) j["phase_seconds"] = r.phase_seconds;
     if (!r.must_be_caught_by.empty()) {
         // Verifier self-test: caught means the variant failed (or errored) for the expected reason.
         const bool flagged = r.result == outcome::fail || r.result == outcome::error;
@@ -278,6 +280,16 @@ nlohmann::json make_report(const report_context& ctx, const std::vector<variant_
     j["results"] = prior.is_array() ? prior : nlohmann::json::array();
     for (const auto& r : results) j["results"].push_back(to_json(r));
     j["summary"] = count_outcomes(j["results"]);
+    // Where the run's time went: each phase summed over the results, plus the ceilings.
+    nlohmann::json phases = nlohmann::json::object();
+    for (const auto& r : j["results"]) {
+        if (!r.contains("phase_seconds") || !r["phase_seconds"].is_object()) continue;
+        for (const auto& [k, v] : r["phase_seconds"].items()) {
+            if (v.is_number()) phases[k] = phases.value(k, 0.0) + v.get<double>();
+        }
+    }
+    if (ctx.settings.is_object() && ctx.settings.contains("ceilings_seconds")) phases["ceilings"] = ctx.settings["ceilings_seconds"];
+    j["phase_seconds"] = phases;
     return j;
 }
 

@@ -8,6 +8,7 @@
 #include "harness/timing.hpp"
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,9 @@ struct variant_result {
     std::string traffic_flag;                    // "excess_traffic" (> 1.15), "below_model" (< 0.9), "ok"
     std::optional<double> bytes_saved_vs_baseline;  // baseline's measured DRAM bytes - this variant's
     double verify_seconds = 0;
+    // Host wall time per phase [s]: generate_inputs, reference, upload (the case's, on the first
+    // variant run on it), decoy_and_stream_order, verify, timing, e2e, counters (the variant's).
+    std::map<std::string, double> phase_seconds;
 };
 
 }  // namespace fusebench

@@ -377,9 +377,18 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
     std::vector<host_tensor> inputs;
     for (const auto& spec : in_specs) inputs.emplace_back(spec);
     std::vector<std::vector<double>> reference;
+    // Where the time goes (report: phase_seconds). The case's own phases (inputs, reference,
+    // upload) go to the first variant run on it, the others to each variant.
+    using clock = std::chrono::steady_clock;
+    auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+    std::map<std::string, double> case_phases;
     try {
+        auto t = clock::now();
         s.generate(c, rng(case_seed(m_opts.seed, s.name, c)), inputs);
+        case_phases["generate_inputs"] = since(t);
+        t = clock::now();
         reference = s.reference(c, inputs);
+        case_phases["reference"] = since(t);
     } catch (const std::exception& e) {
         return all_error(std::string("input generation or reference failed: ") + e.what());
     }
@@ -397,6 +406,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
     std::vector<device_buffer> d_pristine;
     bool decoy_differs = false;
     for (const auto& t : inputs) decoy_differs = decoy_differs || rotation_changes(t.data, dtype_size(t.spec.type));
+    const auto t_upload = clock::now();
     try {
         for (const auto& t : inputs) {
             d_inputs.emplace_back(t.spec, m_impl->guard());
@@ -415,6 +425,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         }
         return all_error(std::string("uploading inputs failed: ") + e.what());
     }
+    case_phases["upload"] = since(t_upload);
+    bool case_phases_given = false;
 
     // Baselines first: a baseline-relative tolerance judges the others by the baseline's error.
     std::vector<std::size_t> order;
@@ -437,6 +449,12 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             continue;
         }
         const auto t_verify = std::chrono::steady_clock::now();
+        if (!case_phases_given) {
+            r.phase_seconds = case_phases;
+            case_phases_given = true;
+        }
+        double decoy_s = 0;
+        std::optional<clock::time_point> t_timing;
         if (m_impl->sanitize) {
             std::printf("fusebench-sanitize: variant %s/%s/%s/%s\n", s.name.c_str(), c.name.c_str(),
                         std::string(dtype_name(c.type)).c_str(), v.name.c_str());
@@ -494,6 +512,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             // outputs are kept for the stale-result check; they are not compared with anything else.
             run_capture decoy;
             std::optional<std::string> side_stream;
+            const auto t_decoy = clock::now();
             {
                 load_inputs(true);
                 const bool traced = m_tools.tracer && m_impl->stream_id;
@@ -536,6 +555,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 }
                 load_inputs(false);
             }
+            decoy_s = since(t_decoy);
+            r.phase_seconds["decoy_and_stream_order"] = decoy_s;
 
             run_capture cap[2];
             for (int run = 0; run < 2; ++run) {
@@ -680,6 +701,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 req.mode = m_opts.mode;
                 req.policy = m_opts.policy;
                 req.serial_kernel_records = m_opts.serial_kernel_records;
+                t_timing = clock::now();
                 if (m_tools.tracer) {
                     r.timing = time_with_tracer(req, stream, m_impl->flusher, *m_tools.tracer, m_tools.max_clock_mhz);
                     r.timing->method_reason =
@@ -695,6 +717,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                                               "): CUDA events, which include launch latency for short kernels";
                 }
                 if (!m_opts.keep_raw_samples) r.timing->samples_us.clear();
+                r.phase_seconds["timing"] = since(*t_timing);
+                const auto t_e2e = clock::now();
 
                 // End to end: host time from the launcher call to the return of the stream
                 // synchronization, host-side setup (descriptors, plans from a cache) included;
@@ -721,6 +745,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                     if (m_tools.tracer) m_tools.tracer->resume();
                     r.timing->e2e_stats = summarize(e2e);
                 }
+                r.phase_seconds["e2e"] = since(t_e2e);
+                const auto t_counters = clock::now();
                 // Counter pass: its own launches, never the timing pass, never before verification.
                 if (m_opts.counters) {
                     if (m_tools.counters) {
@@ -745,6 +771,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                         }
                     }
                 }
+                r.phase_seconds["counters"] = since(t_counters);
             } else if (r.result != outcome::pass) {
                 r.timing_null_reason = "not timed: verification did not pass";
             } else if (!c.timed) {
@@ -775,6 +802,10 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         }
         r.correctness = std::move(cb);
         r.verify_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_verify).count();
+        // Verification proper: poisoning, the two checked launches, downloads and the comparison
+        // with the reference (everything before timing, less the decoy launch).
+        r.phase_seconds["verify"] =
+            std::chrono::duration<double>((t_timing ? *t_timing : clock::now()) - t_verify).count() - decoy_s;
         if (v.role == variant_role::baseline && !baseline_result) baseline_result = &r;
     }
 

@@ -155,6 +155,16 @@ nlohmann::json merge_reports(const std::vector<loaded_report>& inputs, const mer
         }
     }
     out["summary"] = summary;
+    // Phase times: summed over the inputs (shards run one after another or side by side: the sum
+    // is the work done, not the wall time).
+    nlohmann::json phases = nlohmann::json::object();
+    for (const auto& in : inputs) {
+        if (!in.doc.contains("phase_seconds") || !in.doc["phase_seconds"].is_object()) continue;
+        for (const auto& [k, v] : in.doc["phase_seconds"].items()) {
+            if (v.is_number()) phases[k] = phases.value(k, 0.0) + v.get<double>();
+        }
+    }
+    if (!phases.empty()) out["phase_seconds"] = phases;
     out["results"] = std::move(results);
     return out;
 }
