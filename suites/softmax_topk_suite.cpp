@@ -508,7 +508,33 @@ void register_softmax_topk(registry& reg) {
     };
     v5.req.domain = "any V, K <= 1024, fp32/bf16/fp16, any input";
     s.variants.push_back(std::move(v5));
+
+    // Every adversarial kind timed at production shapes, beside random logits of the same scale,
+    // and K = 512 / 1024: how far each variant's speed depends on the input's order and
+    // distribution (not in the default run: fusebench run --suite softmax_topk_adversarial).
+    suite adv = s;
+    adv.name = "softmax_topk_adversarial";
+    adv.default_run = false;
+    adv.shapes.reset();
+    adv.description = "softmax + top-k timed on every adversarial input kind at 4096 x {50257, 151936}, K = 10 and 256, "
+                      "beside random logits of the same scale, and K = 512 / 1024 at 4096 x 50257";
+    adv.cases = [] {
+        std::vector<case_desc> out;
+        for (dtype t : {dtype::f32, dtype::bf16}) {
+            for (std::int64_t V : {50257, 151936}) {
+                for (std::int64_t K : {10, 256}) {
+                    out.push_back(make_case(t, 4096, V, K, "random", false, true, 1.0));
+                    for (const char* kind : adversarial_kinds) out.push_back(make_case(t, 4096, V, K, kind, false, true, 1.0));
+                }
+            }
+        }
+        for (dtype t : {dtype::f32, dtype::bf16, dtype::f16}) {
+            for (std::int64_t K : {512, 1024}) out.push_back(make_case(t, 4096, 50257, K, "random", false, true, 10.0));
+        }
+        return out;
+    };
     reg.add(std::move(s));
+    reg.add(std::move(adv));
 
     // The seed designs on the adversarial inputs outside their declared domains: expected to fail.
     suite o = base_suite();
