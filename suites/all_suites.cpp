@@ -8,6 +8,7 @@ void register_all(registry& reg) {
     register_rmsnorm(reg);
     register_softmax_topk(reg);
     register_attention(reg);
+    register_conv1d(reg);
     register_mutants(reg);
 }
 

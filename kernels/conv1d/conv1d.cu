@@ -1,0 +1,401 @@
+// conv1d kernels: dense (Whisper encoder) and depthwise causal (Mamba), naive and fused.
+#include "kernels/common/launch_check.hpp"
+#include "kernels/conv1d/conv1d.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace fusebench::kernels {
+
+namespace {
+
+template <typename T>
+__device__ __forceinline__ float ld(const T* p, std::size_t i) { return static_cast<float>(p[i]); }
+template <typename T>
+__device__ __forceinline__ void st(T* p, std::size_t i, float v) { p[i] = static_cast<T>(v); }
+
+__device__ __forceinline__ float gelu_erf(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
+__device__ __forceinline__ float silu(float z) { return z / (1.0f + expf(-z)); }
+
+template <typename F>
+void by_type(elem t, F f) {
+    switch (t) {
+        case elem::f32: f(float{}); break;
+        case elem::bf16: f(__nv_bfloat16{}); break;
+        case elem::f16: f(__half{}); break;
+    }
+}
+
+unsigned grid_for(std::size_t n, int threads) {
+    const std::size_t b = (n + threads - 1) / threads;
+    return static_cast<unsigned>(b == 0 ? 1 : b);
+}
+
+// ------------------------------------------------------------------ dense
+template <typename T>
+__global__ void dense_conv_only(const T* x, const T* w, float* z, int batch, int cin, int cout, int length, int stride, int lout) {
+    const std::size_t n = static_cast<std::size_t>(batch) * cout * lout;
+    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
+         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const int t = static_cast<int>(idx % lout);
+        const int o = static_cast<int>((idx / lout) % cout);
+        const int b = static_cast<int>(idx / (static_cast<std::size_t>(lout) * cout));
+        float acc = 0.0f;
+        for (int i = 0; i < cin; ++i) {
+            const T* xr = x + (static_cast<std::size_t>(b) * cin + i) * length;
+            const T* wr = w + (static_cast<std::size_t>(o) * cin + i) * 3;
+            for (int k = 0; k < 3; ++k) {
+                const int p = t * stride + k - 1;
+                if (p >= 0 && p < length) acc = fmaf(ld(wr, k), ld(xr, p), acc);
+            }
+        }
+        z[idx] = acc;
+    }
+}
+
+template <typename T>
+__global__ void add_channel_bias(float* z, const T* bias, std::size_t n, int channels, int length) {
+    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
+         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        z[idx] += ld(bias, (idx / length) % channels);
+    }
+}
+
+template <typename T, bool GELU>
+__global__ void activate(const float* z, T* y, std::size_t n) {
+    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
+         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        st(y, idx, GELU ? gelu_erf(z[idx]) : silu(z[idx]));
+    }
+}
+
+constexpr int dense_co_tile = 64, dense_t_tile = 64, dense_ci_chunk = 16;
+
+// Block (16 x 16 threads) computes 64 output channels x 64 positions of one batch: thread (ty, tx)
+// owns channels o0 + 4 ty + a and positions t0 + tx + 16 c (a, c < 4).
+template <typename T, int STRIDE>
+__global__ void __launch_bounds__(256) dense_direct(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+                                                    T* __restrict__ y, int cin, int cout, int length, int lout) {
+    constexpr int XW = dense_t_tile * STRIDE + 2;
+    __shared__ float xs[dense_ci_chunk][XW];
+    __shared__ float wsm[dense_co_tile][dense_ci_chunk * 3 + 1];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int t0 = blockIdx.x * dense_t_tile, o0 = blockIdx.y * dense_co_tile, b = blockIdx.z;
+    float acc[4][4] = {};
+    for (int ci0 = 0; ci0 < cin; ci0 += dense_ci_chunk) {
+        for (int idx = threadIdx.x; idx < dense_ci_chunk * XW; idx += 256) {
+            const int i = idx / XW, j = idx % XW;
+            const int p = t0 * STRIDE - 1 + j, ci = ci0 + i;
+            xs[i][j] = ci < cin && p >= 0 && p < length ? ld(x, (static_cast<std::size_t>(b) * cin + ci) * length + p) : 0.0f;
+        }
+        for (int idx = threadIdx.x; idx < dense_co_tile * dense_ci_chunk * 3; idx += 256) {
+            const int o = idx / (dense_ci_chunk * 3), r = idx % (dense_ci_chunk * 3);
+            const int ci = ci0 + r / 3;
+            wsm[o][r] = o0 + o < cout && ci < cin ? ld(w, (static_cast<std::size_t>(o0 + o) * cin + ci) * 3 + r % 3) : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll 4
+        for (int i = 0; i < dense_ci_chunk; ++i) {
+#pragma unroll
+            for (int k = 0; k < 3; ++k) {
+                float wv[4], xv[4];
+#pragma unroll
+                for (int a = 0; a < 4; ++a) wv[a] = wsm[ty * 4 + a][i * 3 + k];
+#pragma unroll
+                for (int c = 0; c < 4; ++c) xv[c] = xs[i][(tx + 16 * c) * STRIDE + k];
+#pragma unroll
+                for (int a = 0; a < 4; ++a)
+#pragma unroll
+                    for (int c = 0; c < 4; ++c) acc[a][c] = fmaf(wv[a], xv[c], acc[a][c]);
+            }
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int a = 0; a < 4; ++a) {
+        const int o = o0 + ty * 4 + a;
+        if (o >= cout) continue;
+        const float bo = ld(bias, o);
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+            const int t = t0 + tx + 16 * c;
+            if (t < lout) st(y, (static_cast<std::size_t>(b) * cout + o) * lout + t, gelu_erf(acc[a][c] + bo));
+        }
+    }
+}
+
+// ------------------------------------------------------------------ depthwise
+template <typename T>
+__global__ void depthwise_conv_only(const T* x, const T* w, float* z, std::size_t rows, int channels, int length, int width) {
+    const std::size_t n = rows * length;
+    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
+         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const int t = static_cast<int>(idx % length);
+        const std::size_t r = idx / length;
+        const int c = static_cast<int>(r % channels);
+        float acc = 0.0f;
+        for (int k = 0; k < width; ++k) {
+            const int p = t + k - (width - 1);
+            if (p >= 0) acc = fmaf(ld(w, static_cast<std::size_t>(c) * width + k), ld(x, r * length + p), acc);
+        }
+        z[idx] = acc;
+    }
+}
+
+// 8 outputs per thread: x[t0 .. t0 + 7] in one or two 16-byte loads when the row allows (VEC),
+// the width - 1 earlier inputs by scalar loads (cached: the neighbouring thread loaded them).
+template <typename T, int W, bool VEC>
+__global__ void depthwise_fused(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+                                T* __restrict__ y, std::size_t rows, int channels, int length) {
+    const int chunks = (length + 7) / 8;
+    const std::size_t n = rows * chunks;
+    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
+         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const std::size_t r = idx / chunks;
+        const int t0 = static_cast<int>(idx % chunks) * 8;
+        const int c = static_cast<int>(r % channels);
+        const T* xr = x + r * length;
+        float wv[W];
+#pragma unroll
+        for (int k = 0; k < W; ++k) wv[k] = ld(w, static_cast<std::size_t>(c) * W + k);
+        const float bc = ld(bias, c);
+        float v[8 + W - 1];
+#pragma unroll
+        for (int k = 0; k < W - 1; ++k) {
+            const int p = t0 - (W - 1) + k;
+            v[k] = p >= 0 ? ld(xr, p) : 0.0f;
+        }
+        const bool full = t0 + 8 <= length;
+        if (VEC && full) {
+            T buf[8];
+            static_assert(sizeof(T) * 8 == 16 || sizeof(T) * 8 == 32, "8 elements are one or two 16-byte vectors");
+            const uint4* src = reinterpret_cast<const uint4*>(xr + t0);
+            uint4* dst = reinterpret_cast<uint4*>(buf);
+#pragma unroll
+            for (int q = 0; q < static_cast<int>(sizeof(T) * 8 / 16); ++q) dst[q] = src[q];
+#pragma unroll
+            for (int j = 0; j < 8; ++j) v[W - 1 + j] = static_cast<float>(buf[j]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < 8; ++j) v[W - 1 + j] = t0 + j < length ? ld(xr, t0 + j) : 0.0f;
+        }
+        T out[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            float acc = 0.0f;
+#pragma unroll
+            for (int k = 0; k < W; ++k) acc = fmaf(wv[k], v[j + k], acc);
+            out[j] = static_cast<T>(silu(acc + bc));
+        }
+        T* yr = y + r * length;
+        if (VEC && full) {
+            const uint4* src = reinterpret_cast<const uint4*>(out);
+            uint4* dst = reinterpret_cast<uint4*>(yr + t0);
+#pragma unroll
+            for (int q = 0; q < static_cast<int>(sizeof(T) * 8 / 16); ++q) dst[q] = src[q];
+        } else {
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                if (t0 + j < length) yr[t0 + j] = out[j];
+        }
+    }
+}
+
+// ------------------------------------------------------------------ decode
+template <typename T>
+__global__ void decode_conv_only(const T* x, const T* state, const T* w, float* z, std::size_t rows, int channels, int width) {
+    for (std::size_t r = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; r < rows;
+         r += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const int c = static_cast<int>(r % channels);
+        const int hist = width - 1;
+        float acc = 0.0f;
+        for (int k = 0; k < hist; ++k) acc = fmaf(ld(w, static_cast<std::size_t>(c) * width + k), ld(state, r * hist + k), acc);
+        z[r] = fmaf(ld(w, static_cast<std::size_t>(c) * width + hist), ld(x, r), acc);
+    }
+}
+
+template <typename T>
+__global__ void decode_shift(const T* x, const T* state, T* state_out, std::size_t rows, int width) {
+    for (std::size_t r = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; r < rows;
+         r += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const int hist = width - 1;
+        for (int k = 0; k + 1 < hist; ++k) state_out[r * hist + k] = state[r * hist + k + 1];
+        state_out[r * hist + hist - 1] = x[r];
+    }
+}
+
+template <typename T>
+__global__ void decode_fused(const T* __restrict__ x, const T* __restrict__ state, const T* __restrict__ w,
+                             const T* __restrict__ bias, T* __restrict__ y, T* __restrict__ state_out, std::size_t rows,
+                             int channels, int width) {
+    for (std::size_t r = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; r < rows;
+         r += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const int c = static_cast<int>(r % channels);
+        const int hist = width - 1;
+        const T xv = x[r];
+        float acc = 0.0f;
+        for (int k = 0; k < hist; ++k) {
+            const T s = state[r * hist + k];
+            acc = fmaf(ld(w, static_cast<std::size_t>(c) * width + k), static_cast<float>(s), acc);
+            if (k > 0) state_out[r * hist + k - 1] = s;
+        }
+        state_out[r * hist + hist - 1] = xv;
+        acc = fmaf(ld(w, static_cast<std::size_t>(c) * width + hist), static_cast<float>(xv), acc);
+        st(y, r, silu(acc + ld(bias, c)));
+    }
+}
+
+void check_dense(const conv1d_dense_shape& s) {
+    if (s.batch < 1 || s.cin < 1 || s.cout < 1 || s.length < 1) throw std::invalid_argument("conv1d dense: sizes must be positive");
+    if (s.stride != 1 && s.stride != 2) throw std::invalid_argument("conv1d dense: stride must be 1 or 2");
+    if (s.batch > 65535) throw std::invalid_argument("conv1d dense: batch above 65535");
+}
+void check_depthwise(const conv1d_depthwise_shape& s) {
+    if (s.batch < 1 || s.channels < 1 || s.length < 1) throw std::invalid_argument("conv1d depthwise: sizes must be positive");
+    if (s.width < 2 || s.width > 4) throw std::invalid_argument("conv1d depthwise: width must be 2, 3 or 4");
+}
+std::size_t rows_of(const conv1d_depthwise_shape& s) { return static_cast<std::size_t>(s.batch) * s.channels; }
+
+}  // namespace
+
+std::size_t conv1d_dense_naive_workspace_bytes(const conv1d_dense_shape& s) {
+    check_dense(s);
+    return static_cast<std::size_t>(s.batch) * s.cout * s.out_length() * sizeof(float);
+}
+
+void launch_conv1d_dense_naive(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
+                               const conv1d_dense_shape& s, cudaStream_t stream) {
+    check_dense(s);
+    if (workspace == nullptr) throw std::invalid_argument("conv1d dense naive: no workspace");
+    const int lout = s.out_length();
+    const std::size_t n = static_cast<std::size_t>(s.batch) * s.cout * lout;
+    float* z = static_cast<float*>(workspace);
+    by_type(t, [&](auto tag) {
+        using T = decltype(tag);
+        dense_conv_only<T><<<grid_for(n, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w), z, s.batch, s.cin,
+                                                                  s.cout, s.length, s.stride, lout);
+        check_launch("conv1d dense naive: convolution");
+        add_channel_bias<T><<<grid_for(n, 256), 256, 0, stream>>>(z, static_cast<const T*>(bias), n, s.cout, lout);
+        check_launch("conv1d dense naive: bias");
+        activate<T, true><<<grid_for(n, 256), 256, 0, stream>>>(z, static_cast<T*>(y), n);
+        check_launch("conv1d dense naive: GELU");
+    });
+}
+
+void launch_conv1d_dense_direct(elem t, const void* x, const void* w, const void* bias, void* y, const conv1d_dense_shape& s,
+                                cudaStream_t stream) {
+    check_dense(s);
+    const int lout = s.out_length();
+    const dim3 grid(static_cast<unsigned>((lout + dense_t_tile - 1) / dense_t_tile),
+                    static_cast<unsigned>((s.cout + dense_co_tile - 1) / dense_co_tile), static_cast<unsigned>(s.batch));
+    by_type(t, [&](auto tag) {
+        using T = decltype(tag);
+        if (s.stride == 1) {
+            dense_direct<T, 1><<<grid, 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias),
+                                                          static_cast<T*>(y), s.cin, s.cout, s.length, lout);
+        } else {
+            dense_direct<T, 2><<<grid, 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias),
+                                                          static_cast<T*>(y), s.cin, s.cout, s.length, lout);
+        }
+    });
+    check_launch("conv1d dense direct");
+}
+
+std::size_t conv1d_depthwise_naive_workspace_bytes(const conv1d_depthwise_shape& s) {
+    check_depthwise(s);
+    return rows_of(s) * s.length * sizeof(float);
+}
+
+void launch_conv1d_depthwise_naive(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
+                                   const conv1d_depthwise_shape& s, cudaStream_t stream) {
+    check_depthwise(s);
+    if (workspace == nullptr) throw std::invalid_argument("conv1d depthwise naive: no workspace");
+    const std::size_t n = rows_of(s) * s.length;
+    float* z = static_cast<float*>(workspace);
+    by_type(t, [&](auto tag) {
+        using T = decltype(tag);
+        depthwise_conv_only<T><<<grid_for(n, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w), z, rows_of(s),
+                                                                      s.channels, s.length, s.width);
+        check_launch("conv1d depthwise naive: convolution");
+        add_channel_bias<T><<<grid_for(n, 256), 256, 0, stream>>>(z, static_cast<const T*>(bias), n, s.channels, s.length);
+        check_launch("conv1d depthwise naive: bias");
+        activate<T, false><<<grid_for(n, 256), 256, 0, stream>>>(z, static_cast<T*>(y), n);
+        check_launch("conv1d depthwise naive: SiLU");
+    });
+}
+
+void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const void* bias, void* y, const conv1d_depthwise_shape& s,
+                                   cudaStream_t stream) {
+    check_depthwise(s);
+    const std::size_t n = rows_of(s) * static_cast<std::size_t>((s.length + 7) / 8);
+    by_type(t, [&](auto tag) {
+        using T = decltype(tag);
+        // 16-byte vectors need every row start on the 16-byte grid: length a multiple of 8
+        // elements and 16-byte aligned base pointers.
+        const bool vec = s.length % 8 == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+        auto go = [&](auto width_tag) {
+            constexpr int W = decltype(width_tag)::value;
+            if (vec) {
+                depthwise_fused<T, W, true><<<grid_for(n, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w),
+                                                                                   static_cast<const T*>(bias), static_cast<T*>(y),
+                                                                                   rows_of(s), s.channels, s.length);
+            } else {
+                depthwise_fused<T, W, false><<<grid_for(n, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w),
+                                                                                    static_cast<const T*>(bias), static_cast<T*>(y),
+                                                                                    rows_of(s), s.channels, s.length);
+            }
+        };
+        switch (s.width) {
+            case 2: go(std::integral_constant<int, 2>{}); break;
+            case 3: go(std::integral_constant<int, 3>{}); break;
+            default: go(std::integral_constant<int, 4>{}); break;
+        }
+    });
+    check_launch("conv1d depthwise fused");
+}
+
+std::size_t conv1d_decode_naive_workspace_bytes(const conv1d_depthwise_shape& s) {
+    check_depthwise(s);
+    return rows_of(s) * sizeof(float);
+}
+
+void launch_conv1d_decode_naive(elem t, const void* x, const void* state, const void* w, const void* bias, void* y, void* state_out,
+                                void* workspace, const conv1d_depthwise_shape& s, cudaStream_t stream) {
+    check_depthwise(s);
+    if (workspace == nullptr) throw std::invalid_argument("conv1d decode naive: no workspace");
+    const std::size_t rows = rows_of(s);
+    float* z = static_cast<float*>(workspace);
+    by_type(t, [&](auto tag) {
+        using T = decltype(tag);
+        decode_conv_only<T><<<grid_for(rows, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(state),
+                                                                      static_cast<const T*>(w), z, rows, s.channels, s.width);
+        check_launch("conv1d decode naive: convolution");
+        add_channel_bias<T><<<grid_for(rows, 256), 256, 0, stream>>>(z, static_cast<const T*>(bias), rows, s.channels, 1);
+        check_launch("conv1d decode naive: bias");
+        activate<T, false><<<grid_for(rows, 256), 256, 0, stream>>>(z, static_cast<T*>(y), rows);
+        check_launch("conv1d decode naive: SiLU");
+        decode_shift<T><<<grid_for(rows, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(state),
+                                                                  static_cast<T*>(state_out), rows, s.width);
+        check_launch("conv1d decode naive: state shift");
+    });
+}
+
+void launch_conv1d_decode_fused(elem t, const void* x, const void* state, const void* w, const void* bias, void* y, void* state_out,
+                                const conv1d_depthwise_shape& s, cudaStream_t stream) {
+    check_depthwise(s);
+    const std::size_t rows = rows_of(s);
+    by_type(t, [&](auto tag) {
+        using T = decltype(tag);
+        decode_fused<T><<<grid_for(rows, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(state),
+                                                                  static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y),
+                                                                  static_cast<T*>(state_out), rows, s.channels, s.width);
+    });
+    check_launch("conv1d decode fused");
+}
+
+}  // namespace fusebench::kernels

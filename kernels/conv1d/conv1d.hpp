@@ -1,0 +1,49 @@
+// conv1d kernels (semantics: references/conv1d_reference.hpp). Layout [batch, channels, length];
+// x, w, bias, y and states in one storage type (fp32, bf16, fp16); accumulation in fp32.
+// Launchers validate sizes (std::invalid_argument), enqueue on `stream` and check the launch.
+#pragma once
+
+#include "kernels/common/elem.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace fusebench::kernels {
+
+struct conv1d_dense_shape {
+    int batch = 1, cin = 1, cout = 1, length = 1, stride = 1;  // kernel 3, padding 1
+    int out_length() const { return (length - 1) / stride + 1; }
+};
+struct conv1d_depthwise_shape {
+    int batch = 1, channels = 1, length = 1, width = 4;  // causal, width 2..4
+};
+
+// Unfused baseline: convolution to an fp32 workspace, bias added in place, then the activation
+// written in the storage type (three kernels). Workspace: batch * cout * out_length floats.
+std::size_t conv1d_dense_naive_workspace_bytes(const conv1d_dense_shape& s);
+void launch_conv1d_dense_naive(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
+                               const conv1d_dense_shape& s, cudaStream_t stream);
+// Fused direct convolution: 64 output channels x 64 positions per block from shared-memory tiles
+// of x and w, bias and GELU in the epilogue.
+void launch_conv1d_dense_direct(elem t, const void* x, const void* w, const void* bias, void* y,
+                                const conv1d_dense_shape& s, cudaStream_t stream);
+
+// Depthwise causal conv1d + bias + SiLU. Naive: three kernels through an fp32 workspace of
+// batch * channels * length floats. Fused: one pass, 8 outputs per thread from one vector load of
+// x (16-byte aligned rows) plus the width - 1 earlier inputs.
+std::size_t conv1d_depthwise_naive_workspace_bytes(const conv1d_depthwise_shape& s);
+void launch_conv1d_depthwise_naive(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
+                                   const conv1d_depthwise_shape& s, cudaStream_t stream);
+void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const void* bias, void* y,
+                                   const conv1d_depthwise_shape& s, cudaStream_t stream);
+
+// Decode step (length ignored): x [batch, channels], state / state_out [batch, channels, width-1].
+// Naive: convolution to an fp32 workspace (batch * channels floats), bias + SiLU, state shift.
+std::size_t conv1d_decode_naive_workspace_bytes(const conv1d_depthwise_shape& s);
+void launch_conv1d_decode_naive(elem t, const void* x, const void* state, const void* w, const void* bias, void* y,
+                                void* state_out, void* workspace, const conv1d_depthwise_shape& s, cudaStream_t stream);
+void launch_conv1d_decode_fused(elem t, const void* x, const void* state, const void* w, const void* bias, void* y,
+                                void* state_out, const conv1d_depthwise_shape& s, cudaStream_t stream);
+
+}  // namespace fusebench::kernels
