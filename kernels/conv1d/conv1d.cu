@@ -172,7 +172,7 @@ __global__ void depthwise_fused(const T* __restrict__ x, const T* __restrict__ w
         }
         const bool full = t0 + 8 <= length;
         if (VEC && full) {
-            T buf[8];
+            alignas(16) T buf[8];
             static_assert(sizeof(T) * 8 == 16 || sizeof(T) * 8 == 32, "8 elements are one or two 16-byte vectors");
             const uint4* src = reinterpret_cast<const uint4*>(xr + t0);
             uint4* dst = reinterpret_cast<uint4*>(buf);
@@ -184,7 +184,7 @@ __global__ void depthwise_fused(const T* __restrict__ x, const T* __restrict__ w
 #pragma unroll
             for (int j = 0; j < 8; ++j) v[W - 1 + j] = t0 + j < length ? ld(xr, t0 + j) : 0.0f;
         }
-        T out[8];
+        alignas(16) T out[8];
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
             float acc = 0.0f;
