@@ -13,6 +13,7 @@ std::size_t dtype_size(dtype t) noexcept {
         case dtype::f16: return 2;
         case dtype::bf16: return 2;
         case dtype::i32: return 4;
+        case dtype::e4m3: return 1;
     }
     return 0;
 }
@@ -23,6 +24,7 @@ std::string_view dtype_name(dtype t) noexcept {
         case dtype::f16: return "fp16";
         case dtype::bf16: return "bf16";
         case dtype::i32: return "int32";
+        case dtype::e4m3: return "fp8_e4m3";
     }
     return "?";
 }
@@ -32,6 +34,7 @@ std::optional<dtype> parse_dtype(std::string_view s) noexcept {
     if (s == "fp16" || s == "f16" || s == "float16" || s == "half") return dtype::f16;
     if (s == "bf16" || s == "bfloat16") return dtype::bf16;
     if (s == "int32" || s == "i32") return dtype::i32;
+    if (s == "fp8_e4m3" || s == "e4m3" || s == "float8_e4m3fn") return dtype::e4m3;
     return std::nullopt;
 }
 
@@ -49,6 +52,7 @@ format_desc describe(dtype t) {
     switch (t) {
         case dtype::f16: return {10, -14, 15};
         case dtype::bf16: return {7, -126, 127};
+        case dtype::e4m3: return {3, -6, 8};
         default: return {23, -126, 127};
     }
 }
@@ -82,6 +86,12 @@ double round_to_dtype(double v, dtype t) noexcept {
             if (r > 2147483647.0) r = 2147483647.0;
             if (r < -2147483648.0) r = -2147483648.0;
             return r;
+        }
+        case dtype::e4m3: {
+            if (std::isnan(v)) return v;
+            if (std::isinf(v)) return std::copysign(448.0, v);
+            const double r = round_binary(v, describe(t));
+            return std::fabs(r) > 448.0 ? std::copysign(448.0, v) : r;
         }
     }
     return v;
@@ -127,6 +137,29 @@ float half_bits_to_float(std::uint16_t h) noexcept {
     return static_cast<float>(sign * std::ldexp(1.0 + frac / 1024.0, exp - 15));
 }
 
+std::uint8_t double_to_e4m3_bits(double v) noexcept {
+    if (std::isnan(v)) return 0x7F;
+    const double r = round_to_dtype(v, dtype::e4m3);
+    const std::uint8_t sign = std::signbit(r) ? 0x80 : 0x00;
+    const double a = std::fabs(r);
+    if (a == 0.0) return sign;
+    int e;
+    const double m = std::frexp(a, &e);  // a = m * 2^e
+    const int lead = e - 1;
+    if (lead < -6) return static_cast<std::uint8_t>(sign | static_cast<std::uint8_t>(std::ldexp(a, 9)));  // subnormal
+    const auto frac = static_cast<std::uint8_t>(std::ldexp(m * 2.0 - 1.0, 3));
+    return static_cast<std::uint8_t>(sign | ((lead + 7) << 3) | frac);
+}
+
+double e4m3_bits_to_double(std::uint8_t b) noexcept {
+    const double sign = (b & 0x80) ? -1.0 : 1.0;
+    const int exp = (b >> 3) & 0xF;
+    const int frac = b & 0x7;
+    if (exp == 0xF && frac == 0x7) return std::numeric_limits<double>::quiet_NaN();
+    if (exp == 0) return sign * std::ldexp(static_cast<double>(frac), -9);
+    return sign * std::ldexp(1.0 + frac / 8.0, exp - 7);
+}
+
 double load_element(dtype t, const void* base, std::size_t i) noexcept {
     const auto* p = static_cast<const unsigned char*>(base);
     switch (t) {
@@ -150,6 +183,7 @@ double load_element(dtype t, const void* base, std::size_t i) noexcept {
             std::memcpy(&v, p + 4 * i, 4);
             return v;
         }
+        case dtype::e4m3: return e4m3_bits_to_double(p[i]);
     }
     return 0.0;
 }
@@ -178,6 +212,7 @@ void store_element(dtype t, void* base, std::size_t i, double v) noexcept {
             std::memcpy(p + 4 * i, &v32, 4);
             break;
         }
+        case dtype::e4m3: p[i] = double_to_e4m3_bits(r); break;
     }
 }
 
@@ -197,6 +232,11 @@ std::int64_t ordered(double v, dtype t) {
             return (b & 0x8000) ? -mag : mag;
         }
         case dtype::i32: return static_cast<std::int64_t>(v);
+        case dtype::e4m3: {
+            const std::uint8_t b = double_to_e4m3_bits(v);
+            const std::int64_t mag = b & 0x7F;
+            return (b & 0x80) ? -mag : mag;
+        }
     }
     return 0;
 }
@@ -219,6 +259,7 @@ double dtype_min_subnormal(dtype t) noexcept {
         case dtype::f16: return std::ldexp(1.0, -24);
         case dtype::bf16: return std::ldexp(1.0, -133);
         case dtype::i32: return 0.0;
+        case dtype::e4m3: return std::ldexp(1.0, -9);
     }
     return 0.0;
 }
@@ -229,6 +270,7 @@ double dtype_max_finite(dtype t) noexcept {
         case dtype::f16: return 65504.0;
         case dtype::bf16: return std::ldexp(2.0 - std::ldexp(1.0, -7), 127);
         case dtype::i32: return 2147483647.0;
+        case dtype::e4m3: return 448.0;
     }
     return 0.0;
 }

@@ -9,11 +9,14 @@
 
 namespace fusebench {
 
-enum class dtype : std::uint8_t { f32, f16, bf16, i32 };
+// e4m3: OCP FP8 E4M3 (bias 7, 3 mantissa bits, no infinities, S.1111.111 NaN, largest finite
+// 448), as the Hopper tensor cores read it. Stores saturate: values past 448 and +-inf become
+// +-448 (as cvt.rn.satfinite does); NaN stays NaN (0x7F).
+enum class dtype : std::uint8_t { f32, f16, bf16, i32, e4m3 };
 
 std::size_t dtype_size(dtype t) noexcept;                // [bytes]
-std::string_view dtype_name(dtype t) noexcept;          // "fp32", "fp16", "bf16", "int32"
-std::optional<dtype> parse_dtype(std::string_view s) noexcept;  // accepts fp32/f32/float32, ...
+std::string_view dtype_name(dtype t) noexcept;          // "fp32", "fp16", "bf16", "int32", "fp8_e4m3"
+std::optional<dtype> parse_dtype(std::string_view s) noexcept;  // accepts fp32/f32/float32, ..., fp8_e4m3/e4m3
 bool is_floating(dtype t) noexcept;
 
 // Round-to-nearest-even conversions; NaN stays NaN (quiet), overflow goes to +-inf.
@@ -21,6 +24,8 @@ std::uint16_t float_to_bf16_bits(float f) noexcept;
 float bf16_bits_to_float(std::uint16_t b) noexcept;
 std::uint16_t float_to_half_bits(float f) noexcept;
 float half_bits_to_float(std::uint16_t h) noexcept;
+std::uint8_t double_to_e4m3_bits(double v) noexcept;  // rounds (nearest even) and saturates
+double e4m3_bits_to_double(std::uint8_t b) noexcept;
 
 // Correctly rounds a double to the nearest value representable in `t` (one rounding, no double
 // rounding through float), returned as a double. For i32: round-half-even, saturating.

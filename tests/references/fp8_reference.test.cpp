@@ -89,3 +89,39 @@ TEST_CASE("block scales are amax / 448 over finite elements, 1 for blocks withou
     CHECK(scales[3] == 1.0f);                // only 0
     CHECK(codes[8] == 0x00);
 }
+
+#include "harness/dtype.hpp"
+
+#include <random>
+
+TEST_CASE("two independent E4M3 encoders agree: the reference's and the harness dtype's", "[fp8]") {
+    // The harness stores and loads fp8_e4m3 tensors with its own codec (harness/dtype.cpp); the
+    // quantization reference has another. Same code for every value tried, or one of them is wrong.
+    std::mt19937 gen(42);
+    std::uniform_real_distribution<double> exponent(-14.0, 10.0), unit(-1.0, 1.0);
+    std::size_t checked = 0;
+    for (int i = 0; i < 200000; ++i) {
+        const float v = static_cast<float>(unit(gen) * std::exp2(exponent(gen)));
+        CAPTURE(v);
+        REQUIRE(e4m3_from_float(v) == fusebench::double_to_e4m3_bits(v));
+        ++checked;
+    }
+    for (float v : {0.0f, -0.0f, 448.0f, 464.0f, 465.0f, -1e30f, std::numeric_limits<float>::infinity(),
+                    -std::numeric_limits<float>::infinity(), std::ldexp(1.0f, -10), 3 * std::ldexp(1.0f, -10)}) {
+        CAPTURE(v);
+        CHECK(e4m3_from_float(v) == fusebench::double_to_e4m3_bits(v));
+    }
+    CHECK(fusebench::double_to_e4m3_bits(std::numeric_limits<double>::quiet_NaN()) == 0x7F);
+    for (int c = 0; c < 256; ++c) {
+        const auto b = static_cast<std::uint8_t>(c);
+        const double a = e4m3_to_double(b), h = fusebench::e4m3_bits_to_double(b);
+        CHECK(((std::isnan(a) && std::isnan(h)) || a == h));
+        if (!std::isnan(h)) CHECK(fusebench::round_to_dtype(h, fusebench::dtype::e4m3) == h);
+    }
+    CHECK(fusebench::dtype_size(fusebench::dtype::e4m3) == 1);
+    CHECK(fusebench::dtype_name(fusebench::dtype::e4m3) == "fp8_e4m3");
+    CHECK(fusebench::parse_dtype("e4m3") == fusebench::dtype::e4m3);
+    CHECK(fusebench::dtype_max_finite(fusebench::dtype::e4m3) == 448.0);
+    CHECK(fusebench::ulp_distance(fusebench::dtype::e4m3, 1.0, 1.125) == 1);
+    CHECK(checked == 200000);
+}
