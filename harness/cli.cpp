@@ -53,6 +53,7 @@ const char* usage_text =
     "run options:\n"
     "  --suite NAME[,NAME]  suites to run (default: every default suite)\n"
     "  --variant NAME[,..]  variants to run (default: all)\n"
+  "  --config NAME[,..]   tuning configurations of the variants that declare them (default: all)\n"
     "  --dtype T[,T]        fp32, bf16, fp16 (default: all)\n"
     "  --case SUBSTR[,..]   cases whose name contains SUBSTR (default: all)\n"
     "  --quick              small shapes only\n"
@@ -222,7 +223,7 @@ int cmd_list(const cli_options& o, const registry& reg) {
             std::printf("suite %s%s: %s\n", it.s->name.c_str(), it.s->default_run ? "" : " (not in the default run)",
                         it.s->family.c_str());
             for (const variant* v : it.variants) {
-                std::printf("  variant %-22s %-8s %s\n", v->name.c_str(), to_string(v->role),
+                std::printf("  variant %-22s %-8s %s\n", (v->config.empty() ? v->name : v->name + "[" + v->config + "]").c_str(), to_string(v->role),
                             v->req.domain.empty() ? "domain: every case" : ("domain: " + v->req.domain).c_str());
             }
             if (it.s->shapes) {
@@ -240,7 +241,7 @@ nlohmann::json settings_json(const cli_options& o) {
     for (auto t : o.filter.dtypes) dtypes.push_back(std::string(dtype_name(t)));
     return {{"command_line_filters",
              {{"suites", o.filter.suites}, {"variants", o.filter.variants}, {"cases", o.filter.cases},
-              {"dtypes", dtypes}, {"quick", o.filter.quick}, {"shapes", o.filter.shapes}}},
+              {"dtypes", dtypes}, {"quick", o.filter.quick}, {"shapes", o.filter.shapes}, {"configs", o.filter.configs}}},
             {"seed", o.run.seed},
             {"seed_source", o.seed_given ? "--seed" : "fresh"},
             {"mode", to_string(o.run.mode)},
@@ -507,6 +508,7 @@ nlohmann::json lost_results(const selection_item& item, std::size_t skip, const 
         r.suite = item.s->name;
         r.c = item.c;
         r.variant = v.name;
+        r.config = v.config;
         r.role = v.role;
         r.description = v.description;
         r.must_be_caught_by = v.must_be_caught_by;
@@ -684,6 +686,8 @@ bool parse_shared_option(const std::vector<std::string>& args, std::size_t& i, c
         for (auto& s : split_commas(value())) o.filter.suites.push_back(s);
     } else if (a == "--variant") {
         for (auto& s : split_commas(value())) o.filter.variants.push_back(s);
+    } else if (a == "--config") {
+        for (auto& s : split_commas(value())) o.filter.configs.push_back(s);
     } else if (a == "--case") {
         for (auto& s : split_commas(value())) o.filter.cases.push_back(s);
     } else if (a == "--dtype") {

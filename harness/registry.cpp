@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <functional>
 #include <set>
 #include <stdexcept>
 
@@ -33,10 +34,48 @@ const variant* suite::baseline() const {
     return nullptr;
 }
 
+namespace {
+// One entry per declared tuning configuration (same name, `config` set, the launch handed it).
+std::vector<variant> expand_configs(variant v, const std::function<void(const std::string&)>& bad) {
+    std::vector<variant> out;
+    if (v.configs.empty()) {
+        out.push_back(std::move(v));
+        return out;
+    }
+    if (v.role == variant_role::baseline) bad("the baseline '" + v.name + "' cannot have tuning configurations");
+    std::set<std::string> names;
+    for (const auto& cfg : v.configs) {
+        if (cfg.name.empty() || !names.insert(cfg.name).second) {
+            bad("variant '" + v.name + "' declares an unnamed or repeated configuration '" + cfg.name + "'");
+        }
+        variant e = v;
+        e.configs.clear();
+        e.config = cfg.name;
+        e.description = v.description + " [configuration " + cfg.name + ": " + cfg.description + "]";
+        auto launch = v.launch;
+        const std::string name = cfg.name;
+        if (launch) {
+            e.launch = [launch, name](const launch_args& a) {
+                const launch_args b{a.c, a.in, a.out, a.workspace, a.workspace_bytes, a.stream, name};
+                launch(b);
+            };
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+}  // namespace
+
 suite& registry::add(suite s) {
     auto bad = [&](const std::string& why) {
         throw std::invalid_argument("suite '" + s.name + "': " + why);
     };
+    {
+        std::vector<variant> expanded;
+        for (auto& v : s.variants)
+            for (auto& e : expand_configs(std::move(v), bad)) expanded.push_back(std::move(e));
+        s.variants = std::move(expanded);
+    }
     if (s.name.empty()) bad("empty name");
     if (find(s.name)) bad("registered twice");
     if (!s.cases || !s.input_specs || !s.output_specs || !s.generate || !s.reference) {
@@ -45,7 +84,7 @@ suite& registry::add(suite s) {
     std::set<std::string> names;
     for (const auto& v : s.variants) {
         if (v.name.empty()) bad("a variant has no name");
-        if (!names.insert(v.name).second) bad("variant '" + v.name + "' declared twice");
+        if (!names.insert(v.name + "\n" + v.config).second) bad("variant '" + v.name + "' declared twice");
         if (!v.launch) bad("variant '" + v.name + "' has no launch function");
         if (!v.model) bad("variant '" + v.name + "' has no traffic model");
     }
@@ -65,7 +104,8 @@ variant& registry::add_variant(const std::string& suite_name, variant v) {
     if (!v.launch) bad("no launch function");
     if (!v.model) bad("no traffic model");
     if (v.role == variant_role::baseline) bad("a suite has one baseline, its own; add fused or peer variants");
-    it->variants.push_back(std::move(v));
+    auto expanded = expand_configs(std::move(v), bad);
+    for (auto& e : expanded) it->variants.push_back(std::move(e));
     return it->variants.back();
 }
 

@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fusebench {
@@ -61,6 +62,15 @@ struct launch_args {
     void* workspace = nullptr;      // scratch from variant::workspace_bytes, contents undefined
     std::size_t workspace_bytes = 0;
     cudaStream_t stream = nullptr;
+    std::string_view config = {};   // the tuning configuration this launch runs (empty: none)
+};
+
+// A tuning configuration of a variant (tile sizes, stages, warp split): verified and timed as its
+// own result, named in the report (`config`), selected with --config; the table shows the best
+// configuration of each case.
+struct variant_config {
+    std::string name;         // stable report key, e.g. "V0" or "bq128_bkv64_s2"
+    std::string description;  // what it sets
 };
 
 struct requirements {
@@ -87,6 +97,10 @@ struct variant {
     // "modified its input", "out of tolerance", "nondeterministic", "faster than physics", ...).
     // Empty for real variants.
     std::string must_be_caught_by;
+    // Tuning configurations the variant declares; registration expands the variant into one entry
+    // per configuration (same name, `config` set, the launch receiving it in launch_args::config).
+    std::vector<variant_config> configs;
+    std::string config;  // on an expanded entry: its configuration
 };
 
 // How outputs are judged. The default compares every output element-wise against the fp64

@@ -110,6 +110,7 @@ nlohmann::json to_json(const variant_result& r) {
     j["case"] = r.c.name;
     j["dtype"] = std::string(dtype_name(r.c.type));
     j["variant"] = r.variant;
+    if (!r.config.empty()) j["config"] = r.config;
     j["role"] = to_string(r.role);
     j["description"] = r.description;
     // Host wall time per phase (absent for variants not run: skipped, or a lost context).

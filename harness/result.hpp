@@ -33,6 +33,7 @@ struct variant_result {
     std::string suite;
     case_desc c;
     std::string variant;
+    std::string config;  // the variant's tuning configuration (empty: none)
     variant_role role = variant_role::fused;
     std::string description;
     std::string must_be_caught_by;  // copied from the variant (mutants only)

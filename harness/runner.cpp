@@ -83,9 +83,18 @@ std::vector<selection_item> select_work(const registry& reg, const selection_fil
     }
     // The selected variants of a suite; a suite that judges variants relative to its baseline
     // always verifies the baseline too.
+    for (const auto& cname : f.configs) {
+        const bool found = std::any_of(suites.begin(), suites.end(), [&](const suite* s) {
+            return std::any_of(s->variants.begin(), s->variants.end(), [&](const variant& v) { return v.config == cname; });
+        });
+        if (!found) throw usage_error("no configuration named '" + cname + "' in the selected suites (see `fusebench list`)");
+    }
     auto variants_of = [&](const suite& st) {
         std::vector<const variant*> vs;
         for (const auto& v : st.variants) {
+            if (!f.configs.empty() && !v.config.empty() && std::find(f.configs.begin(), f.configs.end(), v.config) == f.configs.end()) {
+                continue;
+            }
             if (f.variants.empty() || std::find(f.variants.begin(), f.variants.end(), v.name) != f.variants.end()) {
                 vs.push_back(&v);
             }
@@ -314,6 +323,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         r.suite = s.name;
         r.c = c;
         r.variant = v->name;
+        r.config = v->config;
         r.role = v->role;
         r.description = v->description;
         r.must_be_caught_by = v->must_be_caught_by;
@@ -490,7 +500,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 if (ws_bytes && run >= 0) CUDA_CHECK(cudaMemsetAsync(workspace.get(), static_cast<int>(poison_fill[run]), ws_bytes, stream));
             };
 
-            const std::string range_id = s.name + "/" + c.name + "/" + std::string(dtype_name(c.type)) + "/" + v.name;
+            const std::string range_id = s.name + "/" + c.name + "/" + std::string(dtype_name(c.type)) + "/" + v.name +
+                                         (v.config.empty() ? "" : "[" + v.config + "]");
             auto load_inputs = [&](bool rotated) {
                 for (std::size_t i = 0; i < inputs.size(); ++i) {
                     const std::size_t bytes = inputs[i].data.size(), el = dtype_size(inputs[i].spec.type);

@@ -25,6 +25,7 @@ public:
 struct selection_filter {
     std::vector<std::string> suites;    // exact names; empty = the default suites
     std::vector<std::string> variants;  // exact names; empty = all
+    std::vector<std::string> configs;   // tuning configurations (variants without any are kept); empty = all
     std::vector<std::string> cases;     // substrings of case names; empty = all
     std::vector<dtype> dtypes;          // empty = all
     bool quick = false;                 // only cases marked quick

@@ -128,8 +128,9 @@ nlohmann::json ceiling_for_bound(const nlohmann::json& ceilings, const std::stri
 }
 
 std::string result_key(const nlohmann::json& r) {
+    const std::string config = string_or(r, "config", "");
     return string_or(r, "suite", "?") + "/" + string_or(r, "case", "?") + "/" + string_or(r, "dtype", "?") + "/" +
-           string_or(r, "variant", "?");
+           string_or(r, "variant", "?") + (config.empty() ? "" : "[" + config + "]");
 }
 
 loaded_report load_report(const std::string& path) {
