@@ -1,5 +1,7 @@
 #include "harness/check.hpp"
 
+#include <limits>
+
 #include "harness/parallel.hpp"
 
 #include <algorithm>
@@ -194,6 +196,38 @@ void apply_relative_tolerance(output_check& c, const output_check* baseline, dou
         }
     }
     c.relative = rc;
+}
+
+std::map<std::string, output_figure> agreement_figures(std::span<const double> got, std::span<const double> want,
+                                                       const std::string& prefix, const std::string& what) {
+    const std::size_t n = std::min(got.size(), want.size());
+    double diff2 = 0, want2 = 0, got2 = 0, dot = 0, max_abs = 0, sum_g = 0, sum_w = 0;
+    std::size_t pairs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!std::isfinite(got[i]) || !std::isfinite(want[i])) continue;
+        const double d = got[i] - want[i];
+        diff2 += d * d;
+        want2 += want[i] * want[i];
+        got2 += got[i] * got[i];
+        dot += got[i] * want[i];
+        sum_g += got[i];
+        sum_w += want[i];
+        max_abs = std::max(max_abs, std::fabs(d));
+        ++pairs;
+    }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    double rel = nan, cosine = nan, corr = nan;
+    if (pairs > 0 && want2 > 0) rel = std::sqrt(diff2 / want2);
+    if (pairs > 0 && want2 > 0 && got2 > 0) cosine = dot / std::sqrt(want2 * got2);
+    if (pairs > 1) {
+        const double p = static_cast<double>(pairs);
+        const double cov = dot - sum_g * sum_w / p, var_g = got2 - sum_g * sum_g / p, var_w = want2 - sum_w * sum_w / p;
+        if (var_g > 0 && var_w > 0) corr = cov / std::sqrt(var_g * var_w);
+    }
+    return {{prefix + "rel_l2", {rel, "||got - want|| / ||want|| over finite pairs: " + what}},
+            {prefix + "max_abs", {pairs > 0 ? max_abs : nan, "largest |got - want| over finite pairs: " + what}},
+            {prefix + "cosine", {cosine, "cosine similarity of got and want: " + what}},
+            {prefix + "correlation", {corr, "Pearson correlation of got and want: " + what}}};
 }
 
 }  // namespace fusebench

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -62,6 +63,13 @@ struct check_coverage {
     std::vector<std::vector<std::int64_t>> which;  // the sampled units
 };
 
+// A figure a suite reports beside a verdict, never part of it: for example the FP8 suites'
+// quantization error, the output against fp64 of the unquantized inputs.
+struct output_figure {
+    double value = 0;
+    std::string meaning;
+};
+
 struct output_check {
     std::string output;  // tensor name
     bool pass = true;
@@ -69,7 +77,14 @@ struct output_check {
     error_stats stats;
     std::optional<relative_check> relative;  // when the suite declares a baseline-relative tolerance
     std::optional<check_coverage> coverage;  // when only part of the output was compared
+    std::map<std::string, output_figure> figures;
 };
+
+// How closely `got` follows `want` over the pairs where both are finite, as figures named
+// prefix + "rel_l2" (||got - want|| / ||want||), "max_abs", "cosine" (got . want / (|got| |want|))
+// and "correlation" (Pearson); NaN where undefined (no pairs, a zero norm or variance).
+std::map<std::string, output_figure> agreement_figures(std::span<const double> got, std::span<const double> want,
+                                                       const std::string& prefix, const std::string& what);
 
 // Applies a baseline-relative tolerance to `c` given the baseline's check of the same output
 // (nullptr: no baseline check, which fails) and rms(reference); sets c.relative and, on failure,

@@ -78,6 +78,11 @@ nlohmann::json to_json(const output_check& c) {
         first.push_back({{"index", m.index}, {"got", number(m.got)}, {"expected", number(m.expected)}, {"why", m.why}});
     }
     j["first_mismatches"] = first;
+    if (!c.figures.empty()) {
+        nlohmann::json f = nlohmann::json::object();
+        for (const auto& [name, fig] : c.figures) f[name] = {{"value", number(fig.value)}, {"meaning", fig.meaning}};
+        j["figures"] = f;
+    }
     if (c.relative) {
         const auto& r = *c.relative;
         nlohmann::json rj;
