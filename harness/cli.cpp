@@ -223,7 +223,7 @@ int cmd_list(const cli_options& o, const registry& reg) {
             std::printf("suite %s%s: %s\n", it.s->name.c_str(), it.s->default_run ? "" : " (not in the default run)",
                         it.s->family.c_str());
             for (const variant* v : it.variants) {
-                std::printf("  variant %-22s %-8s %s\n", (v->config.empty() ? v->name : v->name + "[" + v->config + "]").c_str(), to_string(v->role),
+                std::printf("  variant %-22s %-8s %s\n", v->label().c_str(), to_string(v->role),
                             v->req.domain.empty() ? "domain: every case" : ("domain: " + v->req.domain).c_str());
             }
             if (it.s->shapes) {

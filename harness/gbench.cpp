@@ -158,7 +158,7 @@ int run_gbench(int argc, char** argv, const registry& reg) {
     if (tr) tr->set_serial(true);
     for (const auto& e : entries) {
         auto* bench = benchmark::RegisterBenchmark(
-            gbench_name(e.s->name, e.c, e.v->config.empty() ? e.v->name : e.v->name + "[" + e.v->config + "]").c_str(), [e, seed, mode, tr, &stream, &flusher, &start, &stop](benchmark::State& state) {
+            gbench_name(e.s->name, e.c, e.v->label()).c_str(), [e, seed, mode, tr, &stream, &flusher, &start, &stop](benchmark::State& state) {
                 const auto p = prepare(*e.s, e.c, *e.v, seed);
                 const cudaStream_t st = stream.get();
                 const launch_args a{e.c, p->in_ptrs, p->out_ptrs, p->workspace.get(), p->workspace.size(), st};

@@ -35,6 +35,12 @@ const variant* suite::baseline() const {
 }
 
 namespace {
+void check_variant(const variant& v, const std::function<void(const std::string&)>& bad) {
+    if (v.name.empty()) bad("a variant has no name");
+    if (!v.launch) bad("variant '" + v.name + "' has no launch function");
+    if (!v.model) bad("variant '" + v.name + "' has no traffic model");
+}
+
 // One entry per declared tuning configuration (same name, `config` set, the launch handed it).
 std::vector<variant> expand_configs(variant v, const std::function<void(const std::string&)>& bad) {
     std::vector<variant> out;
@@ -83,10 +89,8 @@ suite& registry::add(suite s) {
     }
     std::set<std::string> names;
     for (const auto& v : s.variants) {
-        if (v.name.empty()) bad("a variant has no name");
-        if (!names.insert(v.name + "\n" + v.config).second) bad("variant '" + v.name + "' declared twice");
-        if (!v.launch) bad("variant '" + v.name + "' has no launch function");
-        if (!v.model) bad("variant '" + v.name + "' has no traffic model");
+        check_variant(v, bad);
+        if (!names.insert(v.label()).second) bad("variant '" + v.label() + "' declared twice");
     }
     m_suites.push_back(std::move(s));
     return m_suites.back();
@@ -98,11 +102,9 @@ variant& registry::add_variant(const std::string& suite_name, variant v) {
         throw std::invalid_argument("variant '" + v.name + "' for suite '" + suite_name + "': " + why);
     };
     if (it == m_suites.end()) bad("no such suite");
-    if (v.name.empty()) bad("empty name");
+    check_variant(v, bad);
     for (const auto& other : it->variants)
         if (other.name == v.name) bad("the suite already has a variant of that name");
-    if (!v.launch) bad("no launch function");
-    if (!v.model) bad("no traffic model");
     if (v.role == variant_role::baseline) bad("a suite has one baseline, its own; add fused or peer variants");
     auto expanded = expand_configs(std::move(v), bad);
     for (auto& e : expanded) it->variants.push_back(std::move(e));

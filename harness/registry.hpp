@@ -101,6 +101,8 @@ struct variant {
     // per configuration (same name, `config` set, the launch receiving it in launch_args::config).
     std::vector<variant_config> configs;
     std::string config;  // on an expanded entry: its configuration
+
+    std::string label() const { return config.empty() ? name : name + "[" + config + "]"; }  // "name[config]"
 };
 
 // How outputs are judged. The default compares every output element-wise against the fp64

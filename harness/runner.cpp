@@ -500,8 +500,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 if (ws_bytes && run >= 0) CUDA_CHECK(cudaMemsetAsync(workspace.get(), static_cast<int>(poison_fill[run]), ws_bytes, stream));
             };
 
-            const std::string range_id = s.name + "/" + c.name + "/" + std::string(dtype_name(c.type)) + "/" + v.name +
-                                         (v.config.empty() ? "" : "[" + v.config + "]");
+            const std::string range_id = s.name + "/" + c.name + "/" + std::string(dtype_name(c.type)) + "/" + v.label();
             auto load_inputs = [&](bool rotated) {
                 for (std::size_t i = 0; i < inputs.size(); ++i) {
                     const std::size_t bytes = inputs[i].data.size(), el = dtype_size(inputs[i].spec.type);

@@ -111,8 +111,7 @@ std::vector<perf_table> build_tables(const std::vector<table_source>& sources, c
             auto [it, fresh] = where.emplace(std::make_pair(suite, dtype), drafts.size());
             if (fresh) drafts.push_back({suite, dtype, {}, {}, {}});
             auto& d = drafts[it->second];
-            const std::string cfg = string_or(r, "config", "");
-            const std::string c = string_or(r, "case", "?"), v = string_or(r, "variant", "?") + (cfg.empty() ? "" : "[" + cfg + "]");
+            const std::string c = string_or(r, "case", "?"), v = variant_label(r);
             if (std::find(d.variants.begin(), d.variants.end(), v) == d.variants.end()) d.variants.push_back(v);
             if (std::find(d.cases.begin(), d.cases.end(), c) == d.cases.end()) d.cases.push_back(c);
             d.cells.emplace(std::make_tuple(c, s, v), cell_of(r));  // the first of duplicates stays

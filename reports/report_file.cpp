@@ -127,10 +127,13 @@ nlohmann::json ceiling_for_bound(const nlohmann::json& ceilings, const std::stri
     return nullptr;
 }
 
-std::string result_key(const nlohmann::json& r) {
+std::string variant_label(const nlohmann::json& r) {
     const std::string config = string_or(r, "config", "");
-    return string_or(r, "suite", "?") + "/" + string_or(r, "case", "?") + "/" + string_or(r, "dtype", "?") + "/" +
-           string_or(r, "variant", "?") + (config.empty() ? "" : "[" + config + "]");
+    return string_or(r, "variant", "?") + (config.empty() ? "" : "[" + config + "]");
+}
+
+std::string result_key(const nlohmann::json& r) {
+    return string_or(r, "suite", "?") + "/" + string_or(r, "case", "?") + "/" + string_or(r, "dtype", "?") + "/" + variant_label(r);
 }
 
 loaded_report load_report(const std::string& path) {

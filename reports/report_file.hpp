@@ -68,5 +68,7 @@ nlohmann::json ceiling_for_bound(const nlohmann::json& ceilings, const std::stri
 
 // Report identity of one result (without the device): "suite/case/dtype/variant".
 std::string result_key(const nlohmann::json& r);
+// "variant" or "variant[config]" of a result.
+std::string variant_label(const nlohmann::json& r);
 
 }  // namespace fusebench::reports

@@ -50,20 +50,6 @@ kernels::attention_shape kernel_shape(const case_desc& c) {
     return s;
 }
 
-kernels::sdpa_shape cudnn_shape(const case_desc& c) {
-    const auto k = kernel_shape(c);
-    kernels::sdpa_shape s;
-    s.batch = k.batch;
-    s.heads_q = k.heads_q;
-    s.heads_kv = k.heads_kv;
-    s.seq_q = k.seq_q;
-    s.seq_kv = k.seq_kv;
-    s.head_dim = k.head_dim;
-    s.causal = k.causal;
-    s.scale = k.scale;
-    return s;
-}
-
 references::attention_problem problem_of(const attention_dims& a) {
     return {a.seq_q, a.seq_kv, a.head_dim, a.causal, a.scale};
 }
@@ -528,12 +514,12 @@ void register_attention(registry& reg) {
         "peer: cuDNN's fused scaled-dot-product attention (backend graph API, plan built once per shape and cached; "
         + kernels::cudnn_sdpa_describe() + ")",
         [](const launch_args& a) {
-            kernels::launch_cudnn_sdpa(cudnn_shape(a.c), to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0],
+            kernels::launch_cudnn_sdpa(kernel_shape(a.c), to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0],
                                        static_cast<float*>(a.out[1]), a.workspace, a.workspace_bytes, a.stream);
         },
         fused_model,
-        [](const case_desc& c) { return kernels::cudnn_sdpa_workspace_bytes(cudnn_shape(c), to_kernel_elem(c.type)); },
-        {0, [](const case_desc& c) { return unsupported(kernels::cudnn_sdpa_unsupported(cudnn_shape(c), to_kernel_elem(c.type))); },
+        [](const case_desc& c) { return kernels::cudnn_sdpa_workspace_bytes(kernel_shape(c), to_kernel_elem(c.type)); },
+        {0, [](const case_desc& c) { return unsupported(kernels::cudnn_sdpa_unsupported(kernel_shape(c), to_kernel_elem(c.type))); },
          "what the cuDNN found at configure time accepts (skipped with the reason otherwise)"}});
     // cuDNN does not promise a bitwise-reproducible SDPA forward, and it is not: on an H100 (cuDNN
     // 9 from the Python environment, commit c7af204's run) two runs of the GQA decode case b1h32kv8q1k32768d128 differed in

@@ -272,7 +272,7 @@ cudnnHandle_t handle_for(state& s, int device) {
 }
 
 // Reasons that need no plan. nullptr when the shape may run.
-const char* quick_reason(state& s, const sdpa_shape& sh, elem type) {
+const char* quick_reason(state& s, const attention_shape& sh, elem type) {
     if (type != elem::bf16 && type != elem::f16) return intern(s, "cuDNN SDPA takes bf16 or fp16 inputs only");
     if (sh.batch < 1 || sh.heads_q < 1 || sh.heads_kv < 1 || sh.seq_q < 1 || sh.seq_kv < 1 || sh.head_dim < 1)
         return intern(s, "every dimension must be at least 1");
@@ -431,7 +431,7 @@ void build(plan_entry& e, cudnnHandle_t handle, const plan_key& k) {
                              std::to_string(e.configs_tried) + " tried; last: " + last_failure + ")");
 }
 
-plan_key key_of(const sdpa_shape& s, elem type) {
+plan_key key_of(const attention_shape& s, elem type) {
     int device = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
     return {device, s.batch, s.heads_q, s.heads_kv, s.seq_q, s.seq_kv, s.head_dim, s.causal, type};
@@ -439,7 +439,7 @@ plan_key key_of(const sdpa_shape& s, elem type) {
 
 // The cached entry for the shape on the current device, built on first call. Caller holds s.mu.
 // A failed build is cached too (entry.reason set, entry.plan null).
-plan_entry& entry_for(state& s, const sdpa_shape& sh, elem type) {
+plan_entry& entry_for(state& s, const attention_shape& sh, elem type) {
     const plan_key k = key_of(sh, type);
     auto it = s.plans.find(k);
     if (it != s.plans.end()) return *it->second;
@@ -469,7 +469,7 @@ std::string cudnn_sdpa_describe() {
     return d;
 }
 
-const char* cudnn_sdpa_unsupported(const sdpa_shape& sh, elem type) {
+const char* cudnn_sdpa_unsupported(const attention_shape& sh, elem type) {
     state& s = st();
     std::lock_guard<std::mutex> lock(s.mu);
     if (!cudnn_sdpa_available()) return intern(s, cudnn_sdpa_describe());
@@ -477,7 +477,7 @@ const char* cudnn_sdpa_unsupported(const sdpa_shape& sh, elem type) {
     return entry_for(s, sh, type).reason;
 }
 
-std::size_t cudnn_sdpa_workspace_bytes(const sdpa_shape& sh, elem type) {
+std::size_t cudnn_sdpa_workspace_bytes(const attention_shape& sh, elem type) {
     state& s = st();
     std::lock_guard<std::mutex> lock(s.mu);
     const plan_entry& e = entry_for(s, sh, type);
@@ -485,7 +485,7 @@ std::size_t cudnn_sdpa_workspace_bytes(const sdpa_shape& sh, elem type) {
     return e.workspace;
 }
 
-std::string cudnn_sdpa_plan_describe(const sdpa_shape& sh, elem type) {
+std::string cudnn_sdpa_plan_describe(const attention_shape& sh, elem type) {
     state& s = st();
     std::lock_guard<std::mutex> lock(s.mu);
     const plan_entry& e = entry_for(s, sh, type);
@@ -496,7 +496,7 @@ std::string cudnn_sdpa_plan_describe(const sdpa_shape& sh, elem type) {
            (e.mask ? (e.bottom_right ? "causal bottom-right" : "causal") : "none");
 }
 
-void launch_cudnn_sdpa(const sdpa_shape& sh, elem type, const void* q, const void* k, const void* v, void* o,
+void launch_cudnn_sdpa(const attention_shape& sh, elem type, const void* q, const void* k, const void* v, void* o,
                        float* lse, void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
     state& s = st();
     std::lock_guard<std::mutex> lock(s.mu);  // the handle's stream is shared state
@@ -562,10 +562,10 @@ constexpr const char* no_cudnn = "fusebench was built without cuDNN (configure w
 
 bool cudnn_sdpa_available() { return false; }
 std::string cudnn_sdpa_describe() { return no_cudnn; }
-const char* cudnn_sdpa_unsupported(const sdpa_shape&, elem) { return no_cudnn; }
-std::size_t cudnn_sdpa_workspace_bytes(const sdpa_shape&, elem) { throw std::runtime_error(no_cudnn); }
-std::string cudnn_sdpa_plan_describe(const sdpa_shape&, elem) { return no_cudnn; }
-void launch_cudnn_sdpa(const sdpa_shape&, elem, const void*, const void*, const void*, void*, float*, void*,
+const char* cudnn_sdpa_unsupported(const attention_shape&, elem) { return no_cudnn; }
+std::size_t cudnn_sdpa_workspace_bytes(const attention_shape&, elem) { throw std::runtime_error(no_cudnn); }
+std::string cudnn_sdpa_plan_describe(const attention_shape&, elem) { return no_cudnn; }
+void launch_cudnn_sdpa(const attention_shape&, elem, const void*, const void*, const void*, void*, float*, void*,
                        std::size_t, cudaStream_t) {
     throw std::runtime_error(no_cudnn);
 }

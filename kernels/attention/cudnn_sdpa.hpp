@@ -15,6 +15,7 @@
 // the same functions exist: available() is false, unsupported() says why, launch throws.
 #pragma once
 
+#include "kernels/attention/attention.hpp"
 #include "kernels/common/elem.hpp"
 
 #include <cuda_runtime_api.h>
@@ -26,17 +27,6 @@ namespace fusebench::kernels {
 
 // Same fields as attention_shape (kernels/attention/attention.hpp), declared here so that this
 // wrapper stands alone.
-struct sdpa_shape {
-    int batch = 1;
-    int heads_q = 1;
-    int heads_kv = 1;
-    int seq_q = 1;
-    int seq_kv = 1;
-    int head_dim = 64;
-    bool causal = false;
-    float scale = 1.0f;  // usually 1/sqrt(head_dim); passed by value at launch, not part of the plan
-};
-
 // Compiled with cuDNN and the library loads (cudnnGetVersion answers a major version 9).
 bool cudnn_sdpa_available();
 
@@ -46,21 +36,21 @@ std::string cudnn_sdpa_describe();
 // nullptr when the shape runs, else the reason (a string that lives as long as the program).
 // Cheap checks first (element type, GQA ratio, causal with Sq > Skv, head_dim); then the plan for
 // the current device is built and its outcome cached, so a shape cuDNN rejects says so here.
-const char* cudnn_sdpa_unsupported(const sdpa_shape& s, elem type);
+const char* cudnn_sdpa_unsupported(const attention_shape& s, elem type);
 
 // Workspace the cached plan needs on the current device (builds the plan; throws when unsupported).
-std::size_t cudnn_sdpa_workspace_bytes(const sdpa_shape& s, elem type);
+std::size_t cudnn_sdpa_workspace_bytes(const attention_shape& s, elem type);
 
 // Runs the cached plan (built on first call) on `stream`. q/k/v/o/lse are device pointers in the
 // layout above; workspace must hold cudnn_sdpa_workspace_bytes(s, type) bytes (may be null when 0).
 // Throws std::runtime_error naming the cuDNN step and status on any failure.
-void launch_cudnn_sdpa(const sdpa_shape& s, elem type, const void* q, const void* k, const void* v,
+void launch_cudnn_sdpa(const attention_shape& s, elem type, const void* q, const void* k, const void* v,
                        void* o, float* lse, void* workspace, std::size_t workspace_bytes,
                        cudaStream_t stream);
 
 // The cached plan for the current device in words: engine global index, configs tried, workspace,
 // build time, mask; or "unsupported: <reason>". Builds the plan like workspace_bytes().
-std::string cudnn_sdpa_plan_describe(const sdpa_shape& s, elem type);
+std::string cudnn_sdpa_plan_describe(const attention_shape& s, elem type);
 
 // Drops every cached plan (the per-device handles stay). Reasons already returned stay valid.
 void cudnn_sdpa_clear_cache();

@@ -1,6 +1,8 @@
 // Device-side load/convert helpers shared by kernels: fp32 math on fp32, fp16 and bf16 storage.
 #pragma once
 
+#include "kernels/common/elem.hpp"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -18,6 +20,16 @@ template <> __device__ __forceinline__ float from_f32<float>(float v) { return v
 template <> __device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
 template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
     return __float2bfloat16_rn(v);
+}
+
+// Host side: calls f with a value of the storage type `type` names (float, __half or
+// __nv_bfloat16), for launchers templated on it: dispatch_elem(t, [&](auto v) { using T = decltype(v); ... }).
+template <class F> void dispatch_elem(elem type, F&& f) {
+    switch (type) {
+        case elem::f32: f(float{}); break;
+        case elem::f16: f(__half{}); break;
+        case elem::bf16: f(__nv_bfloat16{}); break;
+    }
 }
 
 }  // namespace fusebench::kernels

@@ -1,9 +1,7 @@
 // conv1d kernels: dense (Whisper encoder) and depthwise causal (Mamba), naive and fused.
+#include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/conv1d/conv1d.hpp"
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 
 #include <cstdint>
 #include <stdexcept>
@@ -15,21 +13,12 @@ namespace fusebench::kernels {
 namespace {
 
 template <typename T>
-__device__ __forceinline__ float ld(const T* p, std::size_t i) { return static_cast<float>(p[i]); }
+__device__ __forceinline__ float ld(const T* p, std::size_t i) { return to_f32(p[i]); }
 template <typename T>
-__device__ __forceinline__ void st(T* p, std::size_t i, float v) { p[i] = static_cast<T>(v); }
+__device__ __forceinline__ void st(T* p, std::size_t i, float v) { p[i] = from_f32<T>(v); }
 
 __device__ __forceinline__ float gelu_erf(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
 __device__ __forceinline__ float silu(float z) { return z / (1.0f + expf(-z)); }
-
-template <typename F>
-void by_type(elem t, F f) {
-    switch (t) {
-        case elem::f32: f(float{}); break;
-        case elem::bf16: f(__nv_bfloat16{}); break;
-        case elem::f16: f(__half{}); break;
-    }
-}
 
 unsigned grid_for(std::size_t n, int threads) {
     const std::size_t b = (n + threads - 1) / threads;
@@ -179,7 +168,7 @@ __global__ void depthwise_fused(const T* __restrict__ x, const T* __restrict__ w
 #pragma unroll
             for (int q = 0; q < static_cast<int>(sizeof(T) * 8 / 16); ++q) dst[q] = src[q];
 #pragma unroll
-            for (int j = 0; j < 8; ++j) v[W - 1 + j] = static_cast<float>(buf[j]);
+            for (int j = 0; j < 8; ++j) v[W - 1 + j] = to_f32(buf[j]);
         } else {
 #pragma unroll
             for (int j = 0; j < 8; ++j) v[W - 1 + j] = t0 + j < length ? ld(xr, t0 + j) : 0.0f;
@@ -190,7 +179,7 @@ __global__ void depthwise_fused(const T* __restrict__ x, const T* __restrict__ w
             float acc = 0.0f;
 #pragma unroll
             for (int k = 0; k < W; ++k) acc = fmaf(wv[k], v[j + k], acc);
-            out[j] = static_cast<T>(silu(acc + bc));
+            out[j] = from_f32<T>(silu(acc + bc));
         }
         T* yr = y + r * length;
         if (VEC && full) {
@@ -241,11 +230,11 @@ __global__ void decode_fused(const T* __restrict__ x, const T* __restrict__ stat
         float acc = 0.0f;
         for (int k = 0; k < hist; ++k) {
             const T s = state[r * hist + k];
-            acc = fmaf(ld(w, static_cast<std::size_t>(c) * width + k), static_cast<float>(s), acc);
+            acc = fmaf(ld(w, static_cast<std::size_t>(c) * width + k), to_f32(s), acc);
             if (k > 0) state_out[r * hist + k - 1] = s;
         }
         state_out[r * hist + hist - 1] = xv;
-        acc = fmaf(ld(w, static_cast<std::size_t>(c) * width + hist), static_cast<float>(xv), acc);
+        acc = fmaf(ld(w, static_cast<std::size_t>(c) * width + hist), to_f32(xv), acc);
         st(y, r, silu(acc + ld(bias, c)));
     }
 }
@@ -275,7 +264,7 @@ void launch_conv1d_dense_naive(elem t, const void* x, const void* w, const void*
     const int lout = s.out_length();
     const std::size_t n = static_cast<std::size_t>(s.batch) * s.cout * lout;
     float* z = static_cast<float*>(workspace);
-    by_type(t, [&](auto tag) {
+    dispatch_elem(t, [&](auto tag) {
         using T = decltype(tag);
         dense_conv_only<T><<<grid_for(n, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w), z, s.batch, s.cin,
                                                                   s.cout, s.length, s.stride, lout);
@@ -293,7 +282,7 @@ void launch_conv1d_dense_direct(elem t, const void* x, const void* w, const void
     const int lout = s.out_length();
     const dim3 grid(static_cast<unsigned>((lout + dense_t_tile - 1) / dense_t_tile),
                     static_cast<unsigned>((s.cout + dense_co_tile - 1) / dense_co_tile), static_cast<unsigned>(s.batch));
-    by_type(t, [&](auto tag) {
+    dispatch_elem(t, [&](auto tag) {
         using T = decltype(tag);
         if (s.stride == 1) {
             dense_direct<T, 1><<<grid, 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias),
@@ -317,7 +306,7 @@ void launch_conv1d_depthwise_naive(elem t, const void* x, const void* w, const v
     if (workspace == nullptr) throw std::invalid_argument("conv1d depthwise naive: no workspace");
     const std::size_t n = rows_of(s) * s.length;
     float* z = static_cast<float*>(workspace);
-    by_type(t, [&](auto tag) {
+    dispatch_elem(t, [&](auto tag) {
         using T = decltype(tag);
         depthwise_conv_only<T><<<grid_for(n, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w), z, rows_of(s),
                                                                       s.channels, s.length, s.width);
@@ -333,7 +322,7 @@ void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const v
                                    cudaStream_t stream) {
     check_depthwise(s);
     const std::size_t n = rows_of(s) * static_cast<std::size_t>((s.length + 7) / 8);
-    by_type(t, [&](auto tag) {
+    dispatch_elem(t, [&](auto tag) {
         using T = decltype(tag);
         // 16-byte vectors need every row start on the 16-byte grid: length a multiple of 8
         // elements and 16-byte aligned base pointers.
@@ -370,7 +359,7 @@ void launch_conv1d_decode_naive(elem t, const void* x, const void* state, const 
     if (workspace == nullptr) throw std::invalid_argument("conv1d decode naive: no workspace");
     const std::size_t rows = rows_of(s);
     float* z = static_cast<float*>(workspace);
-    by_type(t, [&](auto tag) {
+    dispatch_elem(t, [&](auto tag) {
         using T = decltype(tag);
         decode_conv_only<T><<<grid_for(rows, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(state),
                                                                       static_cast<const T*>(w), z, rows, s.channels, s.width);
@@ -389,7 +378,7 @@ void launch_conv1d_decode_fused(elem t, const void* x, const void* state, const 
                                 const conv1d_depthwise_shape& s, cudaStream_t stream) {
     check_depthwise(s);
     const std::size_t rows = rows_of(s);
-    by_type(t, [&](auto tag) {
+    dispatch_elem(t, [&](auto tag) {
         using T = decltype(tag);
         decode_fused<T><<<grid_for(rows, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(state),
                                                                   static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y),

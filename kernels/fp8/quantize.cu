@@ -1,9 +1,8 @@
 // FP8 E4M3 block quantization kernels (see quantize.hpp for the exact semantics).
+#include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/fp8/quantize.hpp"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
 #include <stdexcept>
@@ -11,9 +10,6 @@
 namespace fusebench::kernels {
 
 namespace {
-
-template <typename T>
-__device__ __forceinline__ float to_float(T v) { return static_cast<float>(v); }
 
 // fp32 -> E4M3 as cvt.rn.satfinite (nearest even, +-inf and overflow to +-448); NaN -> 0x7F.
 __device__ __forceinline__ std::uint8_t encode(float v) {
@@ -38,12 +34,12 @@ __global__ void quantize_rows(const T* __restrict__ x, std::size_t rows, std::si
     const std::size_t n = cols - c0 < static_cast<std::size_t>(block) ? cols - c0 : static_cast<std::size_t>(block);
     const T* p = x + r * cols + c0;
     float amax = 0.0f;
-    for (std::size_t i = lane; i < n; i += 32) amax = fmaxf(amax, finite_abs(to_float(p[i])));
+    for (std::size_t i = lane; i < n; i += 32) amax = fmaxf(amax, finite_abs(to_f32(p[i])));
     for (int off = 16; off > 0; off /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
     const float scale = scale_of(amax);
     if (lane == 0) scales[r * blocks_per_row + b] = scale;
     std::uint8_t* q = codes + r * cols + c0;
-    for (std::size_t i = lane; i < n; i += 32) q[i] = encode(__fdiv_rn(to_float(p[i]), scale));
+    for (std::size_t i = lane; i < n; i += 32) q[i] = encode(__fdiv_rn(to_f32(p[i]), scale));
 }
 
 // One thread block (256 threads) per tile.
@@ -57,7 +53,7 @@ __global__ void __launch_bounds__(256) quantize_tiles(const T* __restrict__ x, s
     const std::size_t nc = cols - c0 < static_cast<std::size_t>(block) ? cols - c0 : static_cast<std::size_t>(block);
     float amax = 0.0f;
     for (std::size_t k = threadIdx.x; k < nr * nc; k += blockDim.x) {
-        amax = fmaxf(amax, finite_abs(to_float(x[(r0 + k / nc) * cols + c0 + k % nc])));
+        amax = fmaxf(amax, finite_abs(to_f32(x[(r0 + k / nc) * cols + c0 + k % nc])));
     }
     for (int off = 16; off > 0; off /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, off));
     __shared__ float warp_max[8];
@@ -69,16 +65,7 @@ __global__ void __launch_bounds__(256) quantize_tiles(const T* __restrict__ x, s
     if (threadIdx.x == 0) scales[ti * tiles_c + tj] = scale;
     for (std::size_t k = threadIdx.x; k < nr * nc; k += blockDim.x) {
         const std::size_t idx = (r0 + k / nc) * cols + c0 + k % nc;
-        codes[idx] = encode(__fdiv_rn(to_float(x[idx]), scale));
-    }
-}
-
-template <typename F>
-void by_type(elem type, F f) {
-    switch (type) {
-        case elem::f32: f(static_cast<const float*>(nullptr)); break;
-        case elem::bf16: f(static_cast<const __nv_bfloat16*>(nullptr)); break;
-        case elem::f16: f(static_cast<const __half*>(nullptr)); break;
+        codes[idx] = encode(__fdiv_rn(to_f32(x[idx]), scale));
     }
 }
 
@@ -90,8 +77,8 @@ void launch_quantize_e4m3_rows(elem type, const void* x, std::size_t rows, std::
     if (rows == 0 || cols == 0) return;
     const std::size_t warps = rows * ((cols + block - 1) / block);
     const unsigned grid = static_cast<unsigned>((warps * 32 + 255) / 256);
-    by_type(type, [&](auto tag) {
-        using T = std::remove_cv_t<std::remove_pointer_t<decltype(tag)>>;
+    dispatch_elem(type, [&](auto tag) {
+        using T = decltype(tag);
         quantize_rows<T><<<grid, 256, 0, stream>>>(static_cast<const T*>(x), rows, cols, block, codes, scales);
     });
     check_launch("quantize_e4m3_rows");
@@ -102,8 +89,8 @@ void launch_quantize_e4m3_tiles(elem type, const void* x, std::size_t rows, std:
     if (block < 32 || block > 256 || block % 32 != 0) throw std::invalid_argument("quantize_e4m3_tiles: block must be a multiple of 32 in [32, 256]");
     if (rows == 0 || cols == 0) return;
     const std::size_t tiles = ((rows + block - 1) / block) * ((cols + block - 1) / block);
-    by_type(type, [&](auto tag) {
-        using T = std::remove_cv_t<std::remove_pointer_t<decltype(tag)>>;
+    dispatch_elem(type, [&](auto tag) {
+        using T = decltype(tag);
         quantize_tiles<T><<<static_cast<unsigned>(tiles), 256, 0, stream>>>(static_cast<const T*>(x), rows, cols, block, codes, scales);
     });
     check_launch("quantize_e4m3_tiles");

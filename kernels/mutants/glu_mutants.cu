@@ -32,14 +32,6 @@ unsigned grid_for(std::size_t work, unsigned per_block) {
     return static_cast<unsigned>(blocks == 0 ? 1 : (blocks > 65535u * 32u ? 65535u * 32u : blocks));
 }
 
-template <class F> void dispatch(elem type, F&& f) {
-    switch (type) {
-        case elem::f32: f(float{}); break;
-        case elem::f16: f(__half{}); break;
-        case elem::bf16: f(__nv_bfloat16{}); break;
-    }
-}
-
 // ---------------------------------------------------------------- scalar kernel and its bugs
 enum class scalar_bug { none, past_end, flush_tiny };
 
@@ -57,7 +49,7 @@ __global__ void glu_scalar_kernel(const T* __restrict__ gate, const T* __restric
 template <scalar_bug B>
 void launch_scalar(elem type, const void* d_gate, const void* d_up, void* d_y, std::size_t n, cudaStream_t stream) {
     if (n == 0) return;
-    dispatch(type, [&](auto t) {
+    dispatch_elem(type, [&](auto t) {
         using T = decltype(t);
         glu_scalar_kernel<T, B><<<grid_for(n, block_threads), block_threads, 0, stream>>>(
             static_cast<const T*>(d_gate), static_cast<const T*>(d_up), static_cast<T*>(d_y), n);
@@ -166,7 +158,7 @@ std::size_t elem_bytes(elem type) { return type == elem::f32 ? 4 : 2; }
 void launch_glu_vec_no_tail(elem type, const void* d_gate, const void* d_up, void* d_y, std::size_t n,
                             cudaStream_t stream) {
     if (n == 0) return;
-    dispatch(type, [&](auto t) {
+    dispatch_elem(type, [&](auto t) {
         using T = decltype(t);
         constexpr std::size_t W = vec_bytes / sizeof(T);
         const auto mis = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % vec_bytes; };
@@ -200,7 +192,7 @@ void launch_glu_flush_tiny(elem type, const void* d_gate, const void* d_up, void
 void launch_glu_naive_gate_as_scratch(elem type, const void* d_gate, const void* d_up, void* d_y, std::size_t n,
                                       cudaStream_t stream) {
     if (n == 0) return;
-    dispatch(type, [&](auto t) {
+    dispatch_elem(type, [&](auto t) {
         using T = decltype(t);
         const T* gate = static_cast<const T*>(d_gate);
         // The bug: "gate is dead after the activation", so act(gate) overwrites it in place.
@@ -261,7 +253,7 @@ void launch_glu_unreset_queue(elem type, const void* d_gate, const void* d_up, v
     const unsigned grid = static_cast<unsigned>(ntiles < 1024 ? ntiles : 1024);
     glu_queue_reset_kernel<<<1, 1, 0, stream>>>(q, expected);
     check_launch("glu_queue_reset_kernel");
-    dispatch(type, [&](auto t) {
+    dispatch_elem(type, [&](auto t) {
         using T = decltype(t);
         glu_queue_kernel<T><<<grid, block_threads, 0, stream>>>(static_cast<const T*>(d_gate), static_cast<const T*>(d_up),
                                                                static_cast<T*>(d_y), n, q);
@@ -272,7 +264,7 @@ void launch_glu_unreset_queue(elem type, const void* d_gate, const void* d_up, v
 void launch_glu_naive_unchecked_workspace(elem type, const void* d_gate, const void* d_up, void* d_y,
                                           void* d_intermediate, std::size_t n, cudaStream_t stream) {
     if (n == 0) return;
-    dispatch(type, [&](auto t) {
+    dispatch_elem(type, [&](auto t) {
         using T = decltype(t);
         // The bug: no check that the workspace exists; the binding never asked for one.
         launch_naive_into<T>(static_cast<const T*>(d_gate), static_cast<const T*>(d_up), static_cast<T*>(d_y),

@@ -95,14 +95,6 @@ __global__ void rmsnorm_warp_row_kernel(const T* x, const T* residual, const T* 
     }
 }
 
-template <class F> void dispatch(elem type, F&& f) {
-    switch (type) {
-        case elem::f32: f(float{}); break;
-        case elem::f16: f(__half{}); break;
-        case elem::bf16: f(__nv_bfloat16{}); break;
-    }
-}
-
 void check_shape(std::size_t tokens, std::size_t hidden, const char* who) {
     if (hidden > static_cast<std::size_t>(INT_MAX) || tokens > 0x7FFFFFFFu) {
         throw std::invalid_argument(std::string(who) + ": shape outside the grid limits");
@@ -115,7 +107,7 @@ void launch_block(elem type, const void* d_x, const void* d_residual, const void
                   const char* who) {
     if (tokens == 0 || hidden == 0) return;
     check_shape(tokens, hidden, who);
-    dispatch(type, [&](auto t) {
+    dispatch_elem(type, [&](auto t) {
         using T = decltype(t);
         if constexpr (B == block_bug::half_accumulator && !std::is_same_v<T, __half>) {
             throw std::invalid_argument(std::string(who) + ": written for fp16 only");
@@ -139,7 +131,7 @@ void launch_rmsnorm_warp_drop_last_rows(elem type, const void* d_x, const void* 
     check_shape(tokens, hidden, "rmsnorm_warp_row_kernel (mutant)");
     constexpr unsigned rows_per_block = 4;
     const unsigned grid = static_cast<unsigned>(tokens / rows_per_block);  // the bug: rounds down
-    dispatch(type, [&](auto t) {
+    dispatch_elem(type, [&](auto t) {
         using T = decltype(t);
         rmsnorm_warp_row_kernel<T><<<grid, 32 * rows_per_block, 0, stream>>>(
             static_cast<const T*>(d_x), static_cast<const T*>(d_residual), static_cast<const T*>(d_gamma),

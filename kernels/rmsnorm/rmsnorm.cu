@@ -245,14 +245,6 @@ struct problem {
     float eps;
 };
 
-template <class F> void dispatch(elem type, F&& f) {
-    switch (type) {
-        case elem::f32: f(float{}); break;
-        case elem::f16: f(__half{}); break;
-        case elem::bf16: f(__nv_bfloat16{}); break;
-    }
-}
-
 std::size_t elem_size(elem type) noexcept { return type == elem::f32 ? 4 : 2; }
 
 // Access width in elements for this launch: 16 bytes when every pointer and the row pitch allow
@@ -386,7 +378,7 @@ void launch_residual_rmsnorm_naive(elem type, const void* d_x, const void* d_res
     const problem p{d_x, d_residual, d_gamma, d_y, d_residual_out, tokens, hidden, eps};
     if (tokens == 0 || hidden == 0) return;
     check_row_grid(p, "launch_residual_rmsnorm_naive");
-    dispatch(type, [&](auto t) {
+    dispatch_elem(type, [&](auto t) {
         using T = decltype(t);
         const std::size_t n = tokens * hidden;
         constexpr unsigned threads = 256;
@@ -409,7 +401,7 @@ void launch_residual_rmsnorm_block(elem type, const void* d_x, const void* d_res
     const problem p{d_x, d_residual, d_gamma, d_y, d_residual_out, tokens, hidden, eps};
     if (tokens == 0 || hidden == 0) return;
     check_row_grid(p, "launch_residual_rmsnorm_block");
-    dispatch(type, [&](auto t) {
+    dispatch_elem(type, [&](auto t) {
         using T = decltype(t);
         residual_rmsnorm_block_kernel<T><<<static_cast<unsigned>(tokens), 256, 0, stream>>>(
             static_cast<const T*>(d_x), static_cast<const T*>(d_residual), static_cast<const T*>(d_gamma),
@@ -424,7 +416,7 @@ void launch_residual_rmsnorm_vec(elem type, const void* d_x, const void* d_resid
     const problem p{d_x, d_residual, d_gamma, d_y, d_residual_out, tokens, hidden, eps};
     if (tokens == 0 || hidden == 0) return;
     check_row_grid(p, "launch_residual_rmsnorm_vec");
-    dispatch(type, [&](auto t) { launch_vec_typed<decltype(t), stream_loads>(p, vec_block_cap, stream); });
+    dispatch_elem(type, [&](auto t) { launch_vec_typed<decltype(t), stream_loads>(p, vec_block_cap, stream); });
 }
 
 void launch_residual_rmsnorm_vec4(elem type, const void* d_x, const void* d_residual, const void* d_gamma,
@@ -433,7 +425,7 @@ void launch_residual_rmsnorm_vec4(elem type, const void* d_x, const void* d_resi
     const problem p{d_x, d_residual, d_gamma, d_y, d_residual_out, tokens, hidden, eps};
     if (tokens == 0 || hidden == 0) return;
     check_row_grid(p, "launch_residual_rmsnorm_vec4");
-    dispatch(type, [&](auto t) {
+    dispatch_elem(type, [&](auto t) {
         using T = decltype(t);
         launch_vec_typed<T, stream_loads>(p, four_per_thread_cap(p, sizeof(T)), stream);
     });
@@ -447,7 +439,7 @@ void launch_residual_rmsnorm_warp(elem type, const void* d_x, const void* d_resi
     if (hidden > static_cast<std::size_t>(INT_MAX)) {
         throw std::invalid_argument("launch_residual_rmsnorm_warp: hidden must fit in int");
     }
-    dispatch(type, [&](auto t) { launch_warp_typed<decltype(t), stream_loads>(p, stream); });
+    dispatch_elem(type, [&](auto t) { launch_warp_typed<decltype(t), stream_loads>(p, stream); });
 }
 
 }  // namespace fusebench::kernels
