@@ -1,5 +1,6 @@
 #include "harness/cli.hpp"
 
+#include "harness/parallel.hpp"
 #include "harness/progress.hpp"
 #include "harness/shapes.hpp"
 
@@ -13,6 +14,7 @@
 #include "harness/gbench.hpp"
 #include "harness/report.hpp"
 #include "harness/rng.hpp"
+#include "harness/parallel.hpp"
 #include "harness/runner.hpp"
 #include "harness/table.hpp"
 
@@ -57,6 +59,8 @@ const char* usage_text =
     "  --dtype T[,T]        fp32, bf16, fp16 (default: all)\n"
     "  --case SUBSTR[,..]   cases whose name contains SUBSTR (default: all)\n"
     "  --quick              small shapes only\n"
+    "  --full               the complete sweep: every case and variant, with those marked\n"
+    "                       \"full sweep only\" in `fusebench list` (README \"What the default run covers\")\n"
   "  --shape SPEC         run this shape only (repeatable): SUITE:name=value,... with the suite's named\n"
   "                       dimensions and options (`fusebench list` shows them), e.g.\n"
   "                       glu:tokens=8192,inter=28672,act=swiglu; SUITE: may be left out with one --suite\n"
@@ -72,6 +76,9 @@ const char* usage_text =
     "  --verify-only        check correctness, skip timing\n"
     "  --profile-once       after verification launch each variant once under the NVTX range\n"
     "                       profile/<suite>/<case>/<dtype>/<variant>, no timing (for ncu/nsys)\n"
+    "  --no-prefetch        prepare each case's inputs and fp64 reference only when it runs (by default\n"
+    "                       the next case's are prepared in the background, at low priority on all but\n"
+    "                       two cores, while the current case runs on the GPU)\n"
     "  --device N           CUDA device ordinal (default 0)\n"
     "  --shard I/N          run only shard I of N (1-based) of the selection; merge the reports later\n"
     "  --no-ceilings        skip measuring the device's ceilings\n"
@@ -86,7 +93,7 @@ const char* usage_text =
     "  --no-isolation       run in this process; by default worker processes run the cases and a\n"
     "                       fresh one continues after a variant corrupts the CUDA context\n"
     "\n"
-    "list options: --suite, --variant, --dtype, --case, --quick filter the same way.\n"
+    "list options: --suite, --variant, --dtype, --case, --quick, --full filter the same way.\n"
     "\n"
     "compare options (README \"Three uses\"; exit 0 no regression, 1 regression, 2 bad input):\n"
     "  --policy PATH        thresholds (default: reports/policy.json of the source tree, 5%)\n"
@@ -172,6 +179,8 @@ cli_options parse(int argc, char** argv) {
             o.run.keep_raw_samples = true;
         } else if (a == "--verify-only") {
             o.run.verify_only = true;
+        } else if (a == "--no-prefetch") {
+            o.run.prefetch = false;
         } else if (a == "--profile-once") {
             o.run.profile_once = true;
         } else if (a == "--shard") {
@@ -223,15 +232,16 @@ int cmd_list(const cli_options& o, const registry& reg) {
             std::printf("suite %s%s: %s\n", it.s->name.c_str(), it.s->default_run ? "" : " (not in the default run)",
                         it.s->family.c_str());
             for (const variant* v : it.variants) {
-                std::printf("  variant %-22s %-8s %s\n", v->label().c_str(), to_string(v->role),
-                            v->req.domain.empty() ? "domain: every case" : ("domain: " + v->req.domain).c_str());
+                std::printf("  variant %-22s %-8s %s%s\n", v->label().c_str(), to_string(v->role),
+                            v->req.domain.empty() ? "domain: every case" : ("domain: " + v->req.domain).c_str(),
+                            v->full_only ? " (full sweep only)" : "");
             }
             if (it.s->shapes) {
                 for (const auto& line : describe_shape_support(*it.s->shapes)) std::printf("  --shape %s\n", line.c_str());
             }
         }
-        std::printf("  case %-40s %-5s %s%s\n", it.c.name.c_str(), std::string(dtype_name(it.c.type)).c_str(),
-                    it.c.input_kind.c_str(), it.c.timed ? "" : " (verified, not timed)");
+        std::printf("  case %-40s %-5s %s%s%s\n", it.c.name.c_str(), std::string(dtype_name(it.c.type)).c_str(),
+                    it.c.input_kind.c_str(), it.c.timed ? "" : " (verified, not timed)", it.c.full_only ? " (full sweep only)" : "");
     }
     return exit_ok;
 }
@@ -247,6 +257,9 @@ nlohmann::json settings_json(const cli_options& o) {
             {"mode", to_string(o.run.mode)},
             {"verify_only", o.run.verify_only},
             {"profile_once", o.run.profile_once},
+            {"prefetch", o.run.prefetch},
+            {"selection", o.filter.full ? "full" : "default"},
+            {"host_cpus", available_cpus()},
             {"sampling",
              {{"warmup", o.run.policy.warmup},
               {"min_samples", o.run.policy.min_samples},
@@ -448,6 +461,7 @@ int run_in_process(cli_options o, const registry& reg) {
                 item.variants.erase(item.variants.begin(),
                                     item.variants.begin() + static_cast<std::ptrdiff_t>(std::min(o.worker_skip_variants, item.variants.size())));
             }
+            if (i + 1 < items.size()) run.prefetch(items[i + 1]);
             auto rs = run.run_item(item);
             nlohmann::json line = {{"type", "item"}, {"index", i}, {"skipped_variants", worker && i == o.worker_start ? o.worker_skip_variants : 0},
                                    {"results", nlohmann::json::array()}};
@@ -698,6 +712,8 @@ bool parse_shared_option(const std::vector<std::string>& args, std::size_t& i, c
         }
     } else if (a == "--quick") {
         o.filter.quick = true;
+    } else if (a == "--full") {
+        o.filter.full = true;
     } else if (a == "--shape") {
         o.filter.shapes.push_back(value());
     } else if (a == "--shapes") {

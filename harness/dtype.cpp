@@ -57,8 +57,9 @@ format_desc describe(dtype t) {
     }
 }
 
-// One correct rounding of v to a binary format with the given fraction width and exponent range.
-double round_binary(double v, format_desc f) {
+// One correct rounding of v to a binary format with the given fraction width and exponent range,
+// by scaling (slow, obviously correct: the fallback and the tests' yardstick).
+double round_binary_by_scaling(double v, format_desc f) {
     if (!std::isfinite(v) || v == 0.0) return v;
     const double a = std::fabs(v);
     int e;
@@ -73,7 +74,35 @@ double round_binary(double v, format_desc f) {
     return std::copysign(r, v);
 }
 
+// The same rounding on the bits of v where the result is a normal number of the format: round
+// half to even at the format's last fraction bit (a carry into the exponent is the correct next
+// binade); subnormal results and non-finite inputs take the scaling path.
+double round_binary(double v, format_desc f) {
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
+    const int biased = static_cast<int>((bits >> 52) & 0x7FF);
+    if (biased == 0 || biased == 0x7FF || biased - 1023 < f.min_exp) return round_binary_by_scaling(v, f);
+    const int drop = 52 - f.mantissa_bits;
+    const std::uint64_t sign = bits & (1ull << 63), mag = bits & ~(1ull << 63);
+    const std::uint64_t low = (1ull << drop) - 1;
+    const std::uint64_t rounded = (mag + (low >> 1) + ((mag >> drop) & 1)) & ~low;
+    double r = std::bit_cast<double>(rounded);
+    const double max_finite = std::ldexp(2.0 - std::ldexp(1.0, -f.mantissa_bits), f.max_exp);
+    if (r > max_finite) r = std::numeric_limits<double>::infinity();
+    return std::bit_cast<double>(std::bit_cast<std::uint64_t>(r) | sign);
+}
+
 }  // namespace
+
+double round_to_dtype_by_scaling(double v, dtype t) noexcept {
+    if (t == dtype::f16 || t == dtype::bf16) return round_binary_by_scaling(v, describe(t));
+    if (t == dtype::e4m3) {
+        if (std::isnan(v)) return v;
+        if (std::isinf(v)) return std::copysign(448.0, v);
+        const double r = round_binary_by_scaling(v, describe(t));
+        return std::fabs(r) > 448.0 ? std::copysign(448.0, v) : r;
+    }
+    return round_to_dtype(v, t);
+}
 
 double round_to_dtype(double v, dtype t) noexcept {
     switch (t) {

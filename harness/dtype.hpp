@@ -30,6 +30,9 @@ double e4m3_bits_to_double(std::uint8_t b) noexcept;
 // Correctly rounds a double to the nearest value representable in `t` (one rounding, no double
 // rounding through float), returned as a double. For i32: round-half-even, saturating.
 double round_to_dtype(double v, dtype t) noexcept;
+// The same rounding computed by power-of-two scaling and nearbyint (slow; the yardstick the
+// tests hold round_to_dtype's bit-level path to).
+double round_to_dtype_by_scaling(double v, dtype t) noexcept;
 
 // Element i of a buffer of type t, widened to double (exact for every supported type).
 double load_element(dtype t, const void* base, std::size_t i) noexcept;

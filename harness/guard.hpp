@@ -24,7 +24,9 @@ struct run_pair_diff {
 
 // Compares element by element two captures of the same output (run 1, run 2). An element still
 // holding each run's poison was never written: a written value cannot equal both patterns.
+// Parallel over contiguous ranges of elements (harness/parallel.hpp); the counts do not depend on
+// the thread count.
 run_pair_diff compare_runs(std::span<const std::byte> run1, std::span<const std::byte> run2,
-                           std::size_t element_bytes, bool poisoned) noexcept;
+                           std::size_t element_bytes, bool poisoned);
 
 }  // namespace fusebench

@@ -30,6 +30,9 @@ struct case_desc {
     std::string input_kind = "random";        // "random" or the name of an adversarial generator
     bool quick = false;                       // part of the --quick selection
     bool timed = true;                        // timed after verification (small edge cases are not)
+    // Part of the --full sweep only (a shape the default run's other cases already represent);
+    // also selected when --case names it.
+    bool full_only = false;
 
     std::int64_t dim(const std::string& key) const;     // throws std::out_of_range naming the key
     double param(const std::string& key, double fallback) const;
@@ -97,6 +100,9 @@ struct variant {
     // "modified its input", "out of tolerance", "nondeterministic", "faster than physics", ...).
     // Empty for real variants.
     std::string must_be_caught_by;
+    // Part of the --full sweep only (an earlier version kept for comparison tables); also
+    // selected when --variant names it.
+    bool full_only = false;
     // Tuning configurations the variant declares; registration expands the variant into one entry
     // per configuration (same name, `config` set, the launch receiving it in launch_args::config).
     std::vector<variant_config> configs;

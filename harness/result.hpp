@@ -63,8 +63,12 @@ struct variant_result {
     std::string traffic_flag;                    // "excess_traffic" (> 1.15), "below_model" (< 0.9), "ok"
     std::optional<double> bytes_saved_vs_baseline;  // baseline's measured DRAM bytes - this variant's
     double verify_seconds = 0;
-    // Host wall time per phase [s]: generate_inputs, reference, upload (the case's, on the first
-    // variant run on it), decoy_and_stream_order, verify, timing, e2e, counters (the variant's).
+    // Host wall time per phase [s]. The case's own, on the first variant run on it:
+    // generate_inputs and reference (where they ran: in the background while the previous case
+    // ran, when prefetched), prepare_wait (the foreground's wait for them, or their whole time when
+    // not prefetched) and upload. Each variant's: decoy_and_stream_order, verify (poisoning, the
+    // two checked launches, downloads, guard/determinism/input checks), compare (against the
+    // reference), timing, e2e, counters. The foreground's time is the sum of all but generate_inputs and reference.
     std::map<std::string, double> phase_seconds;
 };
 

@@ -39,10 +39,37 @@ double rng::uniform(std::uint64_t i) const noexcept {
     return static_cast<double>(bits(i) >> 11) * 0x1.0p-53;
 }
 
+namespace {
+// The pair of element 2k and 2k+1. One code path for both entry points, so they agree bitwise.
+inline void normal_pair(const rng& g, std::uint64_t k, double& even, double& odd) noexcept {
+    const double u1 = 1.0 - g.uniform(2 * k);  // (0, 1]: log is finite
+    const double u2 = g.uniform(2 * k + 1);
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    const double t = 2.0 * std::numbers::pi * u2;
+    even = r * std::cos(t);
+    odd = r * std::sin(t);
+}
+}  // namespace
+
 double rng::normal(std::uint64_t i) const noexcept {
-    const double u1 = 1.0 - uniform(2 * i);  // (0, 1]: log is finite
-    const double u2 = uniform(2 * i + 1);
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    double even, odd;
+    normal_pair(*this, i >> 1, even, odd);
+    return (i & 1) ? odd : even;
+}
+
+void rng::fill_normal(std::uint64_t first, std::size_t n, double* out) const noexcept {
+    std::size_t j = 0;
+    while (j < n) {
+        const std::uint64_t i = first + j;
+        double even, odd;
+        normal_pair(*this, i >> 1, even, odd);
+        if ((i & 1) == 0) {
+            out[j++] = even;
+            if (j < n) out[j++] = odd;
+        } else {
+            out[j++] = odd;
+        }
+    }
 }
 
 std::uint64_t fresh_seed() {

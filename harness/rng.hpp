@@ -21,7 +21,12 @@ public:
 
     std::uint64_t bits(std::uint64_t i) const noexcept;  // 64 random bits for counter i
     double uniform(std::uint64_t i) const noexcept;      // [0, 1)
-    double normal(std::uint64_t i) const noexcept;       // N(0, 1), Box-Muller on counters 2i, 2i+1
+    // N(0, 1) by Box-Muller: counters 2k and 2k+1 give the pair (r cos t, r sin t) for elements
+    // 2k and 2k+1, so element i depends on counters only.
+    double normal(std::uint64_t i) const noexcept;
+    // out[j] = normal(first + j) for j < n, bit for bit, at one logarithm, root and sin/cos pair
+    // per two elements (about half the cost of n calls to normal).
+    void fill_normal(std::uint64_t first, std::size_t n, double* out) const noexcept;
 
 private:
     std::uint64_t m_seed;

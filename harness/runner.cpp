@@ -5,13 +5,17 @@
 #include "harness/cupti_tracer.hpp"
 #include "harness/device.hpp"
 #include "harness/guard.hpp"
-#include "harness/hash.hpp"
+#include "harness/device_compare.hpp"
 #include "harness/launch_checks.hpp"
 #include "harness/nvtx.hpp"
+#include "harness/parallel.hpp"
 #include "harness/rng.hpp"
 #include "harness/shapes.hpp"
 
 #include <cupti.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -95,7 +100,8 @@ std::vector<selection_item> select_work(const registry& reg, const selection_fil
             if (!f.configs.empty() && !v.config.empty() && std::find(f.configs.begin(), f.configs.end(), v.config) == f.configs.end()) {
                 continue;
             }
-            if (f.variants.empty() || std::find(f.variants.begin(), f.variants.end(), v.name) != f.variants.end()) {
+            if (f.variants.empty() ? (f.full || !v.full_only)
+                                   : std::find(f.variants.begin(), f.variants.end(), v.name) != f.variants.end()) {
                 vs.push_back(&v);
             }
         }
@@ -151,6 +157,7 @@ std::vector<selection_item> select_work(const registry& reg, const selection_fil
         if (vs.empty()) continue;
         for (auto& c : s->cases()) {
             if (f.quick && !c.quick) continue;
+            if (c.full_only && !f.full && f.cases.empty()) continue;
             if (!f.dtypes.empty() && std::find(f.dtypes.begin(), f.dtypes.end(), c.type) == f.dtypes.end()) continue;
             if (!f.cases.empty() && std::none_of(f.cases.begin(), f.cases.end(), [&](const std::string& sub) {
                     return c.name.find(sub) != std::string::npos;
@@ -282,6 +289,47 @@ struct run_capture {
     std::vector<std::vector<std::byte>> outputs;  // whole guarded buffers, per output
 };
 
+// A case's host inputs and fp64 reference, with the time each took; `error` set when the
+// generator or the reference threw (the case's variants are then reported as errors).
+struct prepared_case {
+    std::vector<host_tensor> inputs;
+    std::vector<std::vector<double>> reference;
+    std::map<std::string, double> phases;
+    std::string error;
+};
+
+prepared_case prepare_case(const suite& s, const case_desc& c, std::uint64_t run_seed) {
+    using clock = std::chrono::steady_clock;
+    auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+    prepared_case p;
+    try {
+        auto t = clock::now();
+        for (const auto& spec : s.input_specs(c)) p.inputs.emplace_back(spec);
+        s.generate(c, rng(case_seed(run_seed, s.name, c)), p.inputs);
+        p.phases["generate_inputs"] = since(t);
+        t = clock::now();
+        p.reference = s.reference(c, p.inputs);
+        p.phases["reference"] = since(t);
+    } catch (const std::exception& e) {
+        p.error = std::string("input generation or reference failed: ") + e.what();
+    }
+    return p;
+}
+
+std::string case_key(const suite& s, const case_desc& c) {
+    return s.name + "/" + c.name + "/" + std::string(dtype_name(c.type));
+}
+
+// The variants of an item outside their declared domain on its case: the reason, else nullopt.
+std::optional<std::string> outside_domain(const variant& v, const case_desc& c, const device_info& dev) {
+    if (v.req.min_compute_capability > dev.compute_capability()) {
+        return "needs compute capability " + std::to_string(v.req.min_compute_capability) + ", device has " +
+               std::to_string(dev.compute_capability());
+    }
+    if (v.req.supports) return v.req.supports(c);
+    return std::nullopt;
+}
+
 }  // namespace
 
 struct runner::impl {
@@ -295,6 +343,9 @@ struct runner::impl {
     // the sanitizer's reports can be attributed to it.
     bool sanitize = env_flag("FUSEBENCH_SANITIZE");
     std::size_t guard() const noexcept { return sanitize ? 0 : guard_band_bytes; }
+    // Cases' inputs and references being prepared in the background (runner::prefetch), by
+    // case_key: the case running now and the next one at most.
+    std::map<std::string, std::future<prepared_case>> pending;
     explicit impl(const device_info& d) : flusher(d.l2_bytes, d.sm_count) {}
 };
 
@@ -314,9 +365,33 @@ runner::runner(const device_info& dev, run_options opts, measurement_tools tools
 
 runner::~runner() = default;
 
+void runner::prefetch(const selection_item& next) {
+    const std::string key = case_key(*next.s, next.c);
+    if (!m_opts.prefetch || m_context_lost || m_impl->pending.size() >= 2 || m_impl->pending.count(key)) return;
+    if (std::none_of(next.variants.begin(), next.variants.end(),
+                     [&](const variant* v) { return !outside_domain(*v, next.c, m_dev); })) {
+        return;  // nothing will run on it
+    }
+    const suite* s = next.s;
+    m_impl->pending[key] = std::async(std::launch::async, [s, c = next.c, seed = m_opts.seed] {
+        // Below the foreground: two cores fewer and the lowest priority, so that the launches and
+        // the host-side timing of the case running meanwhile are not held up by it.
+        const std::size_t cpus = available_cpus();
+        set_thread_parallelism(cpus > 2 ? cpus - 2 : 1);
+        (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+        return prepare_case(*s, c, seed);
+    });
+}
+
 std::vector<variant_result> runner::run_item(const selection_item& item) {
     const suite& s = *item.s;
     const case_desc& c = item.c;
+    // This case's inputs and reference, if prefetch() started them.
+    std::future<prepared_case> prefetched;
+    if (const auto it = m_impl->pending.find(case_key(s, c)); it != m_impl->pending.end()) {
+        prefetched = std::move(it->second);
+        m_impl->pending.erase(it);
+    }
     std::vector<variant_result> results;
     for (const variant* v : item.variants) {
         variant_result r;
@@ -350,14 +425,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
     std::vector<bool> runnable(item.variants.size(), true);
     for (std::size_t k = 0; k < item.variants.size(); ++k) {
         const variant& v = *item.variants[k];
-        std::optional<std::string> why;
-        if (v.req.min_compute_capability > m_dev.compute_capability()) {
-            why = "needs compute capability " + std::to_string(v.req.min_compute_capability) + ", device has " +
-                  std::to_string(m_dev.compute_capability());
-        } else if (v.req.supports) {
-            why = v.req.supports(c);
-        }
-        if (why) {
+        if (const auto why = outside_domain(v, c, m_dev)) {
             runnable[k] = false;
             results[k].result = outcome::skipped;
             results[k].reason = "outside declared domain: " + *why;
@@ -381,33 +449,28 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
     }
     if (std::none_of(runnable.begin(), runnable.end(), [](bool b) { return b; })) return results;
 
-    // Inputs on the host from the case seed, their hashes, and the fp64 reference.
+    // Inputs on the host from the case seed and the fp64 reference: prepared in the background
+    // while the previous case ran (prefetch), or here.
     const auto in_specs = s.input_specs(c);
     const auto out_specs = s.output_specs(c);
-    std::vector<host_tensor> inputs;
-    for (const auto& spec : in_specs) inputs.emplace_back(spec);
-    std::vector<std::vector<double>> reference;
     // Where the time goes (report: phase_seconds). The case's own phases (inputs, reference,
-    // upload) go to the first variant run on it, the others to each variant.
+    // preparation wait, upload) go to the first variant run on it, the others to each variant.
     using clock = std::chrono::steady_clock;
     auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
-    std::map<std::string, double> case_phases;
-    try {
-        auto t = clock::now();
-        s.generate(c, rng(case_seed(m_opts.seed, s.name, c)), inputs);
-        case_phases["generate_inputs"] = since(t);
-        t = clock::now();
-        reference = s.reference(c, inputs);
-        case_phases["reference"] = since(t);
-    } catch (const std::exception& e) {
-        return all_error(std::string("input generation or reference failed: ") + e.what());
+    prepared_case prep;
+    {
+        const auto t_wait = clock::now();
+        prep = prefetched.valid() ? prefetched.get() : prepare_case(s, c, m_opts.seed);
+        prep.phases["prepare_wait"] = since(t_wait);
     }
+    if (!prep.error.empty()) return all_error(prep.error);
+    std::vector<host_tensor> inputs = std::move(prep.inputs);
+    std::vector<std::vector<double>> reference = std::move(prep.reference);
+    std::map<std::string, double> case_phases = std::move(prep.phases);
     if (reference.size() != out_specs.size()) {
         return all_error("reference returned " + std::to_string(reference.size()) + " outputs, suite declares " +
                          std::to_string(out_specs.size()));
     }
-    std::vector<std::uint64_t> input_hash;
-    for (const auto& t : inputs) input_hash.push_back(hash_bytes(t.data.data(), t.data.size()));
 
     cudaStream_t stream = m_impl->stream.get();
     std::vector<guarded_tensor> d_inputs;
@@ -463,7 +526,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             r.phase_seconds = case_phases;
             case_phases_given = true;
         }
-        double decoy_s = 0;
+        double decoy_s = 0, compare_s = 0;
         std::optional<clock::time_point> t_timing;
         if (m_impl->sanitize) {
             std::printf("fusebench-sanitize: variant %s/%s/%s/%s\n", s.name.c_str(), c.name.c_str(),
@@ -526,6 +589,21 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             {
                 load_inputs(true);
                 const bool traced = m_tools.tracer && m_impl->stream_id;
+                // An ungated launch first, on the same rotated inputs: the first launch of a
+                // kernel loads its module (CUDA's lazy loading) and a library's first call on a
+                // shape builds its plan, and either may wait for the stream, which the gate holds:
+                // the traced launch would then sit out the gate's 250 ms every time. The stale-
+                // result check is unaffected: the traced decoy launch below still runs last on
+                // these inputs before the checked runs.
+                if (traced) {
+                    prepare_outputs(0);
+                    {
+                        nvtx_range range("warmup/" + range_id);
+                        v.launch(args);
+                    }
+                    CUDA_CHECK(cudaStreamSynchronize(stream));
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                }
                 // One repeat of the traced launch when its verdict could be a miss: the gate timed
                 // out (a launch call over 250 ms), or work on another stream looked ordered (see
                 // below). A second decoy launch is harmless: the outputs are poisoned again and the
@@ -603,17 +681,20 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             }
             cb.deterministic = differing == 0;
 
-            // Inputs must be bit-identical after two launches.
+            // Inputs must be bit-identical after two launches: compared on the device with the
+            // pristine copy made at upload (a pass over device memory, no download), and restored
+            // from it when changed.
             for (std::size_t i = 0; i < inputs.size(); ++i) {
-                std::vector<std::byte> back(inputs[i].data.size());
-                CUDA_CHECK(cudaMemcpy(back.data(), d_inputs[i].data(), back.size(), cudaMemcpyDeviceToHost));
-                if (hash_bytes(back.data(), back.size()) != input_hash[i]) {
+                const std::size_t bytes = inputs[i].data.size();
+                if (device_bytes_differ(d_inputs[i].data(), d_pristine[i].get(), bytes, stream)) {
                     cb.modified_inputs.push_back(inputs[i].spec.name);
-                    CUDA_CHECK(cudaMemcpy(d_inputs[i].data(), inputs[i].data.data(), back.size(), cudaMemcpyHostToDevice));
+                    CUDA_CHECK(cudaMemcpyAsync(d_inputs[i].data(), d_pristine[i].get(), bytes, cudaMemcpyDeviceToDevice, stream));
+                    CUDA_CHECK(cudaStreamSynchronize(stream));
                 }
             }
 
             // Compare against the reference: run 1, and run 2 too when it differs.
+            const auto t_compare = clock::now();
             for (int run = 0; run < (differing ? 2 : 1); ++run) {
                 std::vector<host_tensor> outs;
                 for (std::size_t o = 0; o < out_specs.size(); ++o) {
@@ -658,6 +739,9 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                     }
                 }
             }
+
+            compare_s = since(t_compare);
+            r.phase_seconds["compare"] = compare_s;
 
             // Verdict.
             std::vector<std::string> why;
@@ -815,7 +899,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         // Verification proper: poisoning, the two checked launches, downloads and the comparison
         // with the reference (everything before timing, less the decoy launch).
         r.phase_seconds["verify"] =
-            std::chrono::duration<double>((t_timing ? *t_timing : clock::now()) - t_verify).count() - decoy_s;
+            std::chrono::duration<double>((t_timing ? *t_timing : clock::now()) - t_verify).count() - decoy_s - compare_s;
         if (v.role == variant_role::baseline && !baseline_result) baseline_result = &r;
     }
 

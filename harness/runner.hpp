@@ -29,6 +29,9 @@ struct selection_filter {
     std::vector<std::string> cases;     // substrings of case names; empty = all
     std::vector<dtype> dtypes;          // empty = all
     bool quick = false;                 // only cases marked quick
+    // Every case and variant, the ones marked full_only included (--full). Without it those are
+    // left out unless --case / --variant names them.
+    bool full = false;
     // User shapes, "SUITE: name=value,..." (SUITE may be left out when one suite is selected):
     // when any is given, the selection is these shapes only (--case and --quick do not apply),
     // each in --dtype's dtypes or the suite's default ones. See harness/shapes.hpp.
@@ -61,6 +64,8 @@ struct run_options {
     bool counters = true;               // run the counter pass when a profiler is given
     // CUPTI timing from serialized, uninstrumented KERNEL records (default) or CONCURRENT_KERNEL.
     bool serial_kernel_records = true;
+    // runner::prefetch prepares the next case's inputs and reference in the background.
+    bool prefetch = true;
 };
 
 class activity_tracer;
@@ -102,6 +107,10 @@ public:
     // Verifies and times every variant of one selection item; results in variant order. Never
     // throws for a variant's failure; throws only for harness faults (out of host memory, ...).
     std::vector<variant_result> run_item(const selection_item& item);
+    // Starts preparing `next`'s inputs and fp64 reference on a background thread (fewer threads,
+    // lowest priority) while the caller runs the current item; run_item(next) takes them. One
+    // item ahead at most; a no-op with run_options::prefetch off or when nothing of `next` runs.
+    void prefetch(const selection_item& next);
 
     // True once a variant has corrupted the CUDA context: nothing more can run in this process.
     bool context_lost() const noexcept { return m_context_lost; }

@@ -5,6 +5,7 @@
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace fusebench;
@@ -65,4 +66,49 @@ TEST_CASE("load and store elements round-trip every type", "[dtype]") {
     store_element(t, buf, 2, -0.5);
     CHECK(load_element(t, buf, 2) == (t == dtype::i32 ? -0.0 : -0.5));
     CHECK(parse_dtype(dtype_name(t)) == t);
+}
+
+TEST_CASE("round_to_dtype's bit-level rounding equals rounding by scaling", "[dtype]") {
+    // Random doubles over the whole exponent range of each format (normals, subnormals, overflow),
+    // values exactly halfway between neighbours (ties to even), and the edges of the range.
+    for (const dtype t : {dtype::bf16, dtype::f16, dtype::e4m3}) {
+        std::uint64_t state = 0x9E3779B97F4A7C15ull;
+        auto next = [&] {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            return state;
+        };
+        std::size_t checked = 0, ties = 0;
+        for (int k = 0; k < 400000; ++k) {
+            const std::uint64_t r = next();
+            // From below the smallest subnormal to past the largest finite value of the format.
+            const int lo = t == dtype::bf16 ? -136 : t == dtype::f16 ? -27 : -12;
+            const int hi = t == dtype::bf16 ? 129 : t == dtype::f16 ? 17 : 10;
+            const int exp = lo + static_cast<int>(r % static_cast<std::uint64_t>(hi - lo + 1));
+            double v = std::ldexp(1.0 + static_cast<double>(next() >> 12) * 0x1.0p-52, exp);
+            if (k % 4 == 1) {
+                // A tie: a representable value plus half a grain at its binade.
+                const double base = round_to_dtype_by_scaling(v, t);
+                if (!std::isfinite(base) || base == 0.0) continue;
+                int e;
+                std::frexp(base, &e);
+                const int mant = t == dtype::bf16 ? 7 : t == dtype::f16 ? 10 : 3;
+                v = base + std::ldexp(1.0, e - 1 - mant - 1);
+                ++ties;
+            }
+            if (r & 1) v = -v;
+            const double fast = round_to_dtype(v, t), slow = round_to_dtype_by_scaling(v, t);
+            INFO(dtype_name(t) << " v=" << v);
+            REQUIRE(std::memcmp(&fast, &slow, sizeof(double)) == 0);
+            ++checked;
+        }
+        CHECK(checked > 380000);
+        CHECK(ties > 80000);
+        for (double v : {0.0, -0.0, dtype_max_finite(t), -dtype_max_finite(t), dtype_min_subnormal(t),
+                         std::numeric_limits<double>::infinity(), 1e300, -1e300}) {
+            const double fast = round_to_dtype(v, t), slow = round_to_dtype_by_scaling(v, t);
+            CHECK(std::memcmp(&fast, &slow, sizeof(double)) == 0);
+        }
+    }
 }
