@@ -280,7 +280,9 @@ TEST_CASE("the real variants of every default suite pass over 100 fresh seeds", 
     register_all(reg);
     const device_info dev = query_device(0);
     std::vector<selection_item> small;
-    for (const auto& item : select_work(reg, selection_filter{})) {
+    selection_filter every;
+    every.full = true;  // the variants kept for --full too
+    for (const auto& item : select_work(reg, every)) {
         if (!item.c.quick || input_elements(*item.s, item.c) > (std::size_t{1} << 20)) continue;
         small.push_back(item);
     }
