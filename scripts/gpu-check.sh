@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: configure, build, run the GPU tests and the suites, write the
 # report(s) and logs under $OUT (or ./out). Usage: scripts/gpu-check.sh [fusebench run args...]
-# Environment: FUSEBENCH_SKIP_TESTS=1 skips ctest; FUSEBENCH_EXTRA="cmd" runs a command at the end.
+# Environment: FUSEBENCH_SKIP_TESTS=1 skips ctest; FUSEBENCH_CTEST_JOBS=N (default 1); FUSEBENCH_EXTRA="cmd"
+# runs a command at the end.
 # Reports name the build's commit: on a copy of the tree without .git, run scripts/stamp-commit.sh
 # here first and send the (git-ignored) .fusebench-commit along with the tree.
 set -uo pipefail
@@ -18,7 +19,8 @@ fi
 echo "build: $(( $(date +%s) - t0 )) s"
 
 if [ "${FUSEBENCH_SKIP_TESTS:-0}" != 1 ]; then
-  (cd "$FUSEBENCH_BUILD_DIR" && ctest --output-on-failure -j 1 --timeout 600) >"$out/ctest.log" 2>&1
+  # GPU tests hold one CTest resource lock, so -j N runs CPU tests beside one GPU test at a time.
+  (cd "$FUSEBENCH_BUILD_DIR" && ctest --output-on-failure -j "${FUSEBENCH_CTEST_JOBS:-1}" --timeout 600) >"$out/ctest.log" 2>&1
   echo "ctest rc=$? ($(( $(date +%s) - t0 )) s): $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
   grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Subprocess)' "$out/ctest.log" | head -20
   # fusebench as a library: examples/external against the installed package, its GPU run included.
