@@ -19,6 +19,9 @@
 #include "harness/table.hpp"
 
 #include <algorithm>
+#include <signal.h>
+#include <csignal>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
@@ -331,6 +334,18 @@ nlohmann::json read_json_file(const std::string& path) {
 // o.worker_start, skipping its first o.worker_skip_variants variants, includes the results of
 // earlier workers (o.worker_prior) in the report it writes, reuses the run's ceilings
 // (o.worker_ceilings), and appends one JSON line per finished case to o.worker_out.
+// SIGINT / SIGTERM: in an isolated run, forwarded to the worker (a terminal's Ctrl-C reaches
+// it anyway; `timeout` and batch systems signal this process only); the run then stops, keeps the
+// cases that finished and writes the report with status "interrupted"; in a --no-isolation run the case running finishes first.
+std::atomic<pid_t> g_worker_pid{0};
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void forward_stop_signal(int sig) {
+    g_stop_signal = sig;
+    const pid_t w = g_worker_pid.load();
+    if (w > 0) kill(w, sig);
+}
+
 int run_in_process(cli_options o, const registry& reg) {
     auto items = select_work(reg, o.filter);  // usage errors before touching the GPU
     if (!o.seed_given) o.run.seed = fresh_seed();
@@ -427,6 +442,14 @@ int run_in_process(cli_options o, const registry& reg) {
     }
 
     std::vector<variant_result> results;
+    if (!worker) {
+        // --no-isolation: a stop signal ends the run after the case running, with the report.
+        struct sigaction stop{};
+        stop.sa_handler = forward_stop_signal;
+        sigemptyset(&stop.sa_mask);
+        sigaction(SIGINT, &stop, nullptr);
+        sigaction(SIGTERM, &stop, nullptr);
+    }
     runner run(dev, o.run, tools);
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t first = worker ? o.worker_start : 0;
@@ -442,6 +465,15 @@ int run_in_process(cli_options o, const registry& reg) {
     };
     try {
         for (std::size_t i = worker ? o.worker_start : 0; i < items.size(); ++i) {
+            if (g_stop_signal && !worker) {
+                ctx.status = "interrupted";
+                ctx.status_reason = std::string(g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " + std::to_string(i) +
+                                    " of " + std::to_string(items.size()) + " cases: the results of the cases that finished are kept";
+                checkpoint();
+                if (tty) std::fprintf(stderr, "\r\033[K");
+                std::fprintf(stderr, "fusebench: interrupted: %zu result(s) written to %s\n", results.size(), o.json_path.c_str());
+                return exit_interrupted;
+            }
             const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             const std::string left = eta.left_text(i, el);
             if (tty) {
@@ -560,8 +592,23 @@ int run_isolated(const cli_options& o, const registry& reg, int argc, char** arg
         ~cleanup_t() { std::error_code ec; std::filesystem::remove_all(d, ec); }
     } cleanup{tmp};
 
+    struct sigaction stop{}, old_int{}, old_term{};
+    stop.sa_handler = forward_stop_signal;
+    sigemptyset(&stop.sa_mask);
+    sigaction(SIGINT, &stop, &old_int);
+    sigaction(SIGTERM, &stop, &old_term);
+    struct restore_t {
+        struct sigaction i, t;
+        ~restore_t() {
+            sigaction(SIGINT, &i, nullptr);
+            sigaction(SIGTERM, &t, nullptr);
+            g_worker_pid = 0;
+        }
+    } restore{old_int, old_term};
+
     nlohmann::json all = nlohmann::json::array();
     std::size_t start = 0, skip = 0, restarts = 0;
+    std::optional<std::size_t> interrupted_at;  // the first case not finished when a stop signal came
     bool have_ceilings = false;
     std::string exe = "/proc/self/exe";
     for (;;) {
@@ -585,11 +632,15 @@ int run_isolated(const cli_options& o, const registry& reg, int argc, char** arg
         for (auto& a : args) cargs.push_back(a.data());
         cargs.push_back(nullptr);
         pid_t pid = 0;
+        if (g_stop_signal) break;
         if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, cargs.data(), environ) != 0) {
             throw std::runtime_error("cannot start a worker process");
         }
+        g_worker_pid = pid;
+        if (g_stop_signal) kill(pid, g_stop_signal);  // arrived between the check and the spawn
         int status = 0;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        g_worker_pid = 0;
 
         // What the worker finished, case by case.
         std::optional<std::size_t> lost_at;
@@ -627,6 +678,10 @@ int run_isolated(const cli_options& o, const registry& reg, int argc, char** arg
         const bool crashed = WIFSIGNALED(status);
         const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
         if (done) break;
+        if (g_stop_signal) {
+            interrupted_at = next;
+            break;
+        }
         if (!crashed && code != exit_worker_context_lost) {
             // The worker stopped for a reason of its own (usage, no GPU, internal error, required
             // counters): it said why on stderr; its code is the run's.
@@ -668,8 +723,22 @@ int run_isolated(const cli_options& o, const registry& reg, int argc, char** arg
     report["status"] = "complete";
     report["status_reason"] = restarts ? nlohmann::json(std::to_string(restarts) + " worker restart(s) after lost CUDA contexts")
                                        : nlohmann::json(nullptr);
+    if (g_stop_signal) {
+        const std::size_t finished = interrupted_at.value_or(start);
+        report["status"] = "interrupted";
+        report["status_reason"] = std::string(g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
+                                  std::to_string(finished) + " of " + std::to_string(items.size()) +
+                                  " cases: the results of the cases that finished are kept, the case running then and "
+                                  "the ones after it are not in the report";
+    }
     report["written_at"] = utc_now_iso8601();
     write_json_atomic(o.json_path, report);
+    if (g_stop_signal) {
+        std::fprintf(stderr, "\nfusebench: interrupted (%s): %zu result(s) of the finished cases written to %s\n",
+                     g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM", all.size(), o.json_path.c_str());
+        print_summary(all, o.json_path, seed);
+        return exit_interrupted;
+    }
     return print_summary(all, o.json_path, seed);
 }
 

@@ -26,6 +26,7 @@ enum exit_code : int {
     exit_no_gpu = 3,
     exit_internal = 4,
     exit_required_measurement = 5,
+    exit_interrupted = 6,  // SIGINT or SIGTERM: the report keeps every case that finished
 };
 
 int run_cli(int argc, char** argv, const registry& reg);
