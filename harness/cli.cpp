@@ -463,6 +463,13 @@ int run_in_process(cli_options o, const registry& reg) {
             throw;
         }
     };
+    // The report exists from the start (device, settings, ceilings; no results yet), so a run
+    // stopped before its first suite ends still leaves them.
+    try {
+        checkpoint();  // status "running" until the loop ends
+    } catch (const std::exception&) {
+        return exit_internal;
+    }
     try {
         for (std::size_t i = worker ? o.worker_start : 0; i < items.size(); ++i) {
             if (g_stop_signal && !worker) {
