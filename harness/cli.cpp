@@ -501,7 +501,20 @@ int run_in_process(cli_options o, const registry& reg) {
                                     item.variants.begin() + static_cast<std::ptrdiff_t>(std::min(o.worker_skip_variants, item.variants.size())));
             }
             if (i + 1 < items.size()) run.prefetch(items[i + 1]);
+            const auto t_item = std::chrono::steady_clock::now();
             auto rs = run.run_item(item);
+            // What the phases do not cover (allocation and release between them, bookkeeping):
+            // the item's wall time less its foreground phases, on its first result.
+            if (!rs.empty()) {
+                double covered = 0;
+                for (const auto& r : rs) {
+                    for (const auto& [k, v] : r.phase_seconds) {
+                        if (k != "generate_inputs" && k != "reference") covered += v;
+                    }
+                }
+                const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_item).count();
+                rs.front().phase_seconds["unattributed"] = std::max(0.0, wall - covered);
+            }
             nlohmann::json line = {{"type", "item"}, {"index", i}, {"skipped_variants", worker && i == o.worker_start ? o.worker_skip_variants : 0},
                                    {"results", nlohmann::json::array()}};
             std::size_t attempted = rs.size();

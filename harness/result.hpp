@@ -68,7 +68,9 @@ struct variant_result {
     // ran, when prefetched), prepare_wait (the foreground's wait for them, or their whole time when
     // not prefetched) and upload. Each variant's: decoy_and_stream_order, verify (poisoning, the
     // two checked launches, downloads, guard/determinism/input checks), compare (against the
-    // reference), timing, e2e, counters. The foreground's time is the sum of all but generate_inputs and reference.
+    // reference), timing, e2e, counters. unattributed (on a case's first result): the case's wall
+    // time in the run loop less its foreground phases. The foreground's time is the sum of all but
+    // generate_inputs and reference.
     std::map<std::string, double> phase_seconds;
 };
 
