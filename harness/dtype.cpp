@@ -46,14 +46,15 @@ struct format_desc {
     int mantissa_bits;  // stored fraction bits
     int min_exp;        // exponent of the smallest normal (value 2^min_exp)
     int max_exp;        // exponent of the largest binade
+    double max_finite;  // (2 - 2^-mantissa_bits) 2^max_exp, before any saturation rule of the type
 };
 
 format_desc describe(dtype t) {
     switch (t) {
-        case dtype::f16: return {10, -14, 15};
-        case dtype::bf16: return {7, -126, 127};
-        case dtype::e4m3: return {3, -6, 8};
-        default: return {23, -126, 127};
+        case dtype::f16: return {10, -14, 15, 65504.0};
+        case dtype::bf16: return {7, -126, 127, 0x1.FEp127};
+        case dtype::e4m3: return {3, -6, 8, 480.0};
+        default: return {23, -126, 127, 0x1.FFFFFEp127};
     }
 }
 
@@ -86,7 +87,7 @@ double round_binary(double v, format_desc f) {
     const std::uint64_t low = (1ull << drop) - 1;
     const std::uint64_t rounded = (mag + (low >> 1) + ((mag >> drop) & 1)) & ~low;
     double r = std::bit_cast<double>(rounded);
-    const double max_finite = std::ldexp(2.0 - std::ldexp(1.0, -f.mantissa_bits), f.max_exp);
+    const double max_finite = f.max_finite;
     if (r > max_finite) r = std::numeric_limits<double>::infinity();
     return std::bit_cast<double>(std::bit_cast<std::uint64_t>(r) | sign);
 }
@@ -137,8 +138,8 @@ float bf16_bits_to_float(std::uint16_t b) noexcept {
     return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16);
 }
 
-std::uint16_t float_to_half_bits(float f) noexcept {
-    const double r = round_binary(static_cast<double>(f), describe(dtype::f16));
+std::uint16_t float_to_half_bits_by_scaling(float f) noexcept {
+    const double r = round_binary_by_scaling(static_cast<double>(f), describe(dtype::f16));
     const std::uint16_t sign = std::signbit(f) ? 0x8000u : 0u;
     if (std::isnan(f)) return static_cast<std::uint16_t>(sign | 0x7E00u);
     if (std::isinf(r)) return static_cast<std::uint16_t>(sign | 0x7C00u);
@@ -154,7 +155,7 @@ std::uint16_t float_to_half_bits(float f) noexcept {
     return static_cast<std::uint16_t>(sign | ((lead + 15) << 10) | frac);
 }
 
-float half_bits_to_float(std::uint16_t h) noexcept {
+float half_bits_to_float_by_scaling(std::uint16_t h) noexcept {
     const int sign = (h & 0x8000u) ? -1 : 1;
     const int exp = (h >> 10) & 0x1F;
     const int frac = h & 0x3FF;
@@ -164,6 +165,37 @@ float half_bits_to_float(std::uint16_t h) noexcept {
     }
     if (exp == 0) return static_cast<float>(sign * std::ldexp(static_cast<double>(frac), -24));
     return static_cast<float>(sign * std::ldexp(1.0 + frac / 1024.0, exp - 15));
+}
+
+// Bit-level conversions (round half to even), equal to the scaling versions above for every
+// input (tests/harness/dtype.test.cpp checks every half and a spread of floats).
+std::uint16_t float_to_half_bits(float f) noexcept {
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+    const auto sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
+    const std::uint32_t a = u & 0x7FFFFFFFu;
+    if (a > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u);  // NaN
+    if (a >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);  // >= 65520: rounds to inf
+    if (a < 0x38800000u) {
+        // Below 2^-14: a subnormal half (or zero, or 0x400 when it rounds up to the smallest
+        // normal); |f| * 2^24 is exact in float and nearbyint rounds half to even.
+        const float scaled = std::bit_cast<float>(a) * 0x1p24f;
+        return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(std::nearbyint(scaled)));
+    }
+    const std::uint32_t rounded = a + 0xFFFu + ((a >> 13) & 1u);  // to 10 fraction bits, carry into the exponent
+    return static_cast<std::uint16_t>(sign | ((rounded >> 13) - ((127u - 15u) << 10)));
+}
+
+float half_bits_to_float(std::uint16_t h) noexcept {
+    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+    const std::uint32_t exp = (h >> 10) & 0x1Fu, frac = h & 0x3FFu;
+    if (exp == 0x1F) {
+        return frac ? std::numeric_limits<float>::quiet_NaN() : std::bit_cast<float>(sign | 0x7F800000u);
+    }
+    if (exp == 0) {
+        const float v = static_cast<float>(frac) * 0x1p-24f;  // exact
+        return sign ? -v : v;
+    }
+    return std::bit_cast<float>(sign | ((exp + 127u - 15u) << 23) | (frac << 13));
 }
 
 std::uint8_t double_to_e4m3_bits(double v) noexcept {

@@ -24,6 +24,10 @@ std::uint16_t float_to_bf16_bits(float f) noexcept;
 float bf16_bits_to_float(std::uint16_t b) noexcept;
 std::uint16_t float_to_half_bits(float f) noexcept;
 float half_bits_to_float(std::uint16_t h) noexcept;
+// The same conversions computed through round_to_dtype_by_scaling and ldexp (slow; the tests'
+// yardstick for the bit-level versions above).
+std::uint16_t float_to_half_bits_by_scaling(float f) noexcept;
+float half_bits_to_float_by_scaling(std::uint16_t h) noexcept;
 std::uint8_t double_to_e4m3_bits(double v) noexcept;  // rounds (nearest even) and saturates
 double e4m3_bits_to_double(std::uint8_t b) noexcept;
 
