@@ -9,6 +9,7 @@ void register_all(registry& reg) {
     register_softmax_topk(reg);
     register_attention(reg);
     register_conv1d(reg);
+    register_fp8_gemm(reg);
     register_mutants(reg);
 }
 

@@ -11,6 +11,7 @@
 #include "harness/check.hpp"
 #include "kernels/attention/attention.hpp"
 #include "kernels/mutants/attention_mutants.hpp"
+#include "kernels/mutants/fp8_gemm_mutants.hpp"
 #include "kernels/mutants/mutants.hpp"
 #include "suites/suite_util.hpp"
 #include "suites/suites.hpp"
@@ -29,8 +30,8 @@ namespace {
 
 namespace mk = kernels::mutants;
 
-enum class family : int { glu = 0, rmsnorm = 1, softmax_topk = 2, attention = 3 };
-constexpr std::array<const char*, 4> family_names{"glu", "rmsnorm", "softmax_topk", "attention"};
+enum class family : int { glu = 0, rmsnorm = 1, softmax_topk = 2, attention = 3, fp8_gemm = 4 };
+constexpr std::array<const char*, 5> family_names{"glu", "rmsnorm", "softmax_topk", "attention", "fp8_gemm"};
 
 const char* name_of(family f) { return family_names[static_cast<std::size_t>(f)]; }
 
@@ -40,12 +41,13 @@ family family_of(const case_desc& c) {
     if (f == 1) return family::rmsnorm;
     if (f == 2) return family::softmax_topk;
     if (f == 3) return family::attention;
+    if (f == 4) return family::fp8_gemm;
     throw std::invalid_argument("mutants: case '" + c.name + "' names no family");
 }
 
 // The real suites, as registered: their cases, generators, references and checks are reused.
 struct real_suites {
-    std::array<suite, 4> by_family;
+    std::array<suite, 5> by_family;
     const suite& of(family f) const { return by_family[static_cast<std::size_t>(f)]; }
     const suite& of(const case_desc& c) const { return of(family_of(c)); }
 };
@@ -56,8 +58,9 @@ std::shared_ptr<const real_suites> load_real_suites() {
     register_rmsnorm(reg);
     register_softmax_topk(reg);
     register_attention(reg);
+    register_fp8_gemm(reg);
     auto out = std::make_shared<real_suites>();
-    for (family f : {family::glu, family::rmsnorm, family::softmax_topk, family::attention}) {
+    for (family f : {family::glu, family::rmsnorm, family::softmax_topk, family::attention, family::fp8_gemm}) {
         const suite* s = reg.find(name_of(f));
         if (!s) throw std::logic_error(std::string("mutants: the ") + name_of(f) + " suite is not registered");
         out->by_family[static_cast<std::size_t>(f)] = *s;
@@ -91,6 +94,8 @@ case_desc real_case(const real_suites& real, family f, const std::string& name, 
 std::vector<case_desc> mutant_cases(const real_suites& real) {
     const auto f32 = dtype::f32, bf16 = dtype::bf16, f16 = dtype::f16;
     const auto glu = family::glu, rms = family::rmsnorm, smx = family::softmax_topk, att = family::attention;
+    const auto fp8 = family::fp8_gemm;
+    const auto e4m3 = dtype::e4m3;
     return {
         real_case(real, glu, "swiglu:3x7", f32, true, false),
         real_case(real, glu, "swiglu:3x7", f32, true, false, {{"tokens", 257}, {"inter", 1031}}, "swiglu:257x1031"),
@@ -110,6 +115,8 @@ std::vector<case_desc> mutant_cases(const real_suites& real) {
         real_case(real, att, "b1h2s1000d128:causal", bf16, true, false),
         real_case(real, att, "b1h2s1000d128:causal", f16, true, false),
         real_case(real, att, "b1h4s1000d128:causal:large_logits", bf16, true, false),
+        real_case(real, fp8, "M128:N384:K384", e4m3, true, false),
+        real_case(real, fp8, "M17:N130:K300", e4m3, true, false),
     };
 }
 
@@ -161,6 +168,17 @@ std::function<void(const launch_args&)> bind_att(att_launcher f) {
         s.causal = a.c.param("causal", 0) != 0;
         s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.head_dim)));
         f(s, to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0], static_cast<float*>(a.out[1]), a.stream);
+    };
+}
+
+using fp8_launcher = void (*)(const kernels::fp8_gemm_shape&, const std::uint8_t*, const float*, const std::uint8_t*,
+                              const float*, void*, void*, std::size_t, cudaStream_t);
+std::function<void(const launch_args&)> bind_fp8(fp8_launcher f) {
+    return [f](const launch_args& a) {
+        const kernels::fp8_gemm_shape s{static_cast<std::size_t>(a.c.dim("M")), static_cast<std::size_t>(a.c.dim("N")),
+                                        static_cast<std::size_t>(a.c.dim("K"))};
+        f(s, static_cast<const std::uint8_t*>(a.in[0]), static_cast<const float*>(a.in[1]), static_cast<const std::uint8_t*>(a.in[2]),
+          static_cast<const float*>(a.in[3]), a.out[0], a.workspace, a.workspace_bytes, a.stream);
     };
 }
 
@@ -325,6 +343,24 @@ std::vector<variant> mutant_variants(const real_suites& real) {
                      "21. wmma attention skipping the last partial KV tile (1000 keys = 7 tiles of 128 + 104): the "
                      "rows that see those keys miss them (tolerance)",
                      "out of tolerance", bind_att(mk::launch_attention_skip_partial_kv_tile), att_cases});
+    // FP8 GEMM: the naive path with a broken dequantize step (its workspace, its model).
+    const std::vector<std::string> fp8_cases{"fp8_gemm/M128:N384:K384 fp8_e4m3", "fp8_gemm/M17:N130:K300 fp8_e4m3"};
+    auto fp8_mutant = [&](std::string name, std::string description, fp8_launcher f) {
+        mutant_spec m{std::move(name), family::fp8_gemm, "naive", std::move(description), "out of tolerance", bind_fp8(f), fp8_cases};
+        m.keep_base_workspace = true;
+        specs.push_back(std::move(m));
+    };
+    fp8_mutant("fp8_gemm_per_tensor_scale",
+               "22. naive FP8 GEMM applying one scale per tensor (the first block's) where 1x128 and 128x128 block scales "
+               "are declared: the generator's blocks differ by up to 16x (tolerance)",
+               mk::launch_fp8_gemm_per_tensor_scale);
+    fp8_mutant("fp8_gemm_transposed_b_scale",
+               "23. naive FP8 GEMM reading the weights' tile scales [N/128, K/128] in the other major order: 3x3 and 2x3 "
+               "tile grids, each tile scaled by another tile's scale (tolerance)",
+               mk::launch_fp8_gemm_transposed_b_scale);
+    fp8_mutant("fp8_gemm_e5m2_decode",
+               "24. naive FP8 GEMM decoding the E4M3 bytes as E5M2: every value off by a power of two or worse (tolerance)",
+               mk::launch_fp8_gemm_e5m2_decode);
     // Last variant of an early case: it corrupts the CUDA context, and the run must go on past it
     // (crash isolation: a fresh worker process resumes at the next variant).
     specs.push_back({"glu_naive_null_workspace", glu, "naive",
@@ -387,6 +423,7 @@ void register_mutants(registry& reg) {
     s.variants.push_back(control(*real, family::softmax_topk, "fused_v1"));
     s.variants.push_back(control(*real, family::attention, "naive"));
     s.variants.push_back(control(*real, family::attention, "wmma"));
+    s.variants.push_back(control(*real, family::fp8_gemm, "naive"));
     for (auto& v : mutant_variants(*real)) s.variants.push_back(std::move(v));
     reg.add(std::move(s));
 }

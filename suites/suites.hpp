@@ -11,6 +11,7 @@ void register_softmax_topk(registry& reg);
 void register_rmsnorm(registry& reg);
 void register_attention(registry& reg);
 void register_conv1d(registry& reg);
+void register_fp8_gemm(registry& reg);
 void register_mutants(registry& reg);
 
 void register_all(registry& reg);

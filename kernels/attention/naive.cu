@@ -11,6 +11,7 @@
 // framework implementation does). Workspace: the fp32 scores and P of `chunk` groups; chunk is as
 // many groups as fit in 2 GiB, at least one.
 #include "kernels/attention/attention.hpp"
+#include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/launch_check.hpp"
 
 #include <cublas_v2.h>
@@ -73,28 +74,6 @@ std::size_t default_chunk(const group_sizes& z) {
     if (c > z.groups) c = z.groups;
     if (c > 65535) c = 65535;  // the softmax grid's y dimension
     return c;
-}
-
-void check_cublas(cublasStatus_t st, const char* what) {
-    if (st != CUBLAS_STATUS_SUCCESS) {
-        throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(st)));
-    }
-}
-
-// One handle per device, created on first use and kept for the process (cuBLAS handles are
-// expensive to create; destroying them at exit races the driver's own teardown).
-cublasHandle_t handle_for_current_device() {
-    static std::mutex mu;
-    static std::map<int, cublasHandle_t> handles;
-    int dev = 0;
-    check_call(cudaGetDevice(&dev), "cudaGetDevice");
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = handles.find(dev);
-    if (it != handles.end()) return it->second;
-    cublasHandle_t h = nullptr;
-    check_cublas(cublasCreate(&h), "cublasCreate");
-    handles.emplace(dev, h);
-    return h;
 }
 
 template <typename T>
@@ -187,7 +166,7 @@ void launch_attention_naive(const attention_shape& s, elem type, const void* q, 
     const long long d = s.head_dim, sq_rows = static_cast<long long>(z.rows), skv = s.seq_kv;
     const long long q_stride = sq_rows * d, kv_stride = skv * d, s_stride = sq_rows * skv;
 
-    cublasHandle_t h = handle_for_current_device();
+    cublasHandle_t h = cublas_handle_for_current_device();
     check_cublas(cublasSetStream(h, stream), "cublasSetStream");
     const float alpha_s = s.scale, one = 1.0f, zero = 0.0f;
 

@@ -40,7 +40,7 @@ bool is_mutant(const variant& v) { return !v.must_be_caught_by.empty(); }
 
 std::string family_of(const case_desc& c) { return c.name.substr(0, c.name.find('/')); }
 std::string family_of(const variant& v) {
-    for (const char* f : {"softmax_topk", "rmsnorm", "glu", "attention"}) {
+    for (const char* f : {"softmax_topk", "rmsnorm", "glu", "attention", "fp8_gemm"}) {
         if (v.name.rfind(std::string(f) + "_", 0) == 0) return f;
     }
     return "";
@@ -134,7 +134,7 @@ TEST_CASE("the mutants' controls run on every case of their family and on no oth
             CHECK(v.req.supports(c).has_value() == (family_of(c) != fam));
         }
     }
-    CHECK(families_with_control == std::set<std::string>{"attention", "glu", "rmsnorm", "softmax_topk"});
+    CHECK(families_with_control == std::set<std::string>{"attention", "fp8_gemm", "glu", "rmsnorm", "softmax_topk"});
     REQUIRE(s.baseline() != nullptr);
 }
 

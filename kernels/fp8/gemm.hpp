@@ -1,0 +1,52 @@
+// Block-scaled FP8 GEMM, the DeepSeek-V3 layout (issue 19):
+//   D [m, n] bf16, row-major = (A * a_scale) (B * b_scale)^T, fp32 accumulation, where
+//   A [m, k] E4M3 codes, row-major (activations), a_scale [m, ceil(k / 128)] fp32: one scale per
+//     1 x 128 run of a row (row-major, the K blocks of a row contiguous);
+//   B [n, k] E4M3 codes, row-major (weights stored out x in: the "TN" GEMM),
+//     b_scale [ceil(n / 128), ceil(k / 128)] fp32, row-major: one scale per 128 x 128 tile;
+//   edge blocks may be partial (k or n not a multiple of 128).
+// The fp64 reference is references/fp8_gemm_reference.hpp. Launchers check their launches and
+// throw std::runtime_error (std::invalid_argument for a bad shape or a too small workspace).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace fusebench::kernels {
+
+struct fp8_gemm_shape {
+    std::size_t m = 0, n = 0, k = 0;
+};
+
+constexpr std::size_t fp8_gemm_block = 128;  // the scale block along k (and n, for B's tiles)
+
+// ---- naive: the unfused baseline. A dequantize kernel writes A and B as bf16 (e4m3(code) *
+// scale, rounded to bf16: one rounding of 2^-9 relative per element), then a cuBLAS bf16 GEMM
+// (fp32 accumulation, bf16 out). Workspace: the two bf16 copies.
+std::size_t fp8_gemm_naive_workspace_bytes(const fp8_gemm_shape& s);
+void launch_fp8_gemm_naive(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
+                           const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes,
+                           cudaStream_t stream);
+
+// ---- cuBLASLt FP8 peer: E4M3 x E4M3 -> bf16 with cuBLASLt's own block scaling
+// (CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F for the weights, VEC128_32F for the activations;
+// cuBLAS >= 12.9, Hopper). cuBLASLt wants the activation scales outer-dimension-major ([k / 128]
+// rows of m) and the tile scales with a 16-byte aligned row pitch, so a small kernel first
+// rewrites both into the workspace (part of the launch, and of its time). Workspace: those two
+// tables plus cuBLASLt's own 32 MiB.
+std::size_t fp8_gemm_cublaslt_workspace_bytes(const fp8_gemm_shape& s);
+// nullptr when the shape runs, else why not (a string that lives as long as the program): the
+// documented FP8 layout rules first (k and n multiples of 16), then, on a CUDA device, whether
+// cuBLASLt's heuristic returns a block-scaled algorithm for the shape (asked once per shape and
+// device, and cached).
+const char* fp8_gemm_cublaslt_unsupported(const fp8_gemm_shape& s);
+// "cuBLASLt 130100 (runtime), built against 130100".
+std::string fp8_gemm_cublaslt_describe();
+void launch_fp8_gemm_cublaslt(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
+                              const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes,
+                              cudaStream_t stream);
+
+}  // namespace fusebench::kernels
