@@ -346,6 +346,30 @@ extern "C" void forward_stop_signal(int sig) {
     if (w > 0) kill(w, sig);
 }
 
+// SIGINT and SIGTERM go to forward_stop_signal while a run lasts; the earlier handlers and a clear
+// flag come back when it ends (fusebench::run_main may run inside a program of its own).
+class stop_signal_scope {
+public:
+    stop_signal_scope() {
+        g_stop_signal = 0;
+        struct sigaction stop {};
+        stop.sa_handler = forward_stop_signal;
+        sigemptyset(&stop.sa_mask);
+        sigaction(SIGINT, &stop, &m_int);
+        sigaction(SIGTERM, &stop, &m_term);
+    }
+    ~stop_signal_scope() {
+        sigaction(SIGINT, &m_int, nullptr);
+        sigaction(SIGTERM, &m_term, nullptr);
+        g_worker_pid = 0;
+    }
+    stop_signal_scope(const stop_signal_scope&) = delete;
+    stop_signal_scope& operator=(const stop_signal_scope&) = delete;
+
+private:
+    struct sigaction m_int {}, m_term {};
+};
+
 int run_in_process(cli_options o, const registry& reg) {
     auto items = select_work(reg, o.filter);  // usage errors before touching the GPU
     if (!o.seed_given) o.run.seed = fresh_seed();
@@ -442,14 +466,10 @@ int run_in_process(cli_options o, const registry& reg) {
     }
 
     std::vector<variant_result> results;
-    if (!worker) {
-        // --no-isolation: a stop signal ends the run after the case running, with the report.
-        struct sigaction stop{};
-        stop.sa_handler = forward_stop_signal;
-        sigemptyset(&stop.sa_mask);
-        sigaction(SIGINT, &stop, nullptr);
-        sigaction(SIGTERM, &stop, nullptr);
-    }
+    // --no-isolation: a stop signal ends the run after the case running, with the report. A worker
+    // keeps the default action: its parent collects what it finished.
+    std::optional<stop_signal_scope> stop_signals;
+    if (!worker) stop_signals.emplace();
     runner run(dev, o.run, tools);
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t first = worker ? o.worker_start : 0;
@@ -612,19 +632,7 @@ int run_isolated(const cli_options& o, const registry& reg, int argc, char** arg
         ~cleanup_t() { std::error_code ec; std::filesystem::remove_all(d, ec); }
     } cleanup{tmp};
 
-    struct sigaction stop{}, old_int{}, old_term{};
-    stop.sa_handler = forward_stop_signal;
-    sigemptyset(&stop.sa_mask);
-    sigaction(SIGINT, &stop, &old_int);
-    sigaction(SIGTERM, &stop, &old_term);
-    struct restore_t {
-        struct sigaction i, t;
-        ~restore_t() {
-            sigaction(SIGINT, &i, nullptr);
-            sigaction(SIGTERM, &t, nullptr);
-            g_worker_pid = 0;
-        }
-    } restore{old_int, old_term};
+    const stop_signal_scope stop_signals;
 
     nlohmann::json all = nlohmann::json::array();
     std::size_t start = 0, skip = 0, restarts = 0;

@@ -2,6 +2,10 @@
 // run is replayable from its seed whatever the thread count, and large inputs fill in parallel.
 #pragma once
 
+#include "harness/parallel.hpp"
+
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -31,6 +35,26 @@ public:
 private:
     std::uint64_t m_seed;
 };
+
+// Calls f(i, z) for every i in [0, n), in parallel (parallel_for), with z[s] = streams[s].normal(i):
+// the normals come a block at a time from fill_normal. f must be safe to call concurrently for
+// different i.
+template <std::size_t S, typename F>
+void parallel_normals(std::size_t n, const std::array<rng, S>& streams, F&& f) {
+    parallel_for(n, [&](std::size_t begin, std::size_t end) {
+        constexpr std::size_t block = 4096;
+        std::array<std::array<double, block>, S> z;
+        std::array<double, S> at;
+        for (std::size_t b0 = begin; b0 < end; b0 += block) {
+            const std::size_t count = std::min(block, end - b0);
+            for (std::size_t s = 0; s < S; ++s) streams[s].fill_normal(b0, count, z[s].data());
+            for (std::size_t j = 0; j < count; ++j) {
+                for (std::size_t s = 0; s < S; ++s) at[s] = z[s][j];
+                f(b0 + j, at);
+            }
+        }
+    });
+}
 
 // A fresh seed from the OS entropy source and the clock.
 std::uint64_t fresh_seed();

@@ -102,25 +102,15 @@ void glu_generate(const case_desc& c, const rng& r, std::vector<host_tensor>& in
                                           0.0, -0.0, 1e-30, -88.0, 30.0};
     const double tiny_scale = c.input_kind == "tiny" ? (c.type == dtype::f16 ? 1e-3 : 1e-20) : 1.0;
     const bool with_specials = c.input_kind == "specials";
-    parallel_for(in[0].numel(), [&](std::size_t b, std::size_t e) {
-        constexpr std::size_t block = 4096;
-        double gs[block], us[block];
-        for (std::size_t b0 = b; b0 < e; b0 += block) {
-            const std::size_t n_block = std::min(block, e - b0);
-            g_rng.fill_normal(b0, n_block, gs);
-            u_rng.fill_normal(b0, n_block, us);
-            for (std::size_t j = 0; j < n_block; ++j) {
-                const std::size_t i = b0 + j;
-                double g = 2.0 * gs[j] * tiny_scale;
-                double u = us[j] * tiny_scale;
-                if (with_specials && s_rng.uniform(i) < 0.25) {
-                    g = specials[s_rng.bits(i) % specials.size()];
-                    if (s_rng.uniform(i + (1ull << 40)) < 0.3) u = specials[s_rng.bits(i + (1ull << 41)) % specials.size()];
-                }
-                in[0].set(i, g);
-                in[1].set(i, u);
-            }
+    parallel_normals(in[0].numel(), std::array<rng, 2>{g_rng, u_rng}, [&](std::size_t i, const std::array<double, 2>& z) {
+        double g = 2.0 * z[0] * tiny_scale;
+        double u = z[1] * tiny_scale;
+        if (with_specials && s_rng.uniform(i) < 0.25) {
+            g = specials[s_rng.bits(i) % specials.size()];
+            if (s_rng.uniform(i + (1ull << 40)) < 0.3) u = specials[s_rng.bits(i + (1ull << 41)) % specials.size()];
         }
+        in[0].set(i, g);
+        in[1].set(i, u);
     });
 }
 

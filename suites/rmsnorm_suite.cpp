@@ -129,43 +129,34 @@ void rmsnorm_generate(const case_desc& c, const rng& r, std::vector<host_tensor>
                       : kind == "near_fp16_max" ? kind_id::near_fp16_max
                       : kind == "huge_element" ? kind_id::huge_element
                                                : kind_id::random;
-    parallel_for(n, [&](std::size_t b, std::size_t e) {
-        constexpr std::size_t block = 4096;
-        double xs[block], rs[block];
-        for (std::size_t b0 = b; b0 < e; b0 += block) {
-            const std::size_t n_block = std::min(block, e - b0);
-            x_rng.fill_normal(b0, n_block, xs);
-            res_rng.fill_normal(b0, n_block, rs);
-            for (std::size_t j = 0; j < n_block; ++j) {
-                const std::size_t i = b0 + j, row = i / hidden, col = i % hidden;
-                double x = xs[j], res = 4.0 * rs[j];
-                switch (k) {
-                    case kind_id::zero_rows:
-                        if (row % 2 == 0) x = res = 0.0;
-                        break;
-                    case kind_id::tiny_rows:
-                        x *= 1e-3;
-                        res *= 0.25e-3;
-                        break;
-                    case kind_id::constant_rows:
-                        x = 0.75 * (static_cast<double>(row % 7) - 3.0) + 0.125;
-                        res = 0.0;
-                        break;
-                    case kind_id::near_fp16_max:
-                        x = 30000.0 * (2.0 * x_rng.uniform(i) - 1.0);
-                        res = 30000.0 * (2.0 * res_rng.uniform(i) - 1.0);
-                        break;
-                    case kind_id::huge_element:
-                        x *= 1e-2;
-                        res *= 0.25e-2;
-                        if (col == k_rng.bits(row) % hidden) x = 30000.0;
-                        break;
-                    case kind_id::random: break;
-                }
-                in[0].set(i, x);
-                in[1].set(i, res);
-            }
+    parallel_normals(n, std::array<rng, 2>{x_rng, res_rng}, [&](std::size_t i, const std::array<double, 2>& z) {
+        const std::size_t row = i / hidden, col = i % hidden;
+        double x = z[0], res = 4.0 * z[1];
+        switch (k) {
+            case kind_id::zero_rows:
+                if (row % 2 == 0) x = res = 0.0;
+                break;
+            case kind_id::tiny_rows:
+                x *= 1e-3;
+                res *= 0.25e-3;
+                break;
+            case kind_id::constant_rows:
+                x = 0.75 * (static_cast<double>(row % 7) - 3.0) + 0.125;
+                res = 0.0;
+                break;
+            case kind_id::near_fp16_max:
+                x = 30000.0 * (2.0 * x_rng.uniform(i) - 1.0);
+                res = 30000.0 * (2.0 * res_rng.uniform(i) - 1.0);
+                break;
+            case kind_id::huge_element:
+                x *= 1e-2;
+                res *= 0.25e-2;
+                if (col == k_rng.bits(row) % hidden) x = 30000.0;
+                break;
+            case kind_id::random: break;
         }
+        in[0].set(i, x);
+        in[1].set(i, res);
     });
 }
 

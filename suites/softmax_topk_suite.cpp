@@ -159,39 +159,31 @@ void softmax_topk_generate(const case_desc& c, const rng& r, std::vector<host_te
     const kind_id kind = found != kinds.end() ? found->second : kind_id::other;
     const std::size_t trap_period = 512 / dtype_size(c.type);
     host_tensor& x = in[0];
-    parallel_for(x.numel(), [&](std::size_t b, std::size_t e) {
-        constexpr std::size_t block = 4096;
-        double normals[block];
-        for (std::size_t b0 = b; b0 < e; b0 += block) {
-            const std::size_t n_block = std::min(block, e - b0);
-            g.fill_normal(b0, n_block, normals);
-            for (std::size_t k = 0; k < n_block; ++k) {
-                const std::size_t i = b0 + k, row = i / V, j = i % V;
-                const double n = normals[k];
-                double v = stddev * n;
-                switch (kind) {
-                    case kind_id::all_equal: v = 0.5; break;
-                    case kind_id::ties: v = std::floor(2.0 * n) * 0.5; break;
-                    case kind_id::cluster256: v = j % 256 == 3 ? 20.0 + n : n - 5.0; break;
-                    case kind_id::cluster32: v = j % 32 == 5 ? 20.0 + n : n - 5.0; break;
-                    case kind_id::ascending: v = -4.0 + 8.0 * static_cast<double>(j) / static_cast<double>(V); break;
-                    case kind_id::descending: v = 4.0 - 8.0 * static_cast<double>(j) / static_cast<double>(V); break;
-                    case kind_id::huge: v = (u.uniform(i) < 0.5 ? -1e30 : 1e30) * (1.0 + 0.5 * std::tanh(n)); break;
-                    case kind_id::masked: v = u.uniform(i) < 0.3 ? -inf : 3.0 * n; break;
-                    case kind_id::all_masked: v = row % 2 == 0 ? -inf : v; break;
-                    case kind_id::nan:
-                        if (row % 2 == 0 && j == (row * 7919) % V) v = std::numeric_limits<double>::quiet_NaN();
-                        break;
-                    case kind_id::posinf:
-                        if (row % 2 == 0 && j == (row * 104729) % V) v = inf;
-                        break;
-                    case kind_id::stride_trap: v = (j / trap_period) % 10 == 0 ? 20.0 + n : n - 5.0; break;
-                    case kind_id::random:
-                    case kind_id::other: break;
-                }
-                x.set(i, v);
-            }
+    parallel_normals(x.numel(), std::array<rng, 1>{g}, [&](std::size_t i, const std::array<double, 1>& z) {
+        const std::size_t row = i / V, j = i % V;
+        const double n = z[0];
+        double v = stddev * n;
+        switch (kind) {
+            case kind_id::all_equal: v = 0.5; break;
+            case kind_id::ties: v = std::floor(2.0 * n) * 0.5; break;
+            case kind_id::cluster256: v = j % 256 == 3 ? 20.0 + n : n - 5.0; break;
+            case kind_id::cluster32: v = j % 32 == 5 ? 20.0 + n : n - 5.0; break;
+            case kind_id::ascending: v = -4.0 + 8.0 * static_cast<double>(j) / static_cast<double>(V); break;
+            case kind_id::descending: v = 4.0 - 8.0 * static_cast<double>(j) / static_cast<double>(V); break;
+            case kind_id::huge: v = (u.uniform(i) < 0.5 ? -1e30 : 1e30) * (1.0 + 0.5 * std::tanh(n)); break;
+            case kind_id::masked: v = u.uniform(i) < 0.3 ? -inf : 3.0 * n; break;
+            case kind_id::all_masked: v = row % 2 == 0 ? -inf : v; break;
+            case kind_id::nan:
+                if (row % 2 == 0 && j == (row * 7919) % V) v = std::numeric_limits<double>::quiet_NaN();
+                break;
+            case kind_id::posinf:
+                if (row % 2 == 0 && j == (row * 104729) % V) v = inf;
+                break;
+            case kind_id::stride_trap: v = (j / trap_period) % 10 == 0 ? 20.0 + n : n - 5.0; break;
+            case kind_id::random:
+            case kind_id::other: break;
         }
+        x.set(i, v);
     });
 }
 

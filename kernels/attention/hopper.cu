@@ -16,6 +16,7 @@
 // the kernel body away. Which of the two machine codes the loader picks is checked at run time by a
 // probe kernel (attention_wgmma_tma_unsupported), never assumed.
 #include "kernels/attention/hopper.hpp"
+#include "kernels/attention/flash_mma.cuh"
 #include "kernels/common/launch_check.hpp"
 
 #include <cuda.h>
@@ -39,17 +40,10 @@ namespace fusebench::kernels {
 namespace hopper {
 namespace {
 
-struct fa_params {
-    const void* q;
-    const void* k;
-    const void* v;
-    void* o;
-    float* lse;
-    int heads_q, group, seq_q, seq_kv;  // group = heads_q / heads_kv
-    int causal;
-    float scale;
-    int q_blocks;
-};
+// The kernel takes flash::params (flash_mma.cuh), the wmma design's: the fields both kernels read
+// (pointers, heads, group, lengths, causal, scale, q_blocks); the split-KV and packing ones stay at
+// their defaults here.
+using fa_params = flash::params;
 
 // Tiles: Q [128 rows][D] and K/V [128 keys][D] as D / 64 column blocks of 128-byte rows with the
 // 128-byte swizzle: what one TMA box (64 x 128, SWIZZLE_128B) writes and what a wgmma descriptor
@@ -445,18 +439,7 @@ void launch_config(const attention_shape& s, const void* q, const void* k, const
     constexpr int stages = 2;  // 3 measured slower in the scratch bench (H100, causal 8k: 572 against 625 TFLOP/s)
     using cfg = tma_config<D, stages>;
     constexpr bool f16 = std::is_same_v<T, __half>;
-    fa_params p{};
-    p.q = q;
-    p.k = k;
-    p.v = v;
-    p.o = o;
-    p.lse = lse;
-    p.heads_q = s.heads_q;
-    p.group = s.heads_q / s.heads_kv;
-    p.seq_q = s.seq_q;
-    p.seq_kv = s.seq_kv;
-    p.causal = s.causal ? 1 : 0;
-    p.scale = s.scale;
+    fa_params p = flash::make_params(s, q, k, v, o, lse);
     p.q_blocks = (s.seq_q + cfg::bm - 1) / cfg::bm;
     CUtensorMap mq, mk, mv;
     check_call(make_map(&mq, q, s.batch * s.heads_q, s.seq_q, D, f16), "cuTensorMapEncodeTiled(Q)");

@@ -13,6 +13,7 @@
 #include "kernels/attention/attention.hpp"
 #include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/launch_check.hpp"
+#include "kernels/common/workspace.hpp"
 
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -43,7 +44,6 @@ namespace {
 
 constexpr std::size_t chunk_limit = std::size_t{2} << 30;  // 2 GiB of scores + P at once
 
-std::size_t align256(std::size_t n) { return (n + 255) / 256 * 256; }
 
 struct group_sizes {
     std::size_t rows;          // g * seq_q

@@ -14,6 +14,7 @@
 // Both rewrites are one small kernel, part of every launch (and of its time): the cost of feeding
 // the DeepSeek-V3 layout to cuBLASLt.
 #include "kernels/common/launch_check.hpp"
+#include "kernels/common/workspace.hpp"
 #include "kernels/fp8/gemm.hpp"
 
 #include <cublasLt.h>
@@ -30,7 +31,6 @@ namespace {
 
 constexpr std::size_t lt_workspace_bytes = std::size_t{32} << 20;  // cuBLASLt's own scratch [bytes]
 
-std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
 std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }
 std::size_t padded_pitch(std::size_t kb) { return (kb + 3) / 4 * 4; }
 

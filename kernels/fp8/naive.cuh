@@ -5,6 +5,7 @@
 
 #include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/launch_check.hpp"
+#include "kernels/common/workspace.hpp"
 #include "kernels/fp8/gemm.hpp"
 
 #include <cublas_v2.h>
@@ -25,7 +26,6 @@ enum mutation : int {
     mut_e5m2_decode = 3,        // the E4M3 bytes decoded as E5M2
 };
 
-inline std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
 inline std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }
 
 inline std::size_t workspace_bytes(const fp8_gemm_shape& s) {

@@ -1,9 +1,13 @@
 #include "harness/guard.hpp"
-#include "harness/hash.hpp"
+#include "harness/cuda_check.hpp"
+#include "harness/device.hpp"
+#include "harness/device_compare.hpp"
+#include "support/gpu.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
+#include <utility>
 #include <vector>
 
 using namespace fusebench;
@@ -34,17 +38,27 @@ TEST_CASE("elements holding both poison patterns were never written", "[guard]")
     CHECK(compare_runs(run1, run2, el, false).unwritten == 0);
 }
 
-TEST_CASE("input hashes change with any single bit and not with the thread count", "[hash]") {
-    const std::size_t n = GENERATE(std::size_t{0}, std::size_t{7}, std::size_t{1} << 20, (std::size_t{3} << 20) + 5);
-    std::vector<unsigned char> buf(n);
-    for (std::size_t i = 0; i < n; ++i) buf[i] = static_cast<unsigned char>(i * 131 + 7);
-    const auto h = hash_bytes(buf.data(), n);
-    CHECK(hash_bytes(buf.data(), n) == h);
-    if (n) {
-        buf[n / 2] ^= 0x10;
-        CHECK(hash_bytes(buf.data(), n) != h);
-        buf[n / 2] ^= 0x10;
-        buf[n - 1] ^= 0x01;
-        CHECK(hash_bytes(buf.data(), n) != h);
+TEST_CASE("device_bytes_differ finds a single changed bit anywhere, at any alignment", "[gpu][guard]") {
+    FUSEBENCH_REQUIRE_GPU();
+    const std::size_t cap = (std::size_t{3} << 20) + 64;
+    std::vector<unsigned char> host(cap);
+    for (std::size_t i = 0; i < cap; ++i) host[i] = static_cast<unsigned char>(i * 131 + 7);
+    device_buffer a(cap), b(cap);
+    CUDA_CHECK(cudaMemcpy(a.get(), host.data(), cap, cudaMemcpyHostToDevice));
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{4096}, std::size_t{3} << 20}) {
+        // Same offset in both (the word path with byte head and tail), and different offsets (bytes only).
+        for (const auto [off_a, off_b] : {std::pair<std::size_t, std::size_t>{0, 0}, {3, 3}, {5, 2}}) {
+            CUDA_CHECK(cudaMemset(b.get(), 0, cap));
+            CUDA_CHECK(cudaMemcpy(b.bytes_ptr() + off_b, host.data() + off_a, n, cudaMemcpyHostToDevice));
+            INFO("n " << n << " offsets " << off_a << " " << off_b);
+            CHECK_FALSE(device_bytes_differ(a.bytes_ptr() + off_a, b.bytes_ptr() + off_b, n, nullptr));
+            for (const std::size_t at : {std::size_t{0}, n / 2, n ? n - 1 : 0}) {
+                if (!n) break;
+                const unsigned char flipped = static_cast<unsigned char>(host[off_a + at] ^ 0x10);
+                CUDA_CHECK(cudaMemcpy(b.bytes_ptr() + off_b + at, &flipped, 1, cudaMemcpyHostToDevice));
+                CHECK(device_bytes_differ(a.bytes_ptr() + off_a, b.bytes_ptr() + off_b, n, nullptr));
+                CUDA_CHECK(cudaMemcpy(b.bytes_ptr() + off_b + at, host.data() + off_a + at, 1, cudaMemcpyHostToDevice));
+            }
+        }
     }
 }

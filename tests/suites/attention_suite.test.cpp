@@ -14,6 +14,7 @@
 #include <set>
 
 using namespace fusebench;
+using fusebench::test::verify_untimed_cases;
 
 namespace {
 
@@ -101,38 +102,28 @@ TEST_CASE("every attention variant passes every untimed case it declares, within
     FUSEBENCH_REQUIRE_GPU();
     registry reg;
     attention_suite(reg);
-    const device_info dev = query_device(0);
-    run_options o;
-    o.seed = 2026;
-    o.verify_only = true;
-    runner run(dev, o);
-    selection_filter f;
-    f.suites = {"attention"};
     std::size_t fused_checked = 0, skipped = 0;
-    for (const auto& item : select_work(reg, f)) {
-        if (item.c.timed) continue;  // the timed shapes run in `fusebench run`
-        for (const auto& r : run.run_item(item)) {
-            CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
-            if (r.result == outcome::skipped) {
-                CHECK(r.reason.rfind("outside declared domain", 0) == 0);
-                CHECK(r.variant != "naive");
-                ++skipped;
-                continue;
-            }
-            CHECK(r.result == outcome::pass);
-            REQUIRE(r.correctness.has_value());
-            // Bitwise-equal runs, unless the variant declares otherwise (cuDNN's SDPA does).
-            bool may_differ = false;
-            for (const auto& v : reg.find("attention")->variants)
-                if (v.name == r.variant) may_differ = v.may_be_nondeterministic;
-            if (!may_differ) CHECK(r.correctness->deterministic == true);
-            if (r.variant == "naive") continue;
-            for (const auto& out : r.correctness->outputs) {
-                REQUIRE(out.relative.has_value());
-                CHECK(out.relative->pass);
-            }
-            if (r.variant == "wmma") ++fused_checked;
+    for (const auto& r : verify_untimed_cases(reg, "attention")) {
+        CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
+        if (r.result == outcome::skipped) {
+            CHECK(r.reason.rfind("outside declared domain", 0) == 0);
+            CHECK(r.variant != "naive");
+            ++skipped;
+            continue;
         }
+        CHECK(r.result == outcome::pass);
+        REQUIRE(r.correctness.has_value());
+        // Bitwise-equal runs, unless the variant declares otherwise (cuDNN's SDPA does).
+        bool may_differ = false;
+        for (const auto& v : reg.find("attention")->variants)
+            if (v.name == r.variant) may_differ = v.may_be_nondeterministic;
+        if (!may_differ) CHECK(r.correctness->deterministic == true);
+        if (r.variant == "naive") continue;
+        for (const auto& out : r.correctness->outputs) {
+            REQUIRE(out.relative.has_value());
+            CHECK(out.relative->pass);
+        }
+        if (r.variant == "wmma") ++fused_checked;
     }
     CHECK(fused_checked >= 60);
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 using namespace fusebench;
+using fusebench::test::verify_untimed_cases;
 
 TEST_CASE("conv1d declares the Whisper and Mamba shapes, every width, the decode step and awkward sizes", "[suites][conv1d]") {
     registry reg;
@@ -48,23 +49,13 @@ TEST_CASE("every conv1d variant passes every untimed case, within 2x the baselin
     FUSEBENCH_REQUIRE_GPU();
     registry reg;
     register_conv1d(reg);
-    const device_info dev = query_device(0);
-    run_options o;
-    o.seed = 2026;
-    o.verify_only = true;
-    runner run(dev, o);
-    selection_filter f;
-    f.suites = {"conv1d"};
     std::size_t fused_checked = 0;
-    for (const auto& item : select_work(reg, f)) {
-        if (item.c.timed) continue;
-        for (const auto& r : run.run_item(item)) {
-            CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
-            CHECK(r.result == outcome::pass);
-            REQUIRE(r.correctness.has_value());
-            CHECK(r.correctness->deterministic == true);
-            if (r.variant == "fused") ++fused_checked;
-        }
+    for (const auto& r : verify_untimed_cases(reg, "conv1d")) {
+        CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
+        CHECK(r.result == outcome::pass);
+        REQUIRE(r.correctness.has_value());
+        CHECK(r.correctness->deterministic == true);
+        if (r.variant == "fused") ++fused_checked;
     }
     CHECK(fused_checked > 40);
 }

@@ -24,6 +24,7 @@
 #include <string>
 
 using namespace fusebench;
+using fusebench::test::verify_untimed_cases;
 
 namespace {
 
@@ -340,32 +341,23 @@ TEST_CASE("every fp8_gemm variant passes every untimed case it runs, with the qu
     registry reg;
     register_fp8_gemm(reg);
     const device_info dev = query_device(0);
-    run_options o;
-    o.seed = 2026;
-    o.verify_only = true;
-    runner run(dev, o);
-    selection_filter f;
-    f.suites = {"fp8_gemm"};
     std::size_t naive_passes = 0, peer_runs = 0, sampled = 0;
-    for (const auto& item : select_work(reg, f)) {
-        if (item.c.timed) continue;
-        for (const auto& r : run.run_item(item)) {
-            CAPTURE(r.c.name, r.variant, r.reason);
-            if (r.result == outcome::skipped) {
-                CHECK(r.variant == "cublaslt_fp8");  // the baseline runs everywhere
-                continue;
-            }
-            CHECK(r.result == outcome::pass);
-            REQUIRE(r.correctness.has_value());
-            CHECK(r.correctness->deterministic == true);
-            REQUIRE(r.correctness->outputs.size() >= 1);
-            const auto& d = r.correctness->outputs[0];
-            CHECK(d.figures.count("quant_rel_l2") == 1);
-            CHECK(d.figures.count("quant_cosine") == 1);
-            sampled += d.coverage.has_value();
-            if (r.variant == "naive") naive_passes += r.result == outcome::pass;
-            if (r.variant == "cublaslt_fp8") ++peer_runs;
+    for (const auto& r : verify_untimed_cases(reg, "fp8_gemm")) {
+        CAPTURE(r.c.name, r.variant, r.reason);
+        if (r.result == outcome::skipped) {
+            CHECK(r.variant == "cublaslt_fp8");  // the baseline runs everywhere
+            continue;
         }
+        CHECK(r.result == outcome::pass);
+        REQUIRE(r.correctness.has_value());
+        CHECK(r.correctness->deterministic == true);
+        REQUIRE(r.correctness->outputs.size() >= 1);
+        const auto& d = r.correctness->outputs[0];
+        CHECK(d.figures.count("quant_rel_l2") == 1);
+        CHECK(d.figures.count("quant_cosine") == 1);
+        sampled += d.coverage.has_value();
+        if (r.variant == "naive") naive_passes += r.result == outcome::pass;
+        if (r.variant == "cublaslt_fp8") ++peer_runs;
     }
     CHECK(naive_passes >= 9);
     CHECK(sampled >= 1);  // M1000:N4096:K4096 is above the budget

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "harness/device.hpp"
+#include "harness/device_info.hpp"
+#include "harness/runner.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -9,3 +11,25 @@
     do {                                                         \
         if (::fusebench::cuda_device_count() == 0) SKIP("no CUDA device"); \
     } while (0)
+
+namespace fusebench::test {
+
+// Verifies, without timing and with a fixed seed, every untimed case of `suite_name` in `reg` on
+// device 0 and returns the results (the timed shapes are what `fusebench run` covers).
+inline std::vector<variant_result> verify_untimed_cases(const registry& reg, const std::string& suite_name) {
+    const device_info dev = query_device(0);
+    run_options o;
+    o.seed = 2026;
+    o.verify_only = true;
+    runner run(dev, o);
+    selection_filter f;
+    f.suites = {suite_name};
+    std::vector<variant_result> out;
+    for (const auto& item : select_work(reg, f)) {
+        if (item.c.timed) continue;
+        for (auto& r : run.run_item(item)) out.push_back(std::move(r));
+    }
+    return out;
+}
+
+}  // namespace fusebench::test
