@@ -18,6 +18,7 @@
 #include "kernels/fp8/gemm.hpp"
 
 #include <cublasLt.h>
+#include <cublas_v2.h>
 
 #include <map>
 #include <mutex>
@@ -53,6 +54,7 @@ struct plan {
 struct state {
     std::mutex mu;
     std::map<int, cublasLtHandle_t> handles;
+    std::map<int, void*> placeholders;  // per device: stands in for the scale tables while planning
     std::map<std::tuple<int, std::size_t, std::size_t, std::size_t>, plan> plans;  // (device, m, n, k)
 };
 
@@ -70,6 +72,22 @@ cublasLtHandle_t handle_locked(state& st, int dev) {
     return h;
 }
 
+// cuBLASLt's heuristic rejects block-scaled FP8 (status 7, invalid value) unless the scale
+// pointers are set on the descriptor (measured on an H100 with cuBLASLt 13.1: with them set it
+// returns algorithms for m >= 16 and status 15, not supported, for m = 1). It does not read them;
+// each launch sets the real tables. The caller holds st.mu.
+void* placeholder_locked(state& st, int dev) {
+    auto it = st.placeholders.find(dev);
+    if (it != st.placeholders.end()) return it->second;
+    void* p = nullptr;
+    if (cudaMalloc(&p, 256) != cudaSuccess) {
+        cudaGetLastError();
+        throw std::runtime_error("cuBLASLt fp8: cudaMalloc of 256 bytes for the planning scale pointers failed");
+    }
+    st.placeholders[dev] = p;
+    return p;
+}
+
 // Builds (once) the plan of a shape on device `dev`; the caller holds st.mu.
 plan& plan_locked(state& st, int dev, const fp8_gemm_shape& s) {
     const auto key = std::make_tuple(dev, s.m, s.n, s.k);
@@ -85,6 +103,11 @@ plan& plan_locked(state& st, int dev, const fp8_gemm_shape& s) {
         const std::int32_t mode_a = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, mode_b = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
         check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a, sizeof mode_a), "A_SCALE_MODE");
         check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_b, sizeof mode_b), "B_SCALE_MODE");
+        const void* placeholder = placeholder_locked(st, dev);
+        check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &placeholder, sizeof placeholder),
+                 "A_SCALE_POINTER (planning)");
+        check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &placeholder, sizeof placeholder),
+                 "B_SCALE_POINTER (planning)");
         const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n), k = static_cast<std::uint64_t>(s.k);
         check_lt(cublasLtMatrixLayoutCreate(&p.la, CUDA_R_8F_E4M3, k, n, static_cast<std::int64_t>(k)), "layout A (weights)");
         check_lt(cublasLtMatrixLayoutCreate(&p.lb, CUDA_R_8F_E4M3, k, m, static_cast<std::int64_t>(k)), "layout B (activations)");
@@ -102,7 +125,8 @@ plan& plan_locked(state& st, int dev, const fp8_gemm_shape& s) {
             p.why_not = "cuBLASLt " + std::to_string(cublasLtGetVersion()) +
                         " returns no E4M3 x E4M3 -> bf16 algorithm with 128x128 / 1x128 block scales for m=" +
                         std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
-                        " on this device (heuristic status " + std::to_string(static_cast<int>(hs)) + ")";
+                        " on this device (heuristic status " + std::to_string(static_cast<int>(hs)) + ", " +
+                        cublasGetStatusName(hs) + ", " + std::to_string(found) + " algorithms)";
         } else {
             p.algo = result.algo;
         }
