@@ -529,7 +529,7 @@ int run_in_process(cli_options o, const registry& reg) {
                 double covered = 0;
                 for (const auto& r : rs) {
                     for (const auto& [k, v] : r.phase_seconds) {
-                        if (k != "generate_inputs" && k != "reference") covered += v;
+                        if (!is_background_phase(k)) covered += v;
                     }
                 }
                 const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_item).count();

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fusebench {
@@ -69,9 +70,18 @@ struct variant_result {
     // not prefetched) and upload. Each variant's: decoy_and_stream_order, verify (poisoning, the
     // two checked launches, downloads, guard/determinism/input checks), compare (against the
     // reference), timing, e2e, counters. unattributed (on a case's first result): the case's wall
-    // time in the run loop less its foreground phases. The foreground's time is the sum of all but
-    // generate_inputs and reference.
+    // time in the run loop less its foreground phases. domain_checks (the case's): asking each
+    // variant whether it runs the case (a library may build its plan there); with prefetching,
+    // domain_checks_background: the same asked on the background thread beforehand, so that the
+    // foreground's answers come from the caches. The foreground's time is the sum of all but the
+    // background phases (is_background_phase).
     std::map<std::string, double> phase_seconds;
 };
+
+// Phases measured where they ran in the background (overlapping the foreground's phases) when the
+// case was prefetched: generate_inputs, reference, domain_checks_background.
+inline bool is_background_phase(std::string_view phase) {
+    return phase == "generate_inputs" || phase == "reference" || phase == "domain_checks_background";
+}
 
 }  // namespace fusebench

@@ -343,6 +343,11 @@ struct runner::impl {
     // the sanitizer's reports can be attributed to it.
     bool sanitize = env_flag("FUSEBENCH_SANITIZE");
     std::size_t guard() const noexcept { return sanitize ? 0 : guard_band_bytes; }
+    // Held by the foreground while a variant's launches and measurements run (everything but the
+    // comparison with the reference); the background takes it to ask the next case's variants
+    // whether they run it (runner::prefetch), since that may build a library plan or launch a
+    // probe. Declared before `pending`, whose futures finish before it is destroyed.
+    std::mutex quiet;
     // Cases' inputs and references being prepared in the background (runner::prefetch), by
     // case_key: the case running now and the next one at most.
     std::map<std::string, std::future<prepared_case>> pending;
@@ -373,13 +378,30 @@ void runner::prefetch(const selection_item& next) {
         return;  // nothing will run on it
     }
     const suite* s = next.s;
-    m_impl->pending[key] = std::async(std::launch::async, [s, c = next.c, seed = m_opts.seed] {
+    m_impl->pending[key] = std::async(std::launch::async, [this, s, c = next.c, variants = next.variants, seed = m_opts.seed] {
         // Below the foreground: two cores fewer and the lowest priority, so that the launches and
         // the host-side timing of the case running meanwhile are not held up by it.
         const std::size_t cpus = available_cpus();
         set_thread_parallelism(cpus > 2 ? cpus - 2 : 1);
         (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
-        return prepare_case(*s, c, seed);
+        prepared_case p = prepare_case(*s, c, seed);
+        // The domain checks of the case's variants, answered here so that what they build and
+        // cache (a cuDNN plan per shape: 0.3-1.5 s each, 25 s of the default run on an H200)
+        // is ready when the case runs; only while the foreground measures nothing. The answers
+        // are asked again, from the caches, in run_item; a check that throws is left to that.
+        const auto t = std::chrono::steady_clock::now();
+        if (cudaSetDevice(m_dev.ordinal) == cudaSuccess) {
+            std::lock_guard<std::mutex> quiet(m_impl->quiet);
+            for (const variant* v : variants) {
+                try {
+                    (void)outside_domain(*v, c, m_dev);
+                } catch (const std::exception&) {
+                }
+            }
+        }
+        (void)cudaGetLastError();
+        p.phases["domain_checks_background"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+        return p;
     });
 }
 
@@ -421,7 +443,19 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         return results;
     }
 
+    // A case prepared in the background is waited for first: its domain checks were answered
+    // there too (runner::prefetch), so the ones below come from the variants' caches.
+    using clock = std::chrono::steady_clock;
+    auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+    std::optional<prepared_case> early;
+    if (prefetched.valid()) {
+        const auto t_wait = clock::now();
+        early = prefetched.get();
+        early->phases["prepare_wait"] = since(t_wait);
+    }
+
     // Requirements first: a variant outside its declared domain is skipped with the reason.
+    const auto t_domain = clock::now();
     std::vector<bool> runnable(item.variants.size(), true);
     for (std::size_t k = 0; k < item.variants.size(); ++k) {
         const variant& v = *item.variants[k];
@@ -447,6 +481,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             }
         }
     }
+    const double domain_s = since(t_domain);
     if (std::none_of(runnable.begin(), runnable.end(), [](bool b) { return b; })) return results;
 
     // Inputs on the host from the case seed and the fp64 reference: prepared in the background
@@ -455,14 +490,15 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
     const auto out_specs = s.output_specs(c);
     // Where the time goes (report: phase_seconds). The case's own phases (inputs, reference,
     // preparation wait, upload) go to the first variant run on it, the others to each variant.
-    using clock = std::chrono::steady_clock;
-    auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
     prepared_case prep;
-    {
+    if (early) {
+        prep = std::move(*early);
+    } else {
         const auto t_wait = clock::now();
-        prep = prefetched.valid() ? prefetched.get() : prepare_case(s, c, m_opts.seed);
+        prep = prepare_case(s, c, m_opts.seed);
         prep.phases["prepare_wait"] = since(t_wait);
     }
+    prep.phases["domain_checks"] = domain_s;
     if (!prep.error.empty()) return all_error(prep.error);
     std::vector<host_tensor> inputs = std::move(prep.inputs);
     std::vector<std::vector<double>> reference = std::move(prep.reference);
@@ -521,6 +557,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             r.reason = "not run: the CUDA context was lost (" + m_context_lost_reason + ")";
             continue;
         }
+        // The background's domain checks wait while this variant launches and measures.
+        std::unique_lock<std::mutex> quiet(m_impl->quiet);
         const auto t_verify = std::chrono::steady_clock::now();
         if (!case_phases_given) {
             r.phase_seconds = case_phases;
@@ -693,7 +731,9 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 }
             }
 
-            // Compare against the reference: run 1, and run 2 too when it differs.
+            // Compare against the reference: run 1, and run 2 too when it differs. Host work
+            // only: the background may ask its domain questions meanwhile.
+            quiet.unlock();
             const auto t_compare = clock::now();
             for (int run = 0; run < (differing ? 2 : 1); ++run) {
                 std::vector<host_tensor> outs;
@@ -742,6 +782,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
 
             compare_s = since(t_compare);
             r.phase_seconds["compare"] = compare_s;
+            quiet.lock();
 
             // Verdict.
             std::vector<std::string> why;
