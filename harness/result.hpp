@@ -68,8 +68,11 @@ struct variant_result {
     // generate_inputs and reference (where they ran: in the background while the previous case
     // ran, when prefetched), prepare_wait (the foreground's wait for them, or their whole time when
     // not prefetched) and upload. Each variant's: decoy_and_stream_order, verify (poisoning, the
-    // two checked launches, downloads, guard/determinism/input checks), compare (against the
-    // reference), timing, e2e, counters. unattributed (on a case's first result): the case's wall
+    // two checked launches, downloads, guard/determinism/input checks), compare (the foreground's
+    // share of the comparison with the reference: its wait for the worker thread that compares
+    // while timing and counters run; the whole comparison when they do not), compare_background
+    // (the comparison's own time), timing, e2e, counters, timing_dropped (a speculative timing and
+    // counter pass discarded because the comparison failed). unattributed (on a case's first result): the case's wall
     // time in the run loop less its foreground phases. domain_checks (the case's): asking each
     // variant whether it runs the case (a library may build its plan there); with prefetching,
     // domain_checks_background: the same asked on the background thread beforehand, so that the
@@ -78,10 +81,13 @@ struct variant_result {
     std::map<std::string, double> phase_seconds;
 };
 
-// Phases measured where they ran in the background (overlapping the foreground's phases) when the
-// case was prefetched: generate_inputs, reference, domain_checks_background.
+// Phases measured where they ran in the background, overlapping the foreground's phases:
+// generate_inputs, reference and domain_checks_background (when the case was prefetched), and
+// compare_background (the comparison with the reference on its worker thread, while the kernel
+// timing and counter pass ran).
 inline bool is_background_phase(std::string_view phase) {
-    return phase == "generate_inputs" || phase == "reference" || phase == "domain_checks_background";
+    return phase == "generate_inputs" || phase == "reference" || phase == "domain_checks_background" ||
+           phase == "compare_background";
 }
 
 }  // namespace fusebench

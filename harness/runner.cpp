@@ -565,7 +565,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             case_phases_given = true;
         }
         double decoy_s = 0, compare_s = 0;
-        std::optional<clock::time_point> t_timing;
+        std::optional<clock::time_point> t_timing, t_verified;
         if (m_impl->sanitize) {
             std::printf("fusebench-sanitize: variant %s/%s/%s/%s\n", s.name.c_str(), c.name.c_str(),
                         std::string(dtype_name(c.type)).c_str(), v.name.c_str());
@@ -731,71 +731,160 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 }
             }
 
-            // Compare against the reference: run 1, and run 2 too when it differs. Host work
-            // only: the background may ask its domain questions meanwhile.
-            quiet.unlock();
+            // Compare against the reference (run 1, and run 2 too when it differs) on a worker
+            // thread, while the GPU work that does not depend on its answer goes on: the kernel
+            // timing and the counter pass, taken speculatively when every other check has
+            // passed, and dropped unless the comparison passes too. Both measure on the GPU
+            // (CUPTI records, counters), which host load does not change; the e2e timing, which
+            // host load would change, waits for the comparison. The worker leaves one core to
+            // this thread.
             const auto t_compare = clock::now();
-            for (int run = 0; run < (differing ? 2 : 1); ++run) {
-                std::vector<host_tensor> outs;
-                for (std::size_t o = 0; o < out_specs.size(); ++o) {
-                    host_tensor t(out_specs[o]);
-                    std::memcpy(t.data.data(), cap[run].outputs[o].data() + d_outputs[o].offset, t.data.size());
-                    outs.push_back(std::move(t));
-                }
-                std::vector<output_check> checks;
-                if (s.custom_check) {
-                    checks = s.custom_check(check_input{c, inputs, reference, outs});
-                } else {
+            t_verified = t_compare;
+            auto compare_task = std::async(std::launch::async, [&]() {
+                const std::size_t cpus = available_cpus();
+                set_thread_parallelism(cpus > 1 ? cpus - 1 : 1);
+                const auto t0 = clock::now();
+                std::vector<output_check> all;
+                for (int run = 0; run < (differing ? 2 : 1); ++run) {
+                    std::vector<host_tensor> outs;
                     for (std::size_t o = 0; o < out_specs.size(); ++o) {
-                        checks.push_back(compare_elementwise(out_specs[o].name, out_specs[o].type, outs[o].data.data(),
-                                                             reference[o], s.tolerance.for_type(out_specs[o].type)));
+                        host_tensor t(out_specs[o]);
+                        std::memcpy(t.data.data(), cap[run].outputs[o].data() + d_outputs[o].offset, t.data.size());
+                        outs.push_back(std::move(t));
                     }
-                }
-                if (!relative.empty() && v.role != variant_role::baseline) {
-                    for (auto& ch : checks) {
-                        const auto rel = relative.find(ch.output);
-                        if (rel == relative.end()) continue;
-                        const output_check* base = nullptr;
-                        if (baseline_result && baseline_result->correctness) {
-                            for (const auto& b : baseline_result->correctness->outputs) {
-                                if (b.output == ch.output) base = &b;
+                    std::vector<output_check> checks;
+                    if (s.custom_check) {
+                        checks = s.custom_check(check_input{c, inputs, reference, outs});
+                    } else {
+                        for (std::size_t o = 0; o < out_specs.size(); ++o) {
+                            checks.push_back(compare_elementwise(out_specs[o].name, out_specs[o].type, outs[o].data.data(),
+                                                                 reference[o], s.tolerance.for_type(out_specs[o].type)));
+                        }
+                    }
+                    if (!relative.empty() && v.role != variant_role::baseline) {
+                        for (auto& ch : checks) {
+                            const auto rel = relative.find(ch.output);
+                            if (rel == relative.end()) continue;
+                            const output_check* base = nullptr;
+                            if (baseline_result && baseline_result->correctness) {
+                                for (const auto& b : baseline_result->correctness->outputs) {
+                                    if (b.output == ch.output) base = &b;
+                                }
+                            }
+                            double rms = 0;
+                            for (std::size_t o = 0; o < out_specs.size(); ++o) {
+                                if (out_specs[o].name == ch.output) rms = finite_rms(reference[o]);
+                            }
+                            apply_relative_tolerance(ch, base, rel->second.multiple, rel->second.atol_scale, rms);
+                        }
+                    }
+                    if (run == 0) {
+                        all = std::move(checks);
+                    } else {
+                        for (auto& ch : checks) {
+                            if (!ch.pass) {
+                                ch.output += " (run 2)";
+                                all.push_back(std::move(ch));
                             }
                         }
-                        double rms = 0;
-                        for (std::size_t o = 0; o < out_specs.size(); ++o) {
-                            if (out_specs[o].name == ch.output) rms = finite_rms(reference[o]);
-                        }
-                        apply_relative_tolerance(ch, base, rel->second.multiple, rel->second.atol_scale, rms);
                     }
                 }
-                if (run == 0) {
-                    cb.outputs = std::move(checks);
-                } else {
-                    for (auto& ch : checks) {
-                        if (!ch.pass) {
-                            ch.output += " (run 2)";
-                            cb.outputs.push_back(std::move(ch));
-                        }
-                    }
-                }
-            }
+                return std::make_pair(std::move(all), since(t0));
+            });
 
-            compare_s = since(t_compare);
-            r.phase_seconds["compare"] = compare_s;
-            quiet.lock();
-
-            // Verdict.
+            // What the verdict will say besides the comparison, known now.
             std::vector<std::string> why;
             if (!cb.guard_violations.empty()) why.push_back("out-of-bounds write: " + cb.guard_violations.front());
             if (!cb.modified_inputs.empty()) why.push_back("modified its input '" + cb.modified_inputs.front() + "'");
             if (cb.unwritten_elements) why.push_back(std::to_string(cb.unwritten_elements) + " output element(s) never written");
-            for (const auto& ch : cb.outputs) {
-                if (!ch.pass) why.push_back(ch.reason.empty() ? ("output '" + ch.output + "' mismatches") : ch.reason);
-            }
+            const std::size_t compare_why_at = why.size();  // the comparison's reasons go here
             if (differing && !v.may_be_nondeterministic) {
                 why.push_back("nondeterministic: two runs on the same inputs differ in " + std::to_string(differing) + " element(s)");
             }
             if (side_stream) why.push_back(*side_stream);
+
+            const bool in_place = std::any_of(out_specs.begin(), out_specs.end(),
+                                              [](const tensor_spec& t) { return t.alias_of_input >= 0; });
+            timing_request req;
+            req.launch = [&](cudaStream_t st) {
+                launch_args a2{c, in_ptrs, out_ptrs, workspace.get(), ws_bytes, st};
+                nvtx_range range("time/" + range_id);
+                v.launch(a2);
+            };
+            if (in_place) req.prepare = [&](cudaStream_t) { prepare_outputs(-1); };
+            req.mode = m_opts.mode;
+            req.policy = m_opts.policy;
+            req.serial_kernel_records = m_opts.serial_kernel_records;
+            const bool to_time = c.timed && !m_opts.verify_only && !m_opts.profile_once;
+
+            // Kernel timing: CUPTI activity records, else CUDA events.
+            std::optional<timed_run> timed;
+            std::optional<counter_result> counted;
+            double timing_s = 0, counters_s = 0;
+            auto measure_timing = [&] {
+                t_timing = clock::now();
+                if (m_tools.tracer) {
+                    timed = time_with_tracer(req, stream, m_impl->flusher, *m_tools.tracer, m_tools.max_clock_mhz);
+                    timed->method_reason =
+                        timed->kernel_records == "serial"
+                            ? "CUPTI activity records (KIND_KERNEL): GPU start/end of every kernel on every stream, no launch "
+                              "latency, no instrumentation; kernels on different streams are serialized"
+                            : "CUPTI activity records (CONCURRENT_KERNEL, --concurrent-kernel-timing): GPU start/end of every "
+                              "kernel on every stream, no launch latency; CUPTI instruments each kernel, which slows kernels "
+                              "of many short blocks";
+                } else {
+                    timed = time_with_events(req, stream, m_impl->flusher);
+                    timed->method_reason = "CUPTI activity tracing unavailable (" + m_tools.tracer_reason +
+                                           "): CUDA events, which include launch latency for short kernels";
+                }
+                if (!m_opts.keep_raw_samples) timed->samples_us.clear();
+                timing_s = since(*t_timing);
+            };
+            // Counter pass: its own launches, never the timing pass, never before the other
+            // checks have passed.
+            auto measure_counters = [&] {
+                const auto t_counters = clock::now();
+                if (m_opts.counters) {
+                    if (m_tools.counters) {
+                        if (m_tools.tracer) m_tools.tracer->pause();
+                        if (in_place) prepare_outputs(-1);
+                        m_impl->flusher.flush(stream);
+                        CUDA_CHECK(cudaDeviceSynchronize());
+                        counted = m_tools.counters->measure(req.launch, stream);
+                        CUDA_CHECK(cudaDeviceSynchronize());
+                        if (m_tools.tracer) m_tools.tracer->resume();
+                    } else {
+                        counted = m_tools.counters_failure;
+                    }
+                }
+                counters_s = since(t_counters);
+            };
+            if (why.empty() && to_time) {
+                measure_timing();
+                measure_counters();
+            }
+
+            // The comparison's answer. The background's domain checks may run while this waits.
+            quiet.unlock();
+            const auto t_join = clock::now();
+            auto [compared, compare_own_s] = compare_task.get();
+            const double join_s = since(t_join);
+            quiet.lock();
+            cb.outputs = std::move(compared);
+            // compare: what the foreground spent on it (the wait, whole when nothing overlapped);
+            // compare_background: the comparison's own time on its thread.
+            compare_s = timed ? join_s : since(t_compare) - timing_s - counters_s;
+            r.phase_seconds["compare"] = compare_s;
+            r.phase_seconds["compare_background"] = compare_own_s;
+
+            // Verdict.
+            {
+                std::vector<std::string> compare_why;
+                for (const auto& ch : cb.outputs) {
+                    if (!ch.pass) compare_why.push_back(ch.reason.empty() ? ("output '" + ch.output + "' mismatches") : ch.reason);
+                }
+                why.insert(why.begin() + static_cast<std::ptrdiff_t>(compare_why_at), compare_why.begin(), compare_why.end());
+            }
             {
                 std::vector<std::span<const std::byte>> d_out, r_out;
                 for (std::size_t o = 0; o < out_specs.size(); ++o) {
@@ -808,7 +897,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             r.result = why.empty() ? outcome::pass : outcome::fail;
             for (std::size_t i = 0; i < why.size(); ++i) r.reason += (i ? "; " : "") + why[i];
 
-            // Timing, on the same buffers, only after a pass.
+            // Timing, on the same buffers, only after a pass (measurements taken speculatively
+            // above are dropped otherwise).
             if (r.result == outcome::pass && m_opts.profile_once) {
                 // One launch outside any timing loop, for `ncu --nvtx --nvtx-include "profile/"`,
                 // after the same L2 flush as a cold sample, so a profiler run with its own cache
@@ -823,36 +913,13 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 }
                 CUDA_CHECK(cudaDeviceSynchronize());
                 r.timing_null_reason = "not timed: --profile-once";
-            } else if (r.result == outcome::pass && c.timed && !m_opts.verify_only) {
-                timing_request req;
-                req.launch = [&](cudaStream_t st) {
-                    launch_args a2{c, in_ptrs, out_ptrs, workspace.get(), ws_bytes, st};
-                    nvtx_range range("time/" + range_id);
-                    v.launch(a2);
-                };
-                const bool in_place = std::any_of(out_specs.begin(), out_specs.end(),
-                                                  [](const tensor_spec& t) { return t.alias_of_input >= 0; });
-                if (in_place) req.prepare = [&](cudaStream_t) { prepare_outputs(-1); };
-                req.mode = m_opts.mode;
-                req.policy = m_opts.policy;
-                req.serial_kernel_records = m_opts.serial_kernel_records;
-                t_timing = clock::now();
-                if (m_tools.tracer) {
-                    r.timing = time_with_tracer(req, stream, m_impl->flusher, *m_tools.tracer, m_tools.max_clock_mhz);
-                    r.timing->method_reason =
-                        r.timing->kernel_records == "serial"
-                            ? "CUPTI activity records (KIND_KERNEL): GPU start/end of every kernel on every stream, no launch "
-                              "latency, no instrumentation; kernels on different streams are serialized"
-                            : "CUPTI activity records (CONCURRENT_KERNEL, --concurrent-kernel-timing): GPU start/end of every "
-                              "kernel on every stream, no launch latency; CUPTI instruments each kernel, which slows kernels "
-                              "of many short blocks";
-                } else {
-                    r.timing = time_with_events(req, stream, m_impl->flusher);
-                    r.timing->method_reason = "CUPTI activity tracing unavailable (" + m_tools.tracer_reason +
-                                              "): CUDA events, which include launch latency for short kernels";
+            } else if (r.result == outcome::pass && to_time) {
+                if (!timed) {
+                    measure_timing();
+                    measure_counters();
                 }
-                if (!m_opts.keep_raw_samples) r.timing->samples_us.clear();
-                r.phase_seconds["timing"] = since(*t_timing);
+                r.timing = std::move(timed);
+                r.phase_seconds["timing"] = timing_s;
                 const auto t_e2e = clock::now();
 
                 // End to end: host time from the launcher call to the return of the stream
@@ -881,20 +948,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                     r.timing->e2e_stats = summarize(e2e);
                 }
                 r.phase_seconds["e2e"] = since(t_e2e);
-                const auto t_counters = clock::now();
-                // Counter pass: its own launches, never the timing pass, never before verification.
                 if (m_opts.counters) {
-                    if (m_tools.counters) {
-                        if (m_tools.tracer) m_tools.tracer->pause();
-                        if (in_place) prepare_outputs(-1);
-                        m_impl->flusher.flush(stream);
-                        CUDA_CHECK(cudaDeviceSynchronize());
-                        r.counters = m_tools.counters->measure(req.launch, stream);
-                        CUDA_CHECK(cudaDeviceSynchronize());
-                        if (m_tools.tracer) m_tools.tracer->resume();
-                    } else {
-                        r.counters = m_tools.counters_failure;
-                    }
+                    r.counters = std::move(counted);
                     const auto& vals = r.counters->values;
                     const auto rd = vals.find("dram__bytes_read.sum"), wr = vals.find("dram__bytes_write.sum");
                     if (rd != vals.end() && wr != vals.end() && rd->second && wr->second) {
@@ -905,10 +960,12 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                             r.traffic_flag = classify_traffic(*r.traffic_ratio);
                         }
                     }
+                    r.phase_seconds["counters"] = counters_s;
                 }
-                r.phase_seconds["counters"] = since(t_counters);
             } else if (r.result != outcome::pass) {
                 r.timing_null_reason = "not timed: verification did not pass";
+                // Taken speculatively before the comparison failed, and dropped.
+                if (timed) r.phase_seconds["timing_dropped"] = timing_s + counters_s;
             } else if (!c.timed) {
                 r.timing_null_reason = "not timed: edge case verified only";
             } else {
@@ -937,10 +994,11 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         }
         r.correctness = std::move(cb);
         r.verify_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_verify).count();
-        // Verification proper: poisoning, the two checked launches, downloads and the comparison
-        // with the reference (everything before timing, less the decoy launch).
+        // Verification proper: poisoning, the two checked launches, downloads, guard bands,
+        // determinism and the input check (from the start to the comparison, less the decoy).
         r.phase_seconds["verify"] =
-            std::chrono::duration<double>((t_timing ? *t_timing : clock::now()) - t_verify).count() - decoy_s - compare_s;
+            t_verified ? std::chrono::duration<double>(*t_verified - t_verify).count() - decoy_s
+                       : std::chrono::duration<double>((t_timing ? *t_timing : clock::now()) - t_verify).count() - decoy_s - compare_s;
         if (v.role == variant_role::baseline && !baseline_result) baseline_result = &r;
     }
 
