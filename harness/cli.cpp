@@ -490,6 +490,9 @@ int run_in_process(cli_options o, const registry& reg) {
     } catch (const std::exception&) {
         return exit_internal;
     }
+    // The variants' domain checks (cuDNN builds a plan per shape there) answered ahead, in the
+    // background, in the order the items will run.
+    run.warm_domain_checks(std::vector<selection_item>(items.begin() + static_cast<std::ptrdiff_t>(worker ? o.worker_start : 0), items.end()));
     try {
         for (std::size_t i = worker ? o.worker_start : 0; i < items.size(); ++i) {
             if (g_stop_signal && !worker) {

@@ -74,20 +74,19 @@ struct variant_result {
     // (the comparison's own time), timing, e2e, counters, timing_dropped (a speculative timing and
     // counter pass discarded because the comparison failed). unattributed (on a case's first result): the case's wall
     // time in the run loop less its foreground phases. domain_checks (the case's): asking each
-    // variant whether it runs the case (a library may build its plan there); with prefetching,
-    // domain_checks_background: the same asked on the background thread beforehand, so that the
-    // foreground's answers come from the caches. The foreground's time is the sum of all but the
-    // background phases (is_background_phase).
+    // variant whether it runs the case (a library may build its plan there; with prefetching a
+    // background thread has asked them ahead, runner::warm_domain_checks, so these answers come
+    // from the caches). The foreground's time is the sum of all but the background phases
+    // (is_background_phase).
     std::map<std::string, double> phase_seconds;
 };
 
 // Phases measured where they ran in the background, overlapping the foreground's phases:
-// generate_inputs, reference and domain_checks_background (when the case was prefetched), and
+// generate_inputs and reference (when the case was prefetched), and
 // compare_background (the comparison with the reference on its worker thread, while the kernel
 // timing and counter pass ran).
 inline bool is_background_phase(std::string_view phase) {
-    return phase == "generate_inputs" || phase == "reference" || phase == "domain_checks_background" ||
-           phase == "compare_background";
+    return phase == "generate_inputs" || phase == "reference" || phase == "compare_background";
 }
 
 }  // namespace fusebench

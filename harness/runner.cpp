@@ -29,6 +29,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <atomic>
 
 namespace fusebench {
 
@@ -343,11 +344,12 @@ struct runner::impl {
     // the sanitizer's reports can be attributed to it.
     bool sanitize = env_flag("FUSEBENCH_SANITIZE");
     std::size_t guard() const noexcept { return sanitize ? 0 : guard_band_bytes; }
-    // Held by the foreground while a variant's launches and measurements run (everything but the
-    // comparison with the reference); the background takes it to ask the next case's variants
-    // whether they run it (runner::prefetch), since that may build a library plan or launch a
-    // probe. Declared before `pending`, whose futures finish before it is destroyed.
+    // Held by the foreground while it measures (kernel timing, counters, e2e); the warm-up thread
+    // (warm_domain_checks) takes it for each domain check, which may build a library plan or
+    // launch a probe kernel that a timing window would otherwise record.
     std::mutex quiet;
+    std::atomic<bool> stop_warmup{false};
+    std::thread warmup;  // joined by ~runner before the members it uses go
     // Cases' inputs and references being prepared in the background (runner::prefetch), by
     // case_key: the case running now and the next one at most.
     std::map<std::string, std::future<prepared_case>> pending;
@@ -368,7 +370,32 @@ runner::runner(const device_info& dev, run_options opts, measurement_tools tools
     }
 }
 
-runner::~runner() = default;
+runner::~runner() {
+    m_impl->stop_warmup = true;
+    if (m_impl->warmup.joinable()) m_impl->warmup.join();
+}
+
+void runner::warm_domain_checks(std::vector<selection_item> items) {
+    if (!m_opts.prefetch || m_impl->warmup.joinable()) return;
+    m_impl->warmup = std::thread([this, items = std::move(items)] {
+        (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+        if (cudaSetDevice(m_dev.ordinal) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return;
+        }
+        for (const auto& item : items) {
+            for (const variant* v : item.variants) {
+                if (m_impl->stop_warmup) return;
+                std::lock_guard<std::mutex> quiet(m_impl->quiet);
+                try {
+                    (void)outside_domain(*v, item.c, m_dev);  // asked again, from the caches, in run_item
+                } catch (const std::exception&) {
+                }
+                (void)cudaGetLastError();
+            }
+        }
+    });
+}
 
 void runner::prefetch(const selection_item& next) {
     const std::string key = case_key(*next.s, next.c);
@@ -378,30 +405,13 @@ void runner::prefetch(const selection_item& next) {
         return;  // nothing will run on it
     }
     const suite* s = next.s;
-    m_impl->pending[key] = std::async(std::launch::async, [this, s, c = next.c, variants = next.variants, seed = m_opts.seed] {
+    m_impl->pending[key] = std::async(std::launch::async, [s, c = next.c, seed = m_opts.seed] {
         // Below the foreground: two cores fewer and the lowest priority, so that the launches and
         // the host-side timing of the case running meanwhile are not held up by it.
         const std::size_t cpus = available_cpus();
         set_thread_parallelism(cpus > 2 ? cpus - 2 : 1);
         (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
-        prepared_case p = prepare_case(*s, c, seed);
-        // The domain checks of the case's variants, answered here so that what they build and
-        // cache (a cuDNN plan per shape: 0.3-1.5 s each, 25 s of the default run on an H200)
-        // is ready when the case runs; only while the foreground measures nothing. The answers
-        // are asked again, from the caches, in run_item; a check that throws is left to that.
-        const auto t = std::chrono::steady_clock::now();
-        if (cudaSetDevice(m_dev.ordinal) == cudaSuccess) {
-            std::lock_guard<std::mutex> quiet(m_impl->quiet);
-            for (const variant* v : variants) {
-                try {
-                    (void)outside_domain(*v, c, m_dev);
-                } catch (const std::exception&) {
-                }
-            }
-        }
-        (void)cudaGetLastError();
-        p.phases["domain_checks_background"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-        return p;
+        return prepare_case(*s, c, seed);
     });
 }
 
@@ -443,8 +453,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         return results;
     }
 
-    // A case prepared in the background is waited for first: its domain checks were answered
-    // there too (runner::prefetch), so the ones below come from the variants' caches.
+    // A case prepared in the background (runner::prefetch) is waited for first.
     using clock = std::chrono::steady_clock;
     auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
     std::optional<prepared_case> early;
@@ -557,8 +566,6 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             r.reason = "not run: the CUDA context was lost (" + m_context_lost_reason + ")";
             continue;
         }
-        // The background's domain checks wait while this variant launches and measures.
-        std::unique_lock<std::mutex> quiet(m_impl->quiet);
         const auto t_verify = std::chrono::steady_clock::now();
         if (!case_phases_given) {
             r.phase_seconds = case_phases;
@@ -860,16 +867,15 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 counters_s = since(t_counters);
             };
             if (why.empty() && to_time) {
+                std::lock_guard<std::mutex> quiet(m_impl->quiet);  // no domain check meanwhile
                 measure_timing();
                 measure_counters();
             }
 
-            // The comparison's answer. The background's domain checks may run while this waits.
-            quiet.unlock();
+            // The comparison's answer.
             const auto t_join = clock::now();
             auto [compared, compare_own_s] = compare_task.get();
             const double join_s = since(t_join);
-            quiet.lock();
             cb.outputs = std::move(compared);
             // compare: what the foreground spent on it (the wait, whole when nothing overlapped);
             // compare_background: the comparison's own time on its thread.
@@ -914,6 +920,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 CUDA_CHECK(cudaDeviceSynchronize());
                 r.timing_null_reason = "not timed: --profile-once";
             } else if (r.result == outcome::pass && to_time) {
+                std::lock_guard<std::mutex> quiet(m_impl->quiet);  // no domain check meanwhile
                 if (!timed) {
                     measure_timing();
                     measure_counters();

@@ -111,6 +111,12 @@ public:
     // lowest priority) while the caller runs the current item; run_item(next) takes them. One
     // item ahead at most; a no-op with run_options::prefetch off or when nothing of `next` runs.
     void prefetch(const selection_item& next);
+    // Asks every variant of `items` (in order) whether it runs its case, on one background thread
+    // at the lowest priority, so that what those checks build and cache (a cuDNN plan per shape,
+    // 0.3-1.5 s each) is ready when the items run. Each check waits while the foreground times a
+    // kernel or reads counters (nothing it builds or probes overlaps a measurement). A no-op with
+    // run_options::prefetch off. Stops early when the runner is destroyed.
+    void warm_domain_checks(std::vector<selection_item> items);
 
     // True once a variant has corrupted the CUDA context: nothing more can run in this process.
     bool context_lost() const noexcept { return m_context_lost; }
