@@ -333,6 +333,26 @@ std::optional<std::string> outside_domain(const variant& v, const case_desc& c, 
 
 }  // namespace
 
+// The foreground's measurement window: waits for a domain check in progress on the warm-up thread
+// to end (one at most, see runner::impl::measuring), and holds off the next until it closes.
+class measurement_window {
+public:
+    measurement_window(std::mutex& quiet, std::atomic<int>& measuring) : m_measuring(measuring) {
+        ++m_measuring;
+        m_lock = std::unique_lock<std::mutex>(quiet);
+    }
+    ~measurement_window() {
+        m_lock.unlock();
+        --m_measuring;
+    }
+    measurement_window(const measurement_window&) = delete;
+    measurement_window& operator=(const measurement_window&) = delete;
+
+private:
+    std::atomic<int>& m_measuring;
+    std::unique_lock<std::mutex> m_lock;
+};
+
 struct runner::impl {
     cuda_stream stream;
     l2_flusher flusher;
@@ -348,6 +368,10 @@ struct runner::impl {
     // (warm_domain_checks) takes it for each domain check, which may build a library plan or
     // launch a probe kernel that a timing window would otherwise record.
     std::mutex quiet;
+    // Measurement windows wanted or open: the warm-up thread starts no check while it is non-zero
+    // (std::mutex is not fair: without this it could take `quiet` again and again, one plan
+    // build after another, while the foreground waits).
+    std::atomic<int> measuring{0};
     std::atomic<bool> stop_warmup{false};
     std::thread warmup;  // joined by ~runner before the members it uses go
     // Cases' inputs and references being prepared in the background (runner::prefetch), by
@@ -378,13 +402,15 @@ runner::~runner() {
 void runner::warm_domain_checks(std::vector<selection_item> items) {
     if (!m_opts.prefetch || m_impl->warmup.joinable()) return;
     m_impl->warmup = std::thread([this, items = std::move(items)] {
-        (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+        // At normal priority: a check runs while the foreground may be waiting for it (at the
+        // lowest priority, behind the comparison's threads, a cuDNN plan took several seconds).
         if (cudaSetDevice(m_dev.ordinal) != cudaSuccess) {
             (void)cudaGetLastError();
             return;
         }
         for (const auto& item : items) {
             for (const variant* v : item.variants) {
+                while (m_impl->measuring.load() > 0 && !m_impl->stop_warmup) std::this_thread::sleep_for(std::chrono::milliseconds(1));
                 if (m_impl->stop_warmup) return;
                 std::lock_guard<std::mutex> quiet(m_impl->quiet);
                 try {
@@ -867,7 +893,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 counters_s = since(t_counters);
             };
             if (why.empty() && to_time) {
-                std::lock_guard<std::mutex> quiet(m_impl->quiet);  // no domain check meanwhile
+                const measurement_window window(m_impl->quiet, m_impl->measuring);  // no domain check meanwhile
                 measure_timing();
                 measure_counters();
             }
@@ -920,7 +946,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 CUDA_CHECK(cudaDeviceSynchronize());
                 r.timing_null_reason = "not timed: --profile-once";
             } else if (r.result == outcome::pass && to_time) {
-                std::lock_guard<std::mutex> quiet(m_impl->quiet);  // no domain check meanwhile
+                const measurement_window window(m_impl->quiet, m_impl->measuring);  // no domain check meanwhile
                 if (!timed) {
                     measure_timing();
                     measure_counters();
