@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 
 namespace fusebench {
 
@@ -46,17 +48,16 @@ struct partial {
     std::vector<mismatch> first;  // sorted by index after the merge
 };
 
-}  // namespace
-
-output_check compare_elementwise(const std::string& name, dtype type, const void* got,
-                                 std::span<const double> ref, const tolerance& tol) {
+// The comparison both public forms share: |got - ref| <= rtol |ref| + atol_at(i); `bound_text`
+// ends the failure reason ("rtol ..., atol ...").
+template <typename ATOL>
+output_check compare_with(const std::string& name, dtype type, const void* got, std::span<const double> ref, double rtol,
+                          const ATOL& atol_at, const std::string& bound_text) {
     output_check result;
     result.output = name;
     error_stats& s = result.stats;
     s.checked = ref.size();
 
-    const double scale = finite_rms(ref);
-    const double atol = tol.atol_scale * scale + dtype_min_subnormal(type) * tol.subnormal_ulps;
     const bool floating = is_floating(type);
 
     std::vector<partial> parts;
@@ -88,7 +89,7 @@ output_check compare_elementwise(const std::string& name, dtype type, const void
                 if (u < ulp_hist_size) ++p.hist[u];
                 else p.large_ulps.push_back(u);
             }
-            if (err > tol.rtol * std::fabs(r) + atol) {
+            if (err > rtol * std::fabs(r) + atol_at(i)) {
                 ++p.mismatches;
                 if (p.first.size() < max_reported_mismatches) p.first.push_back({i, g, r, "tolerance"});
             }
@@ -141,11 +142,36 @@ output_check compare_elementwise(const std::string& name, dtype type, const void
     if (s.mismatches) {
         result.pass = false;
         char buf[256];
-        std::snprintf(buf, sizeof buf, "%zu of %zu elements of '%s' out of tolerance (rtol %.3g, atol %.3g)",
-                      s.mismatches, s.checked, name.c_str(), tol.rtol, atol);
+        std::snprintf(buf, sizeof buf, "%zu of %zu elements of '%s' out of tolerance (%s)", s.mismatches, s.checked,
+                      name.c_str(), bound_text.c_str());
         result.reason = buf;
     }
     return result;
+}
+
+}  // namespace
+
+output_check compare_elementwise(const std::string& name, dtype type, const void* got,
+                                 std::span<const double> ref, const tolerance& tol) {
+    const double scale = finite_rms(ref);
+    const double atol = tol.atol_scale * scale + dtype_min_subnormal(type) * tol.subnormal_ulps;
+    char text[96];
+    std::snprintf(text, sizeof text, "rtol %.3g, atol %.3g", tol.rtol, atol);
+    return compare_with(name, type, got, ref, tol.rtol, [atol](std::size_t) { return atol; }, text);
+}
+
+output_check compare_elementwise_bounded(const std::string& name, dtype type, const void* got, std::span<const double> ref,
+                                         double rtol, std::span<const double> abs_bound, double subnormal_ulps) {
+    if (abs_bound.size() != ref.size()) {
+        throw std::invalid_argument("compare_elementwise_bounded: " + std::to_string(abs_bound.size()) + " bounds for " +
+                                    std::to_string(ref.size()) + " elements of '" + name + "'");
+    }
+    const double grain = dtype_min_subnormal(type) * subnormal_ulps;
+    double largest = 0;
+    for (double a : abs_bound) largest = std::max(largest, a);  // NaN bounds are skipped by max
+    char text[128];
+    std::snprintf(text, sizeof text, "rtol %.3g, per-element atol up to %.3g", rtol, largest + grain);
+    return compare_with(name, type, got, ref, rtol, [abs_bound, grain](std::size_t i) { return abs_bound[i] + grain; }, text);
 }
 
 }  // namespace fusebench

@@ -98,6 +98,15 @@ constexpr std::size_t max_reported_mismatches = 8;
 output_check compare_elementwise(const std::string& name, dtype type, const void* got,
                                  std::span<const double> ref, const tolerance& tol);
 
+// The same comparison with an absolute term of its own for every element, for a suite whose bound
+// comes from the arithmetic of each element (conv1d's fp32 outputs: gamma_n times the element's
+// sum of absolute terms):
+//   |got - ref| <= rtol * |ref| + abs_bound[i] + dtype_min_subnormal(type) * subnormal_ulps.
+// abs_bound has one entry per element of ref (std::invalid_argument otherwise); the NaN/Inf rules,
+// the statistics and the reason's wording are compare_elementwise's.
+output_check compare_elementwise_bounded(const std::string& name, dtype type, const void* got, std::span<const double> ref,
+                                         double rtol, std::span<const double> abs_bound, double subnormal_ulps = 1);
+
 // Root mean square over the finite values of ref (0 when none).
 double finite_rms(std::span<const double> ref);
 

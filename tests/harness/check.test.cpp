@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 using namespace fusebench;
@@ -92,6 +93,66 @@ TEST_CASE("the subnormal grain bounds the absolute error near zero", "[check]") 
     CHECK(compare_elementwise("y", dtype::f16, bytes.data(), ref, {2e-3, 0.0, 1}).pass);
     const auto wrong = encode(dtype::f16, {1.0e-7 + 3 * dtype_min_subnormal(dtype::f16), 2.3e-7, 1.0});
     CHECK_FALSE(compare_elementwise("y", dtype::f16, wrong.data(), ref, {2e-3, 0.0, 1}).pass);
+}
+
+TEST_CASE("a per-element absolute bound judges each element by its own allowance", "[check]") {
+    // Four elements of the same size with allowances 1e-6 .. 1e-3 each: the same error passes
+    // where its element's allowance covers it and fails where it does not.
+    const std::vector<double> ref{1.0, 1.0, 1.0, 1.0}, bound{1e-6, 1e-5, 1e-4, 1e-3};
+    const double rtol = 1e-7;
+    auto with_error = [&](double e) {
+        std::vector<double> got(ref.size());
+        for (std::size_t i = 0; i < ref.size(); ++i) got[i] = ref[i] + e;
+        return encode(dtype::f32, got);
+    };
+    SECTION("within every element's bound passes, with the usual statistics") {
+        const auto bytes = with_error(std::ldexp(1.0, -20));  // 9.5e-7, exact in fp32
+        const auto c = compare_elementwise_bounded("y", dtype::f32, bytes.data(), ref, rtol, bound);
+        CHECK(c.pass);
+        CHECK(c.stats.mismatches == 0);
+        CHECK(c.stats.max_abs.value() == std::ldexp(1.0, -20));
+        CHECK(c.stats.ulp_max.value() == 8);
+    }
+    SECTION("an error between two elements' bounds fails exactly the elements it exceeds") {
+        const auto bytes = with_error(std::ldexp(1.0, -15));  // 3.1e-5: above 1e-6 + 1e-7 and 1e-5 + 1e-7
+        const auto c = compare_elementwise_bounded("y", dtype::f32, bytes.data(), ref, rtol, bound);
+        CHECK_FALSE(c.pass);
+        CHECK(c.stats.mismatches == 2);
+        REQUIRE(c.stats.first.size() == 2);
+        CHECK(c.stats.first[0].index == 0);
+        CHECK(c.stats.first[1].index == 1);
+        CHECK(c.stats.first[0].why == "tolerance");
+        CHECK(c.reason.find("out of tolerance") != std::string::npos);
+        CHECK(c.reason.find("per-element atol up to 0.001") != std::string::npos);
+    }
+    SECTION("the relative term still counts") {
+        // An error of 2e-6 on element 0 (bound 1e-6) passes with rtol 2e-6 and fails with 5e-7.
+        const auto bytes = encode(dtype::f32, {1.0 + std::ldexp(1.0, -19), 1.0, 1.0, 1.0});
+        CHECK(compare_elementwise_bounded("y", dtype::f32, bytes.data(), ref, 2e-6, bound).pass);
+        CHECK_FALSE(compare_elementwise_bounded("y", dtype::f32, bytes.data(), ref, 5e-7, bound).pass);
+    }
+    SECTION("zero bounds and rtol leave the subnormal grain: an exact output passes, one ulp off fails") {
+        const std::vector<double> zero(4, 0.0);
+        const auto exact = with_error(0);
+        CHECK(compare_elementwise_bounded("y", dtype::f32, exact.data(), ref, 0, zero).pass);
+        const auto off = with_error(std::ldexp(1.0, -23));
+        CHECK_FALSE(compare_elementwise_bounded("y", dtype::f32, off.data(), ref, 0, zero).pass);
+    }
+    SECTION("NaN and Inf follow the reference, as in compare_elementwise") {
+        const std::vector<double> r2{1.0, std::nan("")};
+        const std::vector<double> b2{1.0, 1.0};
+        const auto nan_ok = encode(dtype::f32, {1.0, std::nan("")});
+        CHECK(compare_elementwise_bounded("y", dtype::f32, nan_ok.data(), r2, 0, b2).pass);
+        const auto nan_bad = encode(dtype::f32, {std::nan(""), std::nan("")});
+        const auto c = compare_elementwise_bounded("y", dtype::f32, nan_bad.data(), r2, 0, b2);
+        CHECK_FALSE(c.pass);
+        CHECK(c.stats.first.at(0).why == "nan/inf position");
+    }
+    SECTION("the bounds must match the elements") {
+        const auto bytes = with_error(0);
+        const std::vector<double> short_bound{1.0, 1.0};
+        CHECK_THROWS_AS(compare_elementwise_bounded("y", dtype::f32, bytes.data(), ref, 0, short_bound), std::invalid_argument);
+    }
 }
 
 TEST_CASE("ULP percentiles are exact", "[check][ulp]") {

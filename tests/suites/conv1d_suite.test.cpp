@@ -1,17 +1,181 @@
-// The conv1d suite. CPU: the cases the issue asks for, the models. GPU: every variant passes every
-// untimed case, bitwise deterministic, within 2x the baseline's error.
+// The conv1d suite. CPU: the cases the issue asks for, the models; the fp32 check (a per-element
+// bound from the arithmetic) passes fp32 emulations of the dense convolution in three summation
+// orders at C_in = 1280 and fails an accumulation in bf16, a dropped input channel and reversed
+// taps, and reports its bound and the seed's 5e-7 as figures; the same for depthwise and decode.
+// GPU: every variant passes every untimed case, bitwise deterministic, within 2x the baseline's
+// error.
+#include "harness/check.hpp"
 #include "harness/device_info.hpp"
 #include "harness/runner.hpp"
+#include "references/conv1d_reference.hpp"
 #include "suites/suites.hpp"
 #include "support/gpu.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <cmath>
+#include <functional>
 #include <set>
 #include <string>
+#include <vector>
 
 using namespace fusebench;
 using fusebench::test::verify_untimed_cases;
+
+namespace {
+
+const suite& conv1d_suite(registry& reg) {
+    register_conv1d(reg);
+    const suite* s = reg.find("conv1d");
+    REQUIRE(s != nullptr);
+    return *s;
+}
+
+case_desc find_case(const suite& s, const std::string& name, dtype t) {
+    for (const auto& c : s.cases()) {
+        if (c.name == name && c.type == t) return c;
+    }
+    FAIL("no case " << name);
+    return {};
+}
+
+std::vector<host_tensor> inputs_of(const suite& s, const case_desc& c, std::uint64_t seed) {
+    std::vector<host_tensor> in;
+    for (const auto& t : s.input_specs(c)) in.emplace_back(t);
+    s.generate(c, rng(seed), in);
+    return in;
+}
+
+float bf16(float v) { return bf16_bits_to_float(float_to_bf16_bits(v)); }
+float gelu_f32(float z) { return 0.5f * z * std::erfc(-z * 0.70710678118654752f); }  // the kernels' formula
+float silu_f32(float z) { return z / (1.0f + std::exp(-z)); }
+
+// Pairwise (tree) sum in fp32.
+float pairwise(const float* v, std::size_t n) {
+    if (n == 1) return v[0];
+    const std::size_t h = n / 2;
+    return pairwise(v, h) + pairwise(v + h, n - h);
+}
+
+// How an emulated kernel forms the pre-activation.
+enum class dense_sum {
+    channels_then_taps_fma,  // for channel, for tap: fmaf, then + bias (the naive kernel's order)
+    taps_then_channels,      // bias first, for tap, for channel: product rounded, then added
+    pairwise,                // every product (bias included) rounded, then a pairwise tree
+    bf16_running_sum,        // channels then taps, the running sum rounded to bf16 after each add
+    drop_last_channel,       // channels then taps over C_in - 1 channels
+    reversed_taps,           // w[o, i, 2 - k] against x[t s + k - 1]
+};
+
+// The dense convolution of a fp32 case, emulated on the CPU in fp32, with GELU in fp32.
+host_tensor emulate_dense(const suite& s, const case_desc& c, const std::vector<host_tensor>& in, dense_sum how) {
+    const auto B = static_cast<std::size_t>(c.dim("batch")), ci = static_cast<std::size_t>(c.dim("cin")),
+               co = static_cast<std::size_t>(c.dim("cout")), L = static_cast<std::size_t>(c.dim("length")),
+               st = static_cast<std::size_t>(c.dim("stride"));
+    const std::size_t lo = references::conv1d_out_length(L, st);
+    auto x = [&](std::size_t b, std::size_t i, long p) {
+        return p >= 0 && p < static_cast<long>(L) ? static_cast<float>(in[0].get((b * ci + i) * L + static_cast<std::size_t>(p))) : 0.0f;
+    };
+    auto w = [&](std::size_t o, std::size_t i, std::size_t k) { return static_cast<float>(in[1].get((o * ci + i) * 3 + k)); };
+    host_tensor y(s.output_specs(c)[0]);
+    std::vector<float> terms;
+    for (std::size_t b = 0; b < B; ++b) {
+        for (std::size_t o = 0; o < co; ++o) {
+            const float bias = static_cast<float>(in[2].get(o));
+            for (std::size_t t = 0; t < lo; ++t) {
+                auto pos = [&](std::size_t k) { return static_cast<long>(t * st + k) - 1; };
+                float z = 0;
+                switch (how) {
+                    case dense_sum::channels_then_taps_fma:
+                    case dense_sum::drop_last_channel:
+                    case dense_sum::reversed_taps: {
+                        const std::size_t channels = how == dense_sum::drop_last_channel ? ci - 1 : ci;
+                        for (std::size_t i = 0; i < channels; ++i) {
+                            for (std::size_t k = 0; k < 3; ++k) {
+                                z = std::fma(w(o, i, how == dense_sum::reversed_taps ? 2 - k : k), x(b, i, pos(k)), z);
+                            }
+                        }
+                        z += bias;
+                        break;
+                    }
+                    case dense_sum::taps_then_channels: {
+                        z = bias;
+                        for (std::size_t k = 0; k < 3; ++k) {
+                            for (std::size_t i = 0; i < ci; ++i) {
+                                const float p = w(o, i, k) * x(b, i, pos(k));
+                                z += p;
+                            }
+                        }
+                        break;
+                    }
+                    case dense_sum::pairwise: {
+                        terms.assign(1, bias);
+                        for (std::size_t i = 0; i < ci; ++i) {
+                            for (std::size_t k = 0; k < 3; ++k) terms.push_back(w(o, i, k) * x(b, i, pos(k)));
+                        }
+                        z = pairwise(terms.data(), terms.size());
+                        break;
+                    }
+                    case dense_sum::bf16_running_sum: {
+                        for (std::size_t i = 0; i < ci; ++i) {
+                            for (std::size_t k = 0; k < 3; ++k) z = bf16(z + w(o, i, k) * x(b, i, pos(k)));
+                        }
+                        z = bf16(z + bias);
+                        break;
+                    }
+                }
+                y.set((b * co + o) * lo + t, gelu_f32(z));
+            }
+        }
+    }
+    return y;
+}
+
+// Depthwise (prefill) or decode of a fp32 case in fp32; `bf16_sum` rounds the running sum to bf16.
+std::vector<host_tensor> emulate_depthwise(const suite& s, const case_desc& c, const std::vector<host_tensor>& in, bool bf16_sum) {
+    const auto specs = s.output_specs(c);
+    std::vector<host_tensor> out;
+    for (const auto& sp : specs) out.emplace_back(sp);
+    const auto B = static_cast<std::size_t>(c.dim("batch")), C = static_cast<std::size_t>(c.dim("channels")),
+               W = static_cast<std::size_t>(c.dim("width"));
+    auto add = [&](float z, float p) { return bf16_sum ? bf16(z + p) : z + p; };
+    if (specs.size() == 1) {  // depthwise: x, w, bias
+        const auto L = static_cast<std::size_t>(c.dim("length"));
+        for (std::size_t r = 0; r < B * C; ++r) {
+            const std::size_t ch = r % C;
+            for (std::size_t t = 0; t < L; ++t) {
+                float z = 0;
+                for (std::size_t k = 0; k < W; ++k) {
+                    const long p = static_cast<long>(t + k) - static_cast<long>(W - 1);
+                    if (p >= 0) z = add(z, static_cast<float>(in[1].get(ch * W + k)) * static_cast<float>(in[0].get(r * L + static_cast<std::size_t>(p))));
+                }
+                out[0].set(r * L + t, silu_f32(add(z, static_cast<float>(in[2].get(ch)))));
+            }
+        }
+    } else {  // decode: x, state, w, bias
+        const std::size_t hist = W - 1;
+        for (std::size_t r = 0; r < B * C; ++r) {
+            const std::size_t ch = r % C;
+            float z = 0;
+            for (std::size_t k = 0; k < hist; ++k) {
+                z = add(z, static_cast<float>(in[2].get(ch * W + k)) * static_cast<float>(in[1].get(r * hist + k)));
+            }
+            z = add(z, static_cast<float>(in[2].get(ch * W + hist)) * static_cast<float>(in[0].get(r)));
+            out[0].set(r, silu_f32(add(z, static_cast<float>(in[3].get(ch)))));
+            for (std::size_t k = 0; k + 1 < hist; ++k) out[1].set(r * hist + k, in[1].get(r * hist + k + 1));
+            out[1].set(r * hist + hist - 1, in[0].get(r));
+        }
+    }
+    return out;
+}
+
+std::vector<output_check> check_of(const suite& s, const case_desc& c, const std::vector<host_tensor>& in,
+                                   const std::vector<std::vector<double>>& ref, std::vector<host_tensor> outs) {
+    REQUIRE(s.custom_check);
+    return s.custom_check(check_input{c, in, ref, outs});
+}
+
+}  // namespace
 
 TEST_CASE("conv1d declares the Whisper and Mamba shapes, every width, the decode step and awkward sizes", "[suites][conv1d]") {
     registry reg;
@@ -58,4 +222,139 @@ TEST_CASE("every conv1d variant passes every untimed case, within 2x the baselin
         if (r.variant == "fused") ++fused_checked;
     }
     CHECK(fused_checked > 40);
+}
+
+TEST_CASE("conv1d fp32: any fp32 summation order passes the per-element bound at C_in = 1280; bf16 sums, a dropped "
+          "channel and reversed taps fail it", "[suites][conv1d]") {
+    registry reg;
+    const suite& s = conv1d_suite(reg);
+    // The suite's 1280 -> 1280 stride-2 case, shortened (L = 64, 128 output channels): the reduction
+    // (3 x 1280 terms + bias), the generator and the check are the suite's.
+    case_desc c = find_case(s, "dense:b1:1280->1280:L3000:s2", dtype::f32);
+    c.dims["length"] = 64;
+    c.dims["cout"] = 128;
+    c.name = "dense:b1:1280->128:L64:s2";
+    const auto in = inputs_of(s, c, 0x5eed1280);
+    const auto ref = s.reference(c, in);
+
+    auto run = [&](dense_sum how) {
+        std::vector<host_tensor> outs;
+        outs.push_back(emulate_dense(s, c, in, how));
+        const auto checks = check_of(s, c, in, ref, std::move(outs));
+        REQUIRE(checks.size() == 1);
+        return checks[0];
+    };
+
+    SECTION("three fp32 summation orders pass, with the figures") {
+        double largest_error = 0;
+        for (dense_sum how : {dense_sum::channels_then_taps_fma, dense_sum::taps_then_channels, dense_sum::pairwise}) {
+            const output_check y = run(how);
+            CAPTURE(static_cast<int>(how), y.reason);
+            CHECK(y.pass);
+            REQUIRE(y.stats.max_abs.has_value());
+            largest_error = std::max(largest_error, *y.stats.max_abs);
+            // The figures: the bound granted, its use, the seed's 5e-7.
+            for (const char* f : {"bound_max", "bound_mean", "bound_use", "abs_sum_mean", "seed_5e-7_ratio", "seed_5e-7_met"}) {
+                CAPTURE(f);
+                CHECK(y.figures.count(f) == 1);
+            }
+            const double bound_max = y.figures.at("bound_max").value, use = y.figures.at("bound_use").value;
+            CHECK(use <= 1.0);
+            CHECK(*y.stats.max_abs <= bound_max);
+            CHECK(y.figures.at("bound_mean").value <= bound_max);
+            // S_i: 3840 terms of E|x| E|w| = (2 / pi) / sqrt(3840) each, about 39.4 (+ |bias|).
+            CHECK(y.figures.at("abs_sum_mean").value > 35);
+            CHECK(y.figures.at("abs_sum_mean").value < 45);
+            CHECK(y.figures.at("seed_5e-7_ratio").value == *y.stats.max_abs / 5e-7);
+            CHECK(y.figures.at("seed_5e-7_met").value == (*y.stats.max_abs < 5e-7 ? 1.0 : 0.0));
+            // The rigorous bound at n = 3841: gamma_n 2.3e-4 times S (about 39 here) is about 1e-2,
+            // far above what fp32 sums err by (well under 1e-4): the baseline-relative check is the
+            // sharp one.
+            CHECK(y.figures.at("bound_mean").value > 5e-3);
+            CHECK(y.figures.at("bound_mean").value < 2e-2);
+            CHECK(use < 0.05);
+        }
+        // What the H100 measured for both kernels at this C_in (up to 1.5e-5) is what sequential
+        // fp32 sums do (9.4e-6 on these 4096 elements): above the seed's 5e-7.
+        CHECK(largest_error > 5e-7);
+        CHECK(largest_error < 1e-4);
+    }
+    SECTION("an accumulation in bf16 fails") {
+        const output_check y = run(dense_sum::bf16_running_sum);
+        CAPTURE(y.reason);
+        CHECK_FALSE(y.pass);
+        CHECK(y.stats.mismatches > y.stats.checked / 10);
+        CHECK(y.reason.find("out of tolerance") != std::string::npos);
+        CHECK(y.figures.at("bound_use").value > 1.0);
+    }
+    SECTION("a kernel that drops the last input channel fails") {
+        const output_check y = run(dense_sum::drop_last_channel);
+        CAPTURE(y.reason);
+        CHECK_FALSE(y.pass);
+        CHECK(y.stats.mismatches > y.stats.checked / 10);
+    }
+    SECTION("a kernel that reverses the taps fails") {
+        const output_check y = run(dense_sum::reversed_taps);
+        CAPTURE(y.reason);
+        CHECK_FALSE(y.pass);
+        CHECK(y.stats.mismatches > y.stats.checked / 2);
+    }
+}
+
+TEST_CASE("conv1d fp32: the bound grows with C_in, and the seed's 5e-7 is a figure, not the verdict", "[suites][conv1d]") {
+    registry reg;
+    const suite& s = conv1d_suite(reg);
+    // Whisper's first convolution (80 mel channels), shortened: n = 241 terms, a bound about 60x
+    // smaller than at C_in = 1280 (gamma_n 16x, S 4x).
+    case_desc c = find_case(s, "dense:b1:80->384:L3000:s1", dtype::f32);
+    c.dims["length"] = 40;
+    c.dims["cout"] = 96;
+    const auto in = inputs_of(s, c, 0x5eed0080);
+    const auto ref = s.reference(c, in);
+    std::vector<host_tensor> outs;
+    outs.push_back(emulate_dense(s, c, in, dense_sum::channels_then_taps_fma));
+    const auto checks = check_of(s, c, in, ref, std::move(outs));
+    REQUIRE(checks.size() == 1);
+    const output_check& y = checks[0];
+    CAPTURE(y.reason);
+    CHECK(y.pass);
+    CHECK(y.figures.at("bound_mean").value > 5e-5);
+    CHECK(y.figures.at("bound_mean").value < 5e-4);
+    // A bf16 accumulation fails here too.
+    std::vector<host_tensor> bad;
+    bad.push_back(emulate_dense(s, c, in, dense_sum::bf16_running_sum));
+    CHECK_FALSE(check_of(s, c, in, ref, std::move(bad))[0].pass);
+    // bf16 outputs keep the table's element-wise check (no figures).
+    case_desc cb = c;
+    cb.type = dtype::bf16;
+    const auto inb = inputs_of(s, cb, 0x5eed0080);
+    const auto refb = s.reference(cb, inb);
+    std::vector<host_tensor> outb;
+    outb.emplace_back(s.output_specs(cb)[0]);
+    for (std::size_t i = 0; i < refb[0].size(); ++i) outb[0].set(i, refb[0][i]);
+    const auto cbk = check_of(s, cb, inb, refb, std::move(outb));
+    CHECK(cbk[0].pass);
+    CHECK(cbk[0].figures.empty());
+}
+
+TEST_CASE("conv1d fp32 depthwise and decode: fp32 emulations pass the per-element bound, bf16 sums fail it", "[suites][conv1d]") {
+    registry reg;
+    const suite& s = conv1d_suite(reg);
+    for (const char* name : {"depthwise:b1:c33:L1003:w4", "depthwise:b2:c8:L7:w2", "decode:b3:c33:w3", "decode:b3:c33:w4"}) {
+        CAPTURE(name);
+        const case_desc c = find_case(s, name, dtype::f32);
+        const auto in = inputs_of(s, c, 0xdeca);
+        const auto ref = s.reference(c, in);
+        const auto good = check_of(s, c, in, ref, emulate_depthwise(s, c, in, false));
+        REQUIRE(good.size() == ref.size());
+        for (const auto& o : good) {
+            CAPTURE(o.output, o.reason);
+            CHECK(o.pass);
+        }
+        CHECK(good[0].figures.count("bound_max") == 1);
+        CHECK(good[0].figures.count("seed_5e-7_ratio") == 0);  // the seed's claim is about the Whisper conv
+        const auto bad = check_of(s, c, in, ref, emulate_depthwise(s, c, in, true));
+        CHECK_FALSE(bad[0].pass);
+        if (bad.size() > 1) CHECK(bad[1].pass);  // state_out is a copy either way
+    }
 }
