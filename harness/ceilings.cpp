@@ -5,6 +5,7 @@
 #include "harness/sm_clock.hpp"
 #include "harness/stats.hpp"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include <nlohmann/json.hpp>
@@ -226,13 +227,14 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
     if (cuda_device_count() == 0) {
         for (auto* m : {&c.copy_gbps, &c.read_gbps, &c.write_gbps, &c.copy_kernel_gbps})
             *m = failed_ceiling(gbps, "", "no_device");
-        for (auto* m : {&c.bf16_tflops, &c.fp16_tflops, &c.fp32_tflops})
+        for (auto* m : {&c.bf16_tflops, &c.fp16_tflops, &c.fp8_tflops, &c.fp32_tflops})
             *m = failed_ceiling(tflops, "", "no_device");
         c.copy_gbps.method = m_copy;
         c.read_gbps.method = m_read;
         c.write_gbps.method = m_write;
         c.copy_kernel_gbps.method = m_copy_kernel;
         c.bf16_tflops.method = c.fp16_tflops.method = m_gemm;
+        c.fp8_tflops.method = "fp8 e4m3 x e4m3 -> bf16 cublasLtMatmul 8192^3";
         c.fp32_tflops.method = m_fma;
         c.theoretical_reason = "no_device";
         return c;
@@ -409,6 +411,63 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
         };
         c.bf16_tflops = gemm(true);
         c.fp16_tflops = gemm(false);
+        // FP8: cuBLASLt in the TN form its FP8 kernels take, unit scales (the rate of the tensor
+        // cores, not of a scaling scheme), bf16 out, the heuristic's first algorithm.
+        const std::string m_fp8 =
+            "fp8 e4m3 x e4m3 -> bf16 cublasLtMatmul 8192^3 (TN, unit scales, the heuristic's first algorithm, 32 MiB workspace), "
+            "fp32 accumulate, random finite codes, 2 n^3 / median time";
+        c.fp8_tflops = guarded(tflops, m_fp8, stream, [&] {
+            auto lt = [](cublasStatus_t st, const char* what) {
+                if (st != CUBLAS_STATUS_SUCCESS) {
+                    throw std::runtime_error(std::string("cuBLASLt fp8 ceiling: ") + what + ": " + cublasGetStatusName(st));
+                }
+            };
+            device_buffer a(elems), b(elems), out(elems * 2), ws(std::size_t{32} << 20);
+            detail::launch_fill_random_fp8(a.get(), elems, 0x9abc, stream);
+            detail::launch_fill_random_fp8(b.get(), elems, 0xdef0, stream);
+            cublasLtHandle_t h = nullptr;
+            lt(cublasLtCreate(&h), "cublasLtCreate");
+            cublasLtMatmulDesc_t desc = nullptr;
+            cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
+            cublasLtMatmulPreference_t pref = nullptr;
+            auto release = [&] {
+                if (pref) cublasLtMatmulPreferenceDestroy(pref);
+                if (ld) cublasLtMatrixLayoutDestroy(ld);
+                if (lb) cublasLtMatrixLayoutDestroy(lb);
+                if (la) cublasLtMatrixLayoutDestroy(la);
+                if (desc) cublasLtMatmulDescDestroy(desc);
+                cublasLtDestroy(h);
+            };
+            try {
+                lt(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+                const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+                lt(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
+                lt(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
+                lt(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, n, n, n), "layout A");
+                lt(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, n, n, n), "layout B");
+                lt(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, n, n, n), "layout D");
+                lt(cublasLtMatmulPreferenceCreate(&pref), "preference");
+                const std::size_t ws_bytes = ws.size();
+                lt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes),
+                   "workspace preference");
+                cublasLtMatmulHeuristicResult_t result{};
+                int found = 0;
+                lt(cublasLtMatmulAlgoGetHeuristic(h, desc, la, lb, ld, ld, pref, 1, &result, &found), "heuristic");
+                if (found == 0) throw std::runtime_error("cuBLASLt fp8 ceiling: no algorithm for e4m3 x e4m3 -> bf16 on this device");
+                const float alpha = 1.0f, beta = 0.0f;
+                auto run = [&] {
+                    lt(cublasLtMatmul(h, desc, &alpha, a.get(), la, b.get(), lb, &beta, out.get(), ld, out.get(), ld, &result.algo,
+                                      ws.get(), ws_bytes, stream),
+                       "cublasLtMatmul");
+                };
+                auto times = time_reps(run, warmup, reps, stream);
+                release();
+                return ceiling_from_times(times, flops, 1e-12, tflops, m_fp8);
+            } catch (...) {
+                release();
+                throw;
+            }
+        });
     }
 
     return c;
@@ -441,6 +500,7 @@ nlohmann::json to_json(const device_ceilings& c) {
     j["copy_kernel_gbps"] = to_json(c.copy_kernel_gbps);
     j["bf16_tflops"] = to_json(c.bf16_tflops);
     j["fp16_tflops"] = to_json(c.fp16_tflops);
+    j["fp8_tflops"] = to_json(c.fp8_tflops);
     j["fp32_tflops"] = to_json(c.fp32_tflops);
     json th;
     th["dram_gbps"] = c.theoretical_dram_gbps ? json(*c.theoretical_dram_gbps) : json(nullptr);

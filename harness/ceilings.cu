@@ -212,6 +212,27 @@ void launch_fma_chains(float* d_sink, int iterations, int blocks, int threads,
     check_launch("fma_chains_kernel");
 }
 
+__global__ void fill_random_fp8_kernel(std::uint8_t* dst, std::size_t n, unsigned long long seed) {
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        unsigned long long z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;  // splitmix64, as hash_uniform
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        // Sign and the low 6 bits random, the top exponent bit clear: exponent field <= 7, so
+        // |x| < 2 and never the NaN code S.1111.111.
+        dst[i] = static_cast<std::uint8_t>((z >> 40) & 0xBFu);
+    }
+}
+
+void launch_fill_random_fp8(void* d_dst, std::size_t n, std::uint64_t seed, cudaStream_t stream) {
+    if (n == 0) return;
+    const int blocks = static_cast<int>(std::min<std::size_t>((n + 255) / 256, 65536));
+    fill_random_fp8_kernel<<<blocks, 256, 0, stream>>>(static_cast<std::uint8_t*>(d_dst), n, seed);
+    check_launch("fill_random_fp8_kernel");
+}
+
 void launch_fill_random_16bit(void* d_dst, std::size_t n, bool bf16, std::uint64_t seed,
                               cudaStream_t stream) {
     if (n == 0) return;

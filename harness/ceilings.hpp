@@ -43,6 +43,9 @@ struct device_ceilings {
     measured_ceiling copy_kernel_gbps;
     // cuBLAS GEMM 8192^3 on random (not zero) data, tensor cores, fp32 accumulation.
     measured_ceiling bf16_tflops, fp16_tflops;
+    // Dense FP8 tensor-core rate: cuBLASLt E4M3 x E4M3 -> bf16, fp32 accumulation, 8192^3 (the
+    // ceiling of the fp8_gemm suite's `tensor_fp8` unit).
+    measured_ceiling fp8_tflops;
     // FMA-chain kernel.
     measured_ceiling fp32_tflops;
     // From device attributes; null (with theoretical_reason) when unknown.
@@ -113,6 +116,8 @@ void launch_stream_copy(const void* d_src, void* d_dst, std::size_t bytes, cudaS
 void launch_fma_chains(float* d_sink, int iterations, int blocks, int threads, cudaStream_t stream);
 constexpr double fma_chain_flops_per_thread_iteration = 256;
 // Uniform values in [-1, 1) from a hash of (seed, index): bf16 when `bf16`, else fp16.
+// Random finite E4M3 codes (|x| < 2, both signs, never a NaN code).
+void launch_fill_random_fp8(void* d_dst, std::size_t n, std::uint64_t seed, cudaStream_t stream);
 void launch_fill_random_16bit(void* d_dst, std::size_t n, bool bf16, std::uint64_t seed,
                               cudaStream_t stream);
 }  // namespace detail

@@ -198,6 +198,9 @@ void apply_ceilings(run_options& o, const nlohmann::json& ceilings, std::size_t 
             o.peak_tflops = std::max(o.peak_tflops.value_or(0), *v);
         }
     }
+    // FP8 has its own ceiling only: it is not part of `any` (the fastest of the rates above, which
+    // places the ridge of models that name no unit).
+    if (auto v = value("fp8_tflops")) o.measured_tflops[compute_unit::tensor_fp8] = *v;
     if (o.peak_tflops) o.measured_tflops[compute_unit::any] = *o.peak_tflops;
     o.sol = guard_rates_from_ceilings(ceilings, l2_bytes);
 }
@@ -1078,9 +1081,12 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         }
         // The measured ceiling of the unit that runs the model's flops (the largest measured rate
         // for `any`).
+        // A unit whose ceiling was not measured has no % of ceiling (never another unit's).
         const auto unit_ceiling = m_opts.measured_tflops.find(r.model.unit);
-        const double flops_rate_ceiling = unit_ceiling != m_opts.measured_tflops.end() ? unit_ceiling->second
-                                                                                       : m_opts.peak_tflops.value_or(0);
+        const double flops_rate_ceiling =
+            unit_ceiling != m_opts.measured_tflops.end() ? unit_ceiling->second
+            : r.model.unit == compute_unit::any          ? m_opts.peak_tflops.value_or(0)
+                                                         : 0.0;
         if (r.model.flops > 0 && bytes > 0) r.arithmetic_intensity = r.model.flops / bytes;
         else r.null_reasons["arithmetic_intensity"] = "the model declares no flops or no bytes";
         if (m_opts.copy_gbps && flops_rate_ceiling > 0) {
@@ -1088,8 +1094,11 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             r.bound = r.arithmetic_intensity.value_or(0) < ridge ? "memory" : "compute";
             r.pct_of_ceiling = r.bound == "memory" ? r.pct_of_copy_ceiling
                                                    : std::optional<double>(100.0 * r.achieved_tflops.value_or(0) / flops_rate_ceiling);
-        } else {
+        } else if (!m_opts.copy_gbps || !m_opts.peak_tflops) {
             r.null_reasons["pct_of_ceiling"] = "ceilings were not measured";
+        } else {
+            r.null_reasons["pct_of_ceiling"] = std::string("the ") + to_string(r.model.unit) + " ceiling was not measured";
+            r.null_reasons["bound"] = r.null_reasons["pct_of_ceiling"];
         }
         if (baseline_result && &r != baseline_result && r.measured_dram_bytes && baseline_result->measured_dram_bytes) {
             r.bytes_saved_vs_baseline = *baseline_result->measured_dram_bytes - *r.measured_dram_bytes;

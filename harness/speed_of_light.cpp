@@ -48,7 +48,7 @@ guard_rates guard_rates_from_ceilings(const nlohmann::json& ceilings, std::size_
     unit_rate(compute_unit::fp32, "fp32_tflops", "fp32_tflops");
     unit_rate(compute_unit::tensor_bf16, "tensor_16bit_tflops", "bf16_tflops");
     unit_rate(compute_unit::tensor_fp16, "tensor_16bit_tflops", "fp16_tflops");
-    unit_rate(compute_unit::tensor_fp8, "tensor_fp8_tflops", nullptr);
+    unit_rate(compute_unit::tensor_fp8, "tensor_fp8_tflops", "fp8_tflops");
     std::optional<rate_with_source> fastest;
     for (const auto& [u, rate] : r.compute_tflops) {
         if (rate.value > 0 && (!fastest || rate.value > fastest->value)) fastest = rate;

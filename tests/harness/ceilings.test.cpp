@@ -121,7 +121,7 @@ TEST_CASE("without a device every ceiling is null with reason no_device", "[ceil
     if (cuda_device_count() != 0) SKIP("a CUDA device is present");
     const device_ceilings c = measure_ceilings(0, nullptr, true);
     for (const auto* m : {&c.copy_gbps, &c.read_gbps, &c.write_gbps, &c.copy_kernel_gbps, &c.bf16_tflops,
-                          &c.fp16_tflops, &c.fp32_tflops}) {
+                          &c.fp16_tflops, &c.fp8_tflops, &c.fp32_tflops}) {
         CHECK_FALSE(m->value.has_value());
         CHECK(m->reason == "no_device");
         CHECK_FALSE(m->method.empty());
@@ -149,7 +149,7 @@ TEST_CASE("measured ceilings are plausible and below the theoretical peaks", "[g
     const device_ceilings c = measure_ceilings(0, s.get(), true);
     INFO(to_json(c).dump(2));
     for (const auto* m : {&c.copy_gbps, &c.read_gbps, &c.write_gbps, &c.copy_kernel_gbps, &c.bf16_tflops,
-                          &c.fp16_tflops, &c.fp32_tflops}) {
+                          &c.fp16_tflops, &c.fp8_tflops, &c.fp32_tflops}) {
         REQUIRE(m->value.has_value());
         CHECK(m->samples >= 10);
         CHECK(m->noise < 0.10);
@@ -177,4 +177,7 @@ TEST_CASE("measured ceilings are plausible and below the theoretical peaks", "[g
     // Tensor cores: well above the FP32 rate on any GPU that has them.
     CHECK(*c.bf16_tflops.value > 4 * *c.fp32_tflops.value);
     CHECK(*c.fp16_tflops.value > 4 * *c.fp32_tflops.value);
+    // FP8 tensor cores: faster than bf16 (twice the peak on Hopper), under their own peak.
+    CHECK(*c.fp8_tflops.value > 1.2 * *c.bf16_tflops.value);
+    if (c.theoretical_tensor_fp8_tflops) CHECK(*c.fp8_tflops.value < 1.02 * *c.theoretical_tensor_fp8_tflops);
 }
