@@ -22,6 +22,7 @@
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 namespace fusebench {
 namespace {
@@ -410,6 +411,84 @@ std::optional<std::string> unsupported(const char* why) {
     return std::nullopt;
 }
 
+// Tuning configurations of wgmma_tma (issue 18 item 2), each verified and timed as its own result;
+// the first is the default. Names are report keys: never rename, retire and add.
+struct wgmma_tma_config {
+    const char* name;
+    const char* description;
+    kernels::wgmma_tma_options options;
+};
+const wgmma_tma_config wgmma_tma_configs[] = {
+    {"bm128_bn128_s2",
+     "default: 128 query rows (two consumer warpgroups of 64) x 128 keys per step, 2-stage K/V ring, split-KV where "
+     "the grid leaves SMs idle",
+     {128, 2, true}},
+    {"bm128_bn128_s3", "3-stage K/V ring (225 KB of shared memory at head_dim 128): one more K/V tile in flight", {128, 3, true}},
+    {"bm128_bn64_s3",
+     "64 keys per step with a 3-stage ring: half the score registers and a finer causal diagonal, twice the barrier "
+     "handshakes per key",
+     {64, 3, true}},
+    {"bm128_bn128_s2_nosplit",
+     "the default with split-KV off: one CTA per (query block, head) whatever the grid (the kernel before split-KV, "
+     "kept to measure what splitting buys)",
+     {128, 2, false}},
+};
+
+const wgmma_tma_config& wgmma_tma_config_named(std::string_view name) {
+    if (name.empty()) return wgmma_tma_configs[0];
+    for (const auto& c : wgmma_tma_configs)
+        if (name == c.name) return c;
+    throw std::invalid_argument("wgmma_tma: no configuration named '" + std::string(name) + "'");
+}
+
+// The timed shapes the non-default configurations run on: the production causal squares (bf16,
+// head_dim 128, one KV head per query head) and decode (one query row).
+bool tuning_shape(const case_desc& c) {
+    const auto a = dims_of(c);
+    if (a.seq_q == 1) return true;
+    return a.causal && a.seq_q == a.seq_kv && a.head_dim == 128 && a.heads_q == a.heads_kv && c.type == dtype::bf16;
+}
+
+// A configuration's domain. Every configuration verifies every untimed case of the kernel's domain
+// (cheap, and where tile and split boundaries go wrong); the non-default ones are timed only on the
+// tuning shapes, which keeps their cost in the default run small; nosplit only where the default
+// configuration splits (elsewhere it would launch the very same kernel).
+std::optional<std::string> wgmma_tma_domain(const case_desc& c, const wgmma_tma_config& cfg) {
+    const auto s = kernel_shape(c);
+    const auto t = to_kernel_elem(c.type);
+    if (auto why = unsupported(kernels::attention_wgmma_tma_unsupported(s, t, cfg.options))) return why;
+    if (&cfg == &wgmma_tma_configs[0]) return std::nullopt;
+    if (!cfg.options.split_kv) {
+        if (kernels::attention_wgmma_tma_plan(s, t, wgmma_tma_configs[0].options).splits > 1) return std::nullopt;
+        return std::string("the default configuration does not split this case's keys, so ") + cfg.name +
+               " would launch the same kernel";
+    }
+    if (!c.timed || tuning_shape(c)) return std::nullopt;
+    return std::string("configuration ") + cfg.name +
+           " is timed on the causal bf16 head_dim-128 squares and decode only (the default configuration covers this "
+           "case; every configuration verifies every untimed case)";
+}
+
+// The harness expands a variant's configurations into entries that share its requirements and
+// workspace function; each wgmma_tma entry gets its own configuration's here.
+void specialize_wgmma_tma_configs(suite& s) {
+    for (auto& v : s.variants) {
+        if (v.name != "wgmma_tma") continue;
+        const wgmma_tma_config& cfg = wgmma_tma_config_named(v.config);
+        v.req.supports = [&cfg](const case_desc& c) { return wgmma_tma_domain(c, cfg); };
+        v.workspace_bytes = [&cfg](const case_desc& c) {
+            return kernels::attention_wgmma_tma_workspace_bytes(kernel_shape(c), to_kernel_elem(c.type), cfg.options);
+        };
+        v.req.domain = &cfg == &wgmma_tma_configs[0]
+                           ? "head_dim 64 and 128 (256 skipped); every sequence length, GQA, causal and not; compute "
+                             "capability 9.0 only"
+                           : !cfg.options.split_kv
+                                 ? "the cases the default configuration splits (decode-like: few query blocks, long KV)"
+                                 : "every untimed case of the default's domain; timed: causal bf16 head_dim-128 squares "
+                                   "and decode";
+    }
+}
+
 }  // namespace
 
 // Shapes from the command line: batch, heads (GQA when heads_kv < heads_q), sequence lengths,
@@ -520,18 +599,21 @@ void register_attention(registry& reg) {
     s.variants.push_back(variant{
         "wgmma_tma", variant_role::fused,
         "Hopper (sm_90a), after wmma: warpgroup MMAs (wgmma.mma_async) for Q K^T from 128-byte-swizzled shared memory "
-        "and for P V with P in registers; a producer warpgroup loads K/V with TMA into a 2-stage mbarrier ring and "
-        "gives its registers to the two consumer warpgroups (setmaxnreg); the softmax of KV tile j overlaps P V of "
-        "tile j - 1; causal tiles above the diagonal skipped. Should buy: far fewer instructions per FLOP than "
-        "mma.sync, and no block-wide barrier per KV tile",
+        "and for P V with P in registers; a producer warpgroup loads K/V with TMA into an mbarrier ring and gives its "
+        "registers to the two consumer warpgroups (setmaxnreg); the softmax of KV tile j overlaps P V of tile j - 1; "
+        "causal tiles above the diagonal skipped. Should buy: far fewer instructions per FLOP than mma.sync, and no "
+        "block-wide barrier per KV tile. Split-KV where the grid leaves SMs idle (decode): each query block's tiles cut "
+        "into equal runs, fp32 partials merged in split order by a second kernel; GQA heads packed into one block where "
+        "they fit",
         [](const launch_args& a) {
             kernels::launch_attention_wgmma_tma(kernel_shape(a.c), to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0],
-                                                static_cast<float*>(a.out[1]), a.stream);
+                                                static_cast<float*>(a.out[1]), a.workspace, a.workspace_bytes, a.stream,
+                                                wgmma_tma_config_named(a.config).options);
         },
         fused_model,
-        {},
-        {90, [](const case_desc& c) { return unsupported(kernels::attention_wgmma_tma_unsupported(kernel_shape(c), to_kernel_elem(c.type))); },
-         "head_dim 64 and 128 (256 skipped); every sequence length, GQA, causal and not; compute capability 9.0 only"}});
+        {},  // per configuration, set below
+        {90, {}, ""}});
+    for (const auto& cfg : wgmma_tma_configs) s.variants.back().configs.push_back({cfg.name, cfg.description});
     s.variants.push_back(variant{
         "cudnn_sdpa", variant_role::peer,
         "peer: cuDNN's fused scaled-dot-product attention (backend graph API, plan built once per shape and cached; "
@@ -548,7 +630,8 @@ void register_attention(registry& reg) {
     // 9 from the Python environment, commit c7af204's run) two runs of the GQA decode case b1h32kv8q1k32768d128 differed in
     // one element of O. The report marks such results "(nondet)" instead of failing a peer row.
     s.variants.back().may_be_nondeterministic = true;
-    reg.add(std::move(s));
+    suite& added = reg.add(std::move(s));
+    specialize_wgmma_tma_configs(added);
 }
 
 }  // namespace fusebench

@@ -4,6 +4,7 @@
 // baseline fails though it meets the element-wise bound.
 #include "harness/device_info.hpp"
 #include "harness/runner.hpp"
+#include "kernels/attention/hopper.hpp"
 #include "suites/suites.hpp"
 #include "support/gpu.hpp"
 
@@ -11,6 +12,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
+#include <map>
 #include <set>
 
 using namespace fusebench;
@@ -98,11 +100,52 @@ TEST_CASE("attention FLOPs follow the literature's rule: 4 B H Sq Skv D, halved 
     CHECK(s.baseline()->model(*sq).bytes_written > fused.model(*sq).bytes_written + 32 * 4096.0 * 4096.0 * 4);
 }
 
+TEST_CASE("wgmma_tma declares its tuning configurations, the default first", "[suites][attention][configs]") {
+    registry reg;
+    const suite& s = attention_suite(reg);
+    std::vector<std::string> configs;
+    for (const auto& v : s.variants)
+        if (v.name == "wgmma_tma") configs.push_back(v.config);
+    CHECK(configs == std::vector<std::string>{"bm128_bn128_s2", "bm128_bn128_s3", "bm128_bn64_s3", "bm128_bn128_s2_nosplit"});
+    for (const auto& v : s.variants) {
+        if (v.name != "wgmma_tma") continue;
+        CAPTURE(v.config);
+        CHECK(v.workspace_bytes);
+        CHECK(v.req.supports);
+        CHECK_FALSE(v.req.domain.empty());
+    }
+}
+
+TEST_CASE("wgmma_tma's split-KV heuristic splits only grids that leave SMs idle, over a long enough KV", "[attention]") {
+    using kernels::wgmma_tma_choose_splits;
+    // Decode on 132 SMs: 32 heads x 1 block, 256 tiles of 128 keys: 4 splits, 128 CTAs in one wave.
+    CHECK(wgmma_tma_choose_splits(32, 256, 132) == 4);
+    // GQA decode with 8 KV heads packed: 8 blocks; 15 splits = 120 CTAs (91% of the SMs), 14 would be 85%-.
+    CHECK(wgmma_tma_choose_splits(8, 256, 132) == 15);
+    // Grids that fill the SMs, and short KVs (fewer than 2 tiles per split), are not split.
+    CHECK(wgmma_tma_choose_splits(132, 256, 132) == 1);
+    CHECK(wgmma_tma_choose_splits(256, 4096, 132) == 1);
+    CHECK(wgmma_tma_choose_splits(32, 3, 132) == 1);
+    CHECK(wgmma_tma_choose_splits(128, 256, 132) == 1);  // 97% already
+    // Capped by the KV (2 tiles per split) and by 64 splits.
+    CHECK(wgmma_tma_choose_splits(16, 8, 132) == 4);
+    CHECK(wgmma_tma_choose_splits(1, 100000, 132) == 64);
+    for (long long blocks : {1LL, 2LL, 7LL, 33LL, 100LL, 131LL}) {
+        for (int tiles : {1, 2, 5, 64, 1000}) {
+            const int s = wgmma_tma_choose_splits(blocks, tiles, 132);
+            CHECK(s >= 1);
+            CHECK(s <= 64);
+            CHECK((s == 1 || tiles / s >= 2));
+        }
+    }
+}
+
 TEST_CASE("every attention variant passes every untimed case it declares, within 2x the baseline's error", "[gpu][attention]") {
     FUSEBENCH_REQUIRE_GPU();
     registry reg;
     attention_suite(reg);
     std::size_t fused_checked = 0, skipped = 0;
+    std::map<std::string, std::size_t> hopper_checked;  // per wgmma_tma configuration
     for (const auto& r : verify_untimed_cases(reg, "attention")) {
         CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
         if (r.result == outcome::skipped) {
@@ -124,8 +167,46 @@ TEST_CASE("every attention variant passes every untimed case it declares, within
             CHECK(out.relative->pass);
         }
         if (r.variant == "wmma") ++fused_checked;
+        if (r.variant == "wgmma_tma") ++hopper_checked[r.config];
     }
     CHECK(fused_checked >= 60);
+    // On Hopper every wgmma_tma configuration verifies the untimed cases of its domain: all 60 of
+    // head_dim 64 and 128, nosplit the 34 that the default configuration splits.
+    if (query_device(0).compute_capability() == 90) {
+        CHECK(hopper_checked["bm128_bn128_s2"] >= 60);
+        CHECK(hopper_checked["bm128_bn128_s3"] >= 60);
+        CHECK(hopper_checked["bm128_bn64_s3"] >= 60);
+        CHECK(hopper_checked["bm128_bn128_s2_nosplit"] >= 20);
+    }
+}
+
+TEST_CASE("wgmma_tma splits decode's keys and leaves prefill whole on the current device", "[gpu][attention]") {
+    FUSEBENCH_REQUIRE_GPU();
+    kernels::attention_shape decode;
+    decode.heads_q = decode.heads_kv = 32;
+    decode.seq_q = 1;
+    decode.seq_kv = 32768;
+    decode.head_dim = 128;
+    decode.scale = 0.088388f;
+    if (const char* why = kernels::attention_wgmma_tma_unsupported(decode, kernels::elem::bf16)) SKIP(why);
+    const auto d = kernels::attention_wgmma_tma_plan(decode, kernels::elem::bf16);
+    CHECK(d.splits > 1);
+    CHECK(d.workspace_bytes >= static_cast<std::size_t>(d.splits) * 32 * 129 * 4);
+    kernels::wgmma_tma_options off;
+    off.split_kv = false;
+    CHECK(kernels::attention_wgmma_tma_plan(decode, kernels::elem::bf16, off).splits == 1);
+    kernels::attention_shape prefill = decode;
+    prefill.seq_q = prefill.seq_kv = 16384;
+    const auto p = kernels::attention_wgmma_tma_plan(prefill, kernels::elem::bf16);
+    CHECK(p.splits == 1);
+    CHECK(p.workspace_bytes == 0);
+    // GQA decode packs the 4 query heads of each KV head into one block.
+    kernels::attention_shape gqa = decode;
+    gqa.heads_kv = 8;
+    const auto g = kernels::attention_wgmma_tma_plan(gqa, kernels::elem::bf16);
+    CHECK(g.packed);
+    CHECK(g.blocks == 8);
+    CHECK(g.splits > d.splits);
 }
 
 TEST_CASE("an attention kernel within the element-wise bound but several times the baseline's error fails", "[gpu][attention]") {
