@@ -543,6 +543,24 @@ void register_softmax_topk(registry& reg) {
     v5.req.domain = "any V, K <= 1024, fp32/bf16/fp16, any input";
     s.variants.push_back(std::move(v5));
 
+    variant v6;
+    v6.name = "fused_radix";
+    v6.role = variant_role::fused;
+    v6.description =
+        "v6: radix select, speed independent of the logits' order and distribution: a cluster of C blocks per row "
+        "(48 KB of the row each); one DRAM read computes max / sum and an 11-bit histogram of the order-preserving "
+        "keys, summed over the cluster through distributed shared memory; a second read (L2) appends the elements "
+        "at or above the K-th key's bin when they fit 2048 candidates, otherwise further digits (11, 10 bits) and "
+        "ties at the exact K-th key taken in index order; block 0 selects and sorts the exact top K";
+    v6.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_radix(args_of(a), a.stream); };
+    v6.model = [](const case_desc& c) { return model_passes(c, 1.0); };
+    v6.req.min_compute_capability = 90;
+    v6.req.supports = [](const case_desc& c) {
+        return k_limit(c, k::softmax_topk_max_k, "one bitonic sort of K in shared memory");
+    };
+    v6.req.domain = "any V, K <= 1024, fp32/bf16/fp16, any input (sm_90: thread-block clusters)";
+    s.variants.push_back(std::move(v6));
+
     // Every adversarial kind timed at production shapes, beside random logits of the same scale,
     // and K = 512 / 1024: how far each variant's speed depends on the input's order and
     // distribution (not in the default run: fusebench run --suite softmax_topk_adversarial).

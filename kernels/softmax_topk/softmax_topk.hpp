@@ -97,4 +97,14 @@ void launch_softmax_topk_fused_warp(const softmax_topk_args& a, cudaStream_t str
 // K <= softmax_topk_max_k.
 void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream);
 
+// v6, a radix select (kernels/softmax_topk/fused_radix.cu): one thread-block cluster per row (C
+// blocks of 256, C = row bytes / 48 KB up to 8, each a contiguous chunk of the row). One DRAM read
+// computes max / sum and a histogram of the top 11 bits of the order-preserving keys; the cluster
+// adds its histograms through distributed shared memory; if the elements at or above the K-th
+// key's bin fit 2048 candidates, a second read (L2) appends them, otherwise the next digits are
+// histogrammed (11, then 10 bits) and ties at the exact K-th key are taken in index order. Block 0
+// selects the exact top K of the candidates and sorts them. Work does not depend on the order or
+// distribution of the logits. Any V, fp32/bf16/fp16, K <= softmax_topk_max_k. Needs sm_90.
+void launch_softmax_topk_fused_radix(const softmax_topk_args& a, cudaStream_t stream);
+
 }  // namespace fusebench::kernels

@@ -238,6 +238,12 @@ TEST_CASE("softmax_topk launchers reject K > V, K < 1 and K above their caps", "
     CHECK_THROWS_AS(k::launch_softmax_topk_seed_warp(a, nullptr), std::invalid_argument);
     a.K = 1025;
     CHECK_THROWS_AS(k::launch_softmax_topk_fused(a, k::fused_version::v1, nullptr), std::invalid_argument);
+    CHECK_THROWS_AS(k::launch_softmax_topk_fused_radix(a, nullptr), std::invalid_argument);
+    a.K = 0;
+    CHECK_THROWS_AS(k::launch_softmax_topk_fused_radix(a, nullptr), std::invalid_argument);
+    a.V = 5;
+    a.K = 6;
+    CHECK_THROWS_AS(k::launch_softmax_topk_fused_radix(a, nullptr), std::invalid_argument);
 }
 
 namespace {
@@ -323,14 +329,18 @@ TEST_CASE("fused softmax_topk orders ties by lower index exactly", "[gpu][softma
     device_buffer d_p(static_cast<std::size_t>(rows * K) * 4), d_i(static_cast<std::size_t>(rows * K) * 4);
     // Block per row (v1-v3) and fused_stream (3), which reads rows with K > 32 in stratified order:
     // equal values there arrive out of index order, and row 2's sample holds only ties.
-    for (int version = 0; version < 4; ++version) {
+    // fused_radix (4): row 0 is all equal (ties at the exact K-th key taken in index order), row 1's
+    // ties fill the candidate buffer only for K = 1024.
+    for (int version = 0; version < 5; ++version) {
         k::softmax_topk_args a{k::elem::f32, d_x.get(), static_cast<float*>(d_p.get()),
                                static_cast<std::int32_t*>(d_i.get()), rows, V, K};
         if (version < 3) {
             const k::fused_version versions[] = {k::fused_version::v1, k::fused_version::v2, k::fused_version::v3};
             k::launch_softmax_topk_fused(a, versions[version], nullptr);
-        } else {
+        } else if (version == 3) {
             k::launch_softmax_topk_fused_stream(a, nullptr);
+        } else {
+            k::launch_softmax_topk_fused_radix(a, nullptr);
         }
         CUDA_CHECK(cudaDeviceSynchronize());
         std::vector<std::int32_t> idx(static_cast<std::size_t>(rows * K));
@@ -378,6 +388,51 @@ TEST_CASE("fused_stream with fewer finite entries than K > 256 keeps them all, s
         const float* row = x.data() + r * V;
         std::stable_sort(order.begin(), order.end(), [&](std::int32_t u, std::int32_t v) { return row[u] > row[v]; });
         double m = ninf, s = 0.0;
+        for (std::int64_t j = 0; j < V; ++j) m = std::max(m, static_cast<double>(row[j]));
+        for (std::int64_t j = 0; j < V; ++j) s += std::exp(static_cast<double>(row[j]) - m);
+        for (std::int64_t q = 0; q < K; ++q) {
+            CAPTURE(K, r, q);
+            const auto at = static_cast<std::size_t>(r * K + q);
+            REQUIRE(idx[at] == order[static_cast<std::size_t>(q)]);
+            const double want = std::exp(static_cast<double>(row[order[static_cast<std::size_t>(q)]]) - m) / s;
+            CHECK(std::abs(p[at] - want) <= 1e-5 * want);
+        }
+    }
+}
+
+TEST_CASE("fused_radix takes ties at the K-th key in index order across the blocks of a cluster", "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // V = 60000 fp32 is five blocks of 12032 columns. Row 0: 1.0 on every 20th column (3000 ties,
+    // ~600 per block) and 2.0 on columns 7919 q: the top K is the 2.0 entries, then the 1.0 ties by
+    // index, which for K = 1024 spans blocks 0 and 1. Row 1: 40 distinct values above a floor of
+    // ties (the candidates fit after the first digit for small K). Row 2: a strictly descending row.
+    const std::int64_t rows = 3, V = 60000;
+    const std::int64_t K = GENERATE(1, 9, 100, 1024);
+    std::vector<float> x(static_cast<std::size_t>(rows * V), 0.0f);
+    for (std::int64_t j = 0; j < V; ++j) {
+        float& a = x[static_cast<std::size_t>(j)];
+        a = j % 20 == 0 ? 1.0f : -1.0f;
+        if (j % 7919 == 0) a = 2.0f;
+        x[static_cast<std::size_t>(V + j)] = j % 1500 == 7 ? 3.0f + static_cast<float>(j) * 1e-4f : 0.5f;
+        x[static_cast<std::size_t>(2 * V + j)] = 4.0f - static_cast<float>(j) * 1e-4f;
+    }
+    device_buffer d_x(x.size() * sizeof(float));
+    CUDA_CHECK(cudaMemcpy(d_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
+    device_buffer d_p(static_cast<std::size_t>(rows * K) * 4), d_i(static_cast<std::size_t>(rows * K) * 4);
+    kernels::softmax_topk_args a{kernels::elem::f32, d_x.get(), static_cast<float*>(d_p.get()),
+                                 static_cast<std::int32_t*>(d_i.get()), rows, V, K};
+    kernels::launch_softmax_topk_fused_radix(a, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> p(static_cast<std::size_t>(rows * K));
+    std::vector<std::int32_t> idx(static_cast<std::size_t>(rows * K));
+    CUDA_CHECK(cudaMemcpy(p.data(), d_p.get(), p.size() * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(idx.data(), d_i.get(), idx.size() * 4, cudaMemcpyDeviceToHost));
+    for (std::int64_t r = 0; r < rows; ++r) {
+        std::vector<std::int32_t> order(static_cast<std::size_t>(V));
+        std::iota(order.begin(), order.end(), 0);
+        const float* row = x.data() + r * V;
+        std::stable_sort(order.begin(), order.end(), [&](std::int32_t u, std::int32_t v) { return row[u] > row[v]; });
+        double m = -std::numeric_limits<double>::infinity(), s = 0.0;
         for (std::int64_t j = 0; j < V; ++j) m = std::max(m, static_cast<double>(row[j]));
         for (std::int64_t j = 0; j < V; ++j) s += std::exp(static_cast<double>(row[j]) - m);
         for (std::int64_t q = 0; q < K; ++q) {
