@@ -532,6 +532,26 @@ void register_fp8_gemm(registry& reg) {
               "K and N multiples of 16, and the shapes for which cuBLASLt's heuristic returns a block-scaled FP8 "
               "algorithm on the device (Hopper, cuBLAS >= 12.9); skipped with the reason otherwise"};
     s.variants.push_back(std::move(lt));
+
+    variant wg;
+    wg.name = "wgmma_block";
+    wg.role = variant_role::fused;
+    wg.description =
+        "fused Hopper kernel (sm_90a): TMA loads of the E4M3 tiles into a 6-stage shared-memory ring, wgmma m64n128k32 "
+        "e4m3 x e4m3 -> fp32 per 128-wide K block, each block's product promoted into the fp32 accumulator times "
+        "a_scale * b_scale (DeepGEMM's scheme), bf16 out; 128 x 128 tiles, two consumer warpgroups and a producer, "
+        "persistent grid. Versus naive: no bf16 copies of A and B, and FP8 tensor cores (twice the bf16 rate)";
+    wg.launch = [](const launch_args& a) {
+        k::launch_fp8_gemm_wgmma(kernel_shape(a.c), static_cast<const std::uint8_t*>(a.in[in_a]), static_cast<const float*>(a.in[in_a_scale]),
+                                 static_cast<const std::uint8_t*>(a.in[in_b]), static_cast<const float*>(a.in[in_b_scale]), a.out[0],
+                                 a.workspace, a.workspace_bytes, a.stream);
+    };
+    wg.model = fp8_model;
+    wg.workspace_bytes = [](const case_desc& c) { return k::fp8_gemm_wgmma_workspace_bytes(kernel_shape(c)); };
+    wg.req = {90, [](const case_desc& c) { return unsupported(k::fp8_gemm_wgmma_unsupported(kernel_shape(c))); },
+              "every shape (M, N, K below 2^31) on compute capability 9.0 with this build's sm_90a code; K not a multiple "
+              "of 16 costs a padded copy of A and B into the workspace (TMA's 16-byte row pitch)"};
+    s.variants.push_back(std::move(wg));
     reg.add(std::move(s));
 }
 

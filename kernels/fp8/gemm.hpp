@@ -49,4 +49,19 @@ void launch_fp8_gemm_cublaslt(const fp8_gemm_shape& s, const std::uint8_t* a, co
                               const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes,
                               cudaStream_t stream);
 
+// ---- wgmma_block: the fused Hopper kernel (gemm_wgmma.cu, sm_90a). TMA loads of the E4M3 tiles of
+// A and B into a shared-memory ring, wgmma m64n128k32 e4m3 x e4m3 -> fp32 per 128-wide K block,
+// each block's product promoted into the fp32 accumulator times a_scale * b_scale, bf16 out;
+// persistent (one CTA per SM). Every shape runs; where K is not a multiple of 16 (TMA needs a
+// 16-byte row pitch) A and B are first copied with a padded pitch into the workspace (0 bytes
+// otherwise). A and B must start on 16-byte boundaries.
+std::size_t fp8_gemm_wgmma_workspace_bytes(const fp8_gemm_shape& s);
+// nullptr when the shape is in the kernel's domain (no device needed), else why not.
+const char* fp8_gemm_wgmma_shape_unsupported(const fp8_gemm_shape& s);
+// nullptr when the shape runs on the current device (the shape, compute capability 9.0, and a
+// probe that the loader picked this build's sm_90a code), else why not.
+const char* fp8_gemm_wgmma_unsupported(const fp8_gemm_shape& s);
+void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
+                           const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
+
 }  // namespace fusebench::kernels
