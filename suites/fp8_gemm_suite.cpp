@@ -450,6 +450,49 @@ std::optional<std::string> unsupported(const char* why) {
     return std::nullopt;
 }
 
+// Tuning configurations of wgmma_block, each verified and timed as its own result; the first is
+// the default. Names are report keys: never rename, retire and add.
+struct wgmma_block_config {
+    const char* name;
+    const char* description;
+    k::fp8_gemm_wgmma_options options;
+};
+const wgmma_block_config wgmma_block_configs[] = {
+    {"c1", "default: one CTA per tile (no cluster), D through shared memory and TMA stores where N % 8 == 0", {1, true}},
+    {"c1_direct", "D stored straight from the registers (the first version of the kernel): what the TMA-store epilogue buys",
+     {1, false}},
+    {"c2",
+     "clusters of 2 CTAs, each loading half of B's tile into both (TMA multicast to a pair of row blocks): correct, "
+     "measured ~2x slower than c1 on an H100 (kernels/fp8/NOTES.md), kept to measure and fix",
+     {2, true}},
+};
+
+const wgmma_block_config& wgmma_block_config_named(std::string_view name) {
+    if (name.empty()) return wgmma_block_configs[0];
+    for (const auto& c : wgmma_block_configs)
+        if (name == c.name) return c;
+    throw std::invalid_argument("wgmma_block: no configuration named '" + std::string(name) + "'");
+}
+
+// Every configuration verifies every untimed case; the non-default ones are timed only at M >= 4096
+// (where the cluster and the epilogue matter), which keeps their cost in the default run small.
+std::optional<std::string> wgmma_block_domain(const case_desc& c, const wgmma_block_config& cfg) {
+    if (auto why = unsupported(k::fp8_gemm_wgmma_unsupported(kernel_shape(c)))) return why;
+    if (&cfg == &wgmma_block_configs[0] || !c.timed || c.dim("M") >= 4096) return std::nullopt;
+    return std::string("configuration ") + cfg.name +
+           " is timed at M >= 4096 only (the default configuration covers this case; every configuration verifies every "
+           "untimed case)";
+}
+
+void specialize_wgmma_block_configs(suite& s) {
+    for (auto& v : s.variants) {
+        if (v.name != "wgmma_block") continue;
+        const wgmma_block_config& cfg = wgmma_block_config_named(v.config);
+        v.req.supports = [&cfg](const case_desc& c) { return wgmma_block_domain(c, cfg); };
+        if (&cfg != &wgmma_block_configs[0]) v.req.domain = "every untimed case of the default's domain; timed at M >= 4096";
+    }
+}
+
 shape_support fp8_gemm_shapes() {
     shape_support sh;
     sh.axes = {{"M", "tokens (rows of A and D)", 1, 1048576, std::nullopt, ""},
@@ -532,7 +575,29 @@ void register_fp8_gemm(registry& reg) {
               "K and N multiples of 16, and the shapes for which cuBLASLt's heuristic returns a block-scaled FP8 "
               "algorithm on the device (Hopper, cuBLAS >= 12.9); skipped with the reason otherwise"};
     s.variants.push_back(std::move(lt));
-    reg.add(std::move(s));
+
+    variant wg;
+    wg.name = "wgmma_block";
+    wg.role = variant_role::fused;
+    wg.description =
+        "fused Hopper kernel (sm_90a): TMA loads of the E4M3 tiles into a 6-stage shared-memory ring, wgmma m64n128k32 "
+        "e4m3 x e4m3 -> fp32 per 128-wide K block, each block's product promoted into the fp32 accumulator times "
+        "a_scale * b_scale (DeepGEMM's scheme), bf16 out through TMA stores; 128 x 128 tiles, two consumer warpgroups and a "
+        "producer, persistent grid. Versus naive: no bf16 copies of A and B, and FP8 tensor cores (twice the bf16 rate)";
+    wg.launch = [](const launch_args& a) {
+        k::launch_fp8_gemm_wgmma(kernel_shape(a.c), static_cast<const std::uint8_t*>(a.in[in_a]), static_cast<const float*>(a.in[in_a_scale]),
+                                 static_cast<const std::uint8_t*>(a.in[in_b]), static_cast<const float*>(a.in[in_b_scale]), a.out[0],
+                                 a.workspace, a.workspace_bytes, a.stream, wgmma_block_config_named(a.config).options);
+    };
+    wg.model = fp8_model;
+    wg.workspace_bytes = [](const case_desc& c) { return k::fp8_gemm_wgmma_workspace_bytes(kernel_shape(c)); };
+    wg.req = {90, [](const case_desc& c) { return unsupported(k::fp8_gemm_wgmma_unsupported(kernel_shape(c))); },
+              "every shape (M, N, K below 2^31) on compute capability 9.0 with this build's sm_90a code; K not a multiple "
+              "of 16 costs a padded copy of A and B into the workspace (TMA's 16-byte row pitch)"};
+    for (const auto& cfg : wgmma_block_configs) wg.configs.push_back({cfg.name, cfg.description});
+    s.variants.push_back(std::move(wg));
+    suite& added = reg.add(std::move(s));
+    specialize_wgmma_block_configs(added);
 }
 
 }  // namespace fusebench

@@ -49,4 +49,29 @@ void launch_fp8_gemm_cublaslt(const fp8_gemm_shape& s, const std::uint8_t* a, co
                               const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes,
                               cudaStream_t stream);
 
+// ---- wgmma_block: the fused Hopper kernel (gemm_wgmma.cu, sm_90a). TMA loads of the E4M3 tiles of
+// A and B into a shared-memory ring, wgmma m64n128k32 e4m3 x e4m3 -> fp32 per 128-wide K block,
+// each block's product promoted into the fp32 accumulator times a_scale * b_scale, bf16 out;
+// persistent (one CTA per SM), D through TMA stores. Every shape runs; where K is not a multiple of 16 (TMA needs a
+// 16-byte row pitch) A and B are first copied with a padded pitch into the workspace (0 bytes
+// otherwise). A and B must start on 16-byte boundaries.
+std::size_t fp8_gemm_wgmma_workspace_bytes(const fp8_gemm_shape& s);
+// nullptr when the shape is in the kernel's domain (no device needed), else why not.
+const char* fp8_gemm_wgmma_shape_unsupported(const fp8_gemm_shape& s);
+// nullptr when the shape runs on the current device (the shape, compute capability 9.0, and a
+// probe that the loader picked this build's sm_90a code), else why not.
+const char* fp8_gemm_wgmma_unsupported(const fp8_gemm_shape& s);
+struct fp8_gemm_wgmma_options {
+    // CTAs per cluster, 1 or 2. 2 multicasts each half of B's tile to both CTAs of a pair of row
+    // blocks (meant to halve the L2 -> shared-memory traffic for B); correct, but measured about 2x
+    // slower than 1 on an H100 (kernels/fp8/NOTES.md), hence not the default.
+    int cluster = 1;
+    // D through shared memory and TMA stores where n % 8 == 0 (a 16-byte row pitch) and D is
+    // 16-byte aligned; false, or any other shape: bf16 stores straight from the registers.
+    bool tma_store = true;
+};
+void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
+                           const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                           const fp8_gemm_wgmma_options& opt = {});
+
 }  // namespace fusebench::kernels

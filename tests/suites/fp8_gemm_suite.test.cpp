@@ -20,6 +20,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 
@@ -341,11 +342,14 @@ TEST_CASE("every fp8_gemm variant passes every untimed case it runs, with the qu
     registry reg;
     register_fp8_gemm(reg);
     const device_info dev = query_device(0);
+    const bool hopper = dev.cc_major == 9 && dev.cc_minor == 0;
     std::size_t naive_passes = 0, peer_runs = 0, sampled = 0;
+    std::map<std::string, std::size_t> wgmma_passes;  // per configuration
     for (const auto& r : verify_untimed_cases(reg, "fp8_gemm")) {
         CAPTURE(r.c.name, r.variant, r.reason);
         if (r.result == outcome::skipped) {
-            CHECK(r.variant == "cublaslt_fp8");  // the baseline runs everywhere
+            // The baseline runs everywhere; wgmma_block runs every shape on Hopper.
+            CHECK((r.variant == "cublaslt_fp8" || (r.variant == "wgmma_block" && !hopper)));
             continue;
         }
         CHECK(r.result == outcome::pass);
@@ -358,8 +362,15 @@ TEST_CASE("every fp8_gemm variant passes every untimed case it runs, with the qu
         sampled += d.coverage.has_value();
         if (r.variant == "naive") naive_passes += r.result == outcome::pass;
         if (r.variant == "cublaslt_fp8") ++peer_runs;
+        if (r.variant == "wgmma_block") wgmma_passes[r.config] += r.result == outcome::pass;
     }
     CHECK(naive_passes >= 9);
+    if (hopper) {  // every configuration, every untimed case, ragged M, N and K included
+        for (const char* cfg : {"c1", "c1_direct", "c2"}) {
+            CAPTURE(cfg);
+            CHECK(wgmma_passes[cfg] == naive_passes);
+        }
+    }
     CHECK(sampled >= 1);  // M1000:N4096:K4096 is above the budget
     if (dev.cc_major == 9) CHECK(peer_runs >= 4);  // Hopper: cuBLASLt's block-scaled FP8
 }

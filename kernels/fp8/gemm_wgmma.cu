@@ -1,0 +1,574 @@
+// Hopper block-scaled FP8 GEMM (variant `wgmma_block`, issue 19 item 2). Versus `naive` (a
+// dequantize kernel writes bf16 copies of A and B, then a cuBLAS bf16 GEMM):
+// - the E4M3 codes go straight into the tensor cores: wgmma.mma_async m64n128k32 e4m3 x e4m3 ->
+//   fp32 at twice the bf16 rate, and no bf16 copies written and read back (3 bytes per element
+//   of A and B less traffic);
+// - scales in fp32 registers, per K block: each 128-wide block of K is multiplied into a block
+//   accumulator (4 wgmma k-steps), then promoted into the main fp32 accumulator times
+//   a_scale[row, kb] * b_scale[n_tile, kb] (DeepGEMM's scheme: the block scales stay exact, and
+//   the tensor core's limited-precision FP8 accumulation never runs over more than 128 products);
+// - TMA: one producer thread loads 128 x 128-byte tiles of A and B (both K-major, 128-byte
+//   swizzle) into a ring of STAGES stages, full/empty mbarriers per stage; rows and columns past
+//   the ends of A and B (ragged M, N, K) arrive as zeros, so edge tiles need no separate path;
+// - two consumer warpgroups, 64 rows each of a 128 x 128 tile of D; setmaxnreg gives the producer
+//   warpgroup's registers to them (40 / 232 per thread);
+// - persistent: one CTA per SM walks the tiles (grouped raster, group_m row blocks at a time, so
+//   a wave reuses a few row blocks of A and a band of B from L2), and the producer loads the next
+//   tile's stages while the consumers run the previous tile's epilogue;
+// - epilogue through shared memory (128-byte swizzled bf16 staging, conflict-free) and TMA stores
+//   that the consumers do not wait for: 11-24% faster than bf16 stores from the registers on the
+//   M = 4096 shapes (H100, NOTES.md);
+// - optional 2-CTA clusters with B multicast (options.cluster = 2): verified, but measured ~2x
+//   slower, so off by default (NOTES.md).
+// K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
+// copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
+//
+// wgmma and setmaxnreg exist only for the architecture-specific sm_90a target: CMakeLists.txt adds
+// -gencode arch=compute_90a,code=sm_90a to this file, and the plain sm_90 pass compiles the kernel
+// body away. A probe kernel checks at run time which of the two the loader picked.
+#include "kernels/common/launch_check.hpp"
+#include "kernels/common/workspace.hpp"
+#include "kernels/fp8/gemm.hpp"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define FUSEBENCH_FP8_WGMMA_DEVICE_CODE 1
+#include "kernels/fp8/wgmma_fp8.cuh"
+#endif
+
+namespace fusebench::kernels {
+namespace fp8_wgmma {
+namespace {
+
+constexpr int bm = 128, bn = 128, bk = 128;  // tile of D [rows x cols]; K block [bytes = elements]
+[[maybe_unused]] constexpr int group_m = 8;                   // row blocks per raster group
+constexpr int threads = 384;                 // warpgroups 0, 1: consumers; 2: producer
+
+template <int STAGES>
+struct config {
+    static constexpr int a_bytes = bm * bk, b_bytes = bn * bk;  // one stage's tiles [bytes]
+    static constexpr int stage_bytes = a_bytes + b_bytes;
+    static constexpr int c_offset = STAGES * stage_bytes;     // bf16 staging of D for the TMA store
+    static constexpr int c_bytes = bm * bn * 2;               // per warpgroup: two [64 rows][128 B] halves
+    static constexpr int bar_offset = c_offset + c_bytes;
+    static constexpr int smem_bytes = bar_offset + 16 * STAGES + 1024;  // + full/empty barriers + alignment slack
+    static_assert(smem_bytes <= 232448, "more than the 227 KB of shared memory a block may have");
+    static_assert(a_bytes % 1024 == 0 && b_bytes % 1024 == 0, "tiles 1024-byte aligned (swizzle atoms)");
+};
+
+struct params {
+    const float* a_scale;  // [m][k_blocks]
+    const float* b_scale;  // [n_blocks][k_blocks]
+    __nv_bfloat16* d;      // [m][n]
+    int m, n, k_blocks, m_blocks, n_blocks;
+    // The scheduler's units: a cluster of CLUSTER CTAs takes CLUSTER vertically adjacent tiles
+    // (the same column block of B) at a time; sched_m_blocks = ceil(m_blocks / CLUSTER).
+    int sched_m_blocks, sched_tiles;
+    int tma_store;  // 1: D through shared memory and a TMA store (n % 8 == 0, D 16-byte aligned)
+};
+
+#if defined(FUSEBENCH_FP8_WGMMA_DEVICE_CODE)
+
+// Unit t of the grouped raster: group_m (cluster) row blocks at a time, the row block fastest.
+__device__ __forceinline__ void tile_coords(const params& p, int t, int& m_blk, int& n_blk) {
+    const int per_group = group_m * p.n_blocks;
+    const int g = t / per_group;
+    const int first = g * group_m;
+    const int rows = min(group_m, p.sched_m_blocks - first);
+    const int r = t - g * per_group;
+    m_blk = first + r % rows;
+    n_blk = r / rows;
+}
+
+__device__ __forceinline__ std::uint32_t smem_u32(const void* ptr) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(ptr));
+}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// Ties the accumulator registers to the asm around them: no read before the wait, no write moved
+// past the next wgmma.
+__device__ __forceinline__ void reg_fence(float (&d)[64]) {
+#pragma unroll
+    for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+// Shared-memory matrix descriptor, K-major with the 128-byte swizzle: start address, leading byte
+// offset (unused by this layout), stride byte offset 1024 (8 rows of 128 bytes), all in 16-byte
+// units; the tile base must be 1024-byte aligned.
+__device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr) {
+    return static_cast<std::uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>(1) << 16) |
+           (static_cast<std::uint64_t>(1024 >> 4) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+    std::uint32_t done = 0;
+    do {
+        asm volatile(
+            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+__device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap* map, int c0, int c1, std::uint32_t bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+        : "memory");
+}
+// B's half tile, multicast: written at the same offset of every CTA in `mask`, each CTA's
+// barrier at that offset credited with the bytes it received.
+__device__ __forceinline__ void tma_load_2d_multicast(std::uint32_t dst, const CUtensorMap* map, int c0, int c1, std::uint32_t bar,
+                                                      std::uint16_t mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], "
+        "%5;\n" ::"r"(dst),
+        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+        : "memory");
+}
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, std::uint32_t src, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+                     reinterpret_cast<std::uint64_t>(map)),
+                 "r"(c0), "r"(c1), "r"(src)
+                 : "memory");
+}
+__device__ __forceinline__ std::uint32_t cluster_rank() {
+    std::uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// Arrive on the barrier at the same offset in CTA `rank` of the cluster.
+__device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, std::uint32_t rank) {
+    asm volatile(
+        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+        "[remote];\n}\n" ::"r"(bar),
+        "r"(rank)
+        : "memory");
+}
+__device__ __forceinline__ void named_barrier_sync(int id, int count) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+#endif  // FUSEBENCH_FP8_WGMMA_DEVICE_CODE
+
+template <int STAGES, int CLUSTER>
+__global__ void __launch_bounds__(threads, 1)
+    fp8_gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
+                          const __grid_constant__ CUtensorMap tm_d, const params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
+    using cfg = config<STAGES>;
+    extern __shared__ unsigned char smem_raw[];
+    const std::uint32_t base = (smem_u32(smem_raw) + 1023) & ~1023u;
+    const std::uint32_t bar = base + cfg::bar_offset;
+    auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes); };
+    auto stage_b = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes + cfg::a_bytes); };
+    auto full = [&](int s) { return bar + 8u * static_cast<std::uint32_t>(s); };
+    auto empty = [&](int s) { return bar + 8u * static_cast<std::uint32_t>(STAGES + s); };
+    // With a cluster of 2, each CTA loads half of B's tile into both CTAs: a stage is free for
+    // either producer only once the consumers of both CTAs have released it.
+    const std::uint32_t rank = CLUSTER > 1 ? cluster_rank() : 0;
+    const int cluster_id = static_cast<int>(blockIdx.x) / CLUSTER, clusters = static_cast<int>(gridDim.x) / CLUSTER;
+
+    const int tid = threadIdx.x;
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(full(s), 1);
+            mbar_init(empty(s), 8 * CLUSTER);  // lane 0 of each consumer warp of every CTA of the cluster
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    }
+    if constexpr (CLUSTER > 1) cluster_sync();  // the peer's barriers exist before anything reaches them
+    else __syncthreads();
+
+    // The warpgroup's role from a shuffled index: warp-uniform for the compiler (uniform registers
+    // for the loop counters and barrier addresses).
+    const int role = __shfl_sync(0xffffffffu, tid / 128, 0);
+    if (role == 2) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        if (tid == 256) {
+            int it = 0;  // k blocks loaded so far by this CTA, over all its tiles
+            for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
+                int mp, n_blk;
+                tile_coords(p, t, mp, n_blk);
+                const int m_blk = mp * CLUSTER + static_cast<int>(rank);
+                for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
+                    const int s = it % STAGES;
+                    if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) & 1) ^ 1);  // the fill it - STAGES was consumed
+                    mbar_expect_tx(full(s), cfg::stage_bytes);
+                    tma_load_2d(stage_a(s), &tm_a, kb * bk, m_blk * bm, full(s));
+                    if constexpr (CLUSTER > 1) {
+                        constexpr int half = bn / CLUSTER;
+                        tma_load_2d_multicast(stage_b(s) + rank * (half * bk), &tm_b, kb * bk, n_blk * bn + static_cast<int>(rank) * half,
+                                              full(s), static_cast<std::uint16_t>((1u << CLUSTER) - 1));
+                    } else {
+                        tma_load_2d(stage_b(s), &tm_b, kb * bk, n_blk * bn, full(s));
+                    }
+                }
+            }
+        }
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        const int wg = role;
+        const int lane = tid & 31, warp = (tid >> 5) & 3;
+        const int row_in_wg = warp * 16 + (lane >> 2);  // and + 8
+        const int col_q = (lane & 3) * 2;
+        const std::uint32_t stage_c = base + cfg::c_offset + static_cast<std::uint32_t>(wg * (64 * bn * 2));
+        int it = 0;
+        for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
+            int mp, n_blk;
+            tile_coords(p, t, mp, n_blk);
+            const int m_blk = mp * CLUSTER + static_cast<int>(rank);
+            const int r0 = m_blk * bm + wg * 64 + row_in_wg, r1 = r0 + 8;
+            // Rows past m: their A rows arrive as zeros; scale 0 keeps them finite and unwritten.
+            const float* as0 = r0 < p.m ? p.a_scale + static_cast<std::size_t>(r0) * p.k_blocks : nullptr;
+            const float* as1 = r1 < p.m ? p.a_scale + static_cast<std::size_t>(r1) * p.k_blocks : nullptr;
+            const float* bs = p.b_scale + static_cast<std::size_t>(n_blk) * p.k_blocks;
+
+            float acc[64];
+#pragma unroll
+            for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+            for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
+                // The scales first: their loads are in flight while the stage arrives and the
+                // block's wgmma run.
+                const float sb = __ldg(bs + kb);
+                const float sa0 = as0 ? __ldg(as0 + kb) : 0.f;
+                const float sa1 = as1 ? __ldg(as1 + kb) : 0.f;
+                const int s = it % STAGES;
+                mbar_wait(full(s), (it / STAGES) & 1);
+                float blk[64];
+                wgmma_fence();
+#pragma unroll
+                for (int ks = 0; ks < bk / 32; ++ks) {
+                    const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
+                    const std::uint64_t db = make_desc(stage_b(s) + ks * 32);
+                    mma_m64n128k32_e4m3(blk, da, db, ks > 0 ? 1 : 0);
+                }
+                wgmma_commit();
+                wgmma_wait_all();
+                reg_fence(blk);
+                if (lane == 0) {
+                    mbar_arrive(empty(s));
+                    if constexpr (CLUSTER > 1) mbar_arrive_cluster(empty(s), rank ^ 1u);
+                }
+                const float f0 = sa0 * sb, f1 = sa1 * sb;
+#pragma unroll
+                for (int nb = 0; nb < bn / 8; ++nb) {
+                    acc[nb * 4 + 0] = fmaf(f0, blk[nb * 4 + 0], acc[nb * 4 + 0]);
+                    acc[nb * 4 + 1] = fmaf(f0, blk[nb * 4 + 1], acc[nb * 4 + 1]);
+                    acc[nb * 4 + 2] = fmaf(f1, blk[nb * 4 + 2], acc[nb * 4 + 2]);
+                    acc[nb * 4 + 3] = fmaf(f1, blk[nb * 4 + 3], acc[nb * 4 + 3]);
+                }
+            }
+
+            if (p.tma_store) {
+                // Epilogue through shared memory: the warpgroup's 64 x 128 bf16 block as two
+                // [64 rows][128 B] halves in the 128-byte swizzle (16-byte chunk c of row r at
+                // c ^ (r % 8): a warp's 8 rows of one chunk hit 8 different bank groups), then one
+                // thread's TMA stores, which clip rows >= m and columns >= n. The staging is reused
+                // once the previous tile's stores have read it.
+                if ((tid & 127) == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+                named_barrier_sync(1 + wg, 128);
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int row = row_in_wg + 8 * h;
+#pragma unroll
+                    for (int nb = 0; nb < bn / 8; ++nb) {
+                        __nv_bfloat162 v = __floats2bfloat162_rn(acc[nb * 4 + 2 * h], acc[nb * 4 + 2 * h + 1]);
+                        const std::uint32_t addr = stage_c + static_cast<std::uint32_t>((nb >> 3) * (64 * 128) + row * 128 +
+                                                                                       (((nb & 7) ^ (row & 7)) << 4) + col_q * 2);
+                        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(*reinterpret_cast<std::uint32_t*>(&v)) : "memory");
+                    }
+                }
+                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the writes, visible to the TMA engine
+                named_barrier_sync(1 + wg, 128);
+                if ((tid & 127) == 0) {
+                    tma_store_2d(&tm_d, stage_c, n_blk * bn, m_blk * bm + wg * 64);
+                    tma_store_2d(&tm_d, stage_c + 64 * 128, n_blk * bn + 64, m_blk * bm + wg * 64);
+                    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+                }
+            } else {
+                // Epilogue straight from the registers (rows < m, columns < n; pairs as one 4-byte
+                // store where n is even, so the pair is aligned).
+                const int c_base = n_blk * bn + col_q;
+                const bool pairs = (p.n & 1) == 0;
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int row = h ? r1 : r0;
+                    if (row >= p.m) continue;
+                    __nv_bfloat16* drow = p.d + static_cast<std::size_t>(row) * p.n;
+#pragma unroll
+                    for (int nb = 0; nb < bn / 8; ++nb) {
+                        const int col = c_base + nb * 8;
+                        const float v0 = acc[nb * 4 + 2 * h], v1 = acc[nb * 4 + 2 * h + 1];
+                        if (pairs && col + 1 < p.n) {
+                            *reinterpret_cast<__nv_bfloat162*>(drow + col) = __floats2bfloat162_rn(v0, v1);
+                        } else {
+                            if (col < p.n) drow[col] = __float2bfloat16_rn(v0);
+                            if (col + 1 < p.n) drow[col + 1] = __float2bfloat16_rn(v1);
+                        }
+                    }
+                }
+            }
+        }
+        // The last stores finish before the CTA (and its shared memory) goes.
+        if (p.tma_store && (tid & 127) == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+    }
+    // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
+    __syncwarp();
+    if constexpr (CLUSTER > 1) cluster_sync();
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+}
+
+// Rows of `cols` bytes at pitch `src_pitch` copied to pitch `dst_pitch` (> cols), the pad bytes
+// zeroed: TMA needs a global row pitch that is a multiple of 16 bytes.
+__global__ void pad_rows_kernel(const std::uint8_t* __restrict__ src, std::uint8_t* __restrict__ dst, std::size_t rows,
+                                std::size_t cols, std::size_t dst_pitch) {
+    const std::size_t total = rows * dst_pitch;
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < total;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const std::size_t r = i / dst_pitch, c = i - r * dst_pitch;
+        dst[i] = c < cols ? src[r * cols + c] : std::uint8_t{0};
+    }
+}
+
+// 1 where the loader picked this file's sm_90a code for the current device, 0 for the plain
+// sm_90 code.
+__global__ void fp8_gemm_wgmma_probe_kernel(int* out) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    *out = 1;
+#else
+    *out = 0;
+#endif
+}
+
+// Per device ordinal: 0 not probed yet, 1 plain sm_90 code, 2 sm_90a code. A cache of a fact of
+// the loaded module, written once per device (racing writers write the same value).
+constexpr int max_devices = 64;
+std::atomic<int> probe_cache[max_devices];
+std::atomic<int> sm_count_cache[max_devices];
+std::atomic<int> cluster_capacity_cache[max_devices];  // clusters of 2 CTAs resident at once
+
+int cluster_capacity(int dev) { return dev >= 0 && dev < max_devices ? cluster_capacity_cache[dev].load() : 0; }
+
+bool sm90a_code_runs(int dev) {
+    if (dev < 0 || dev >= max_devices) return false;
+    const int known = probe_cache[dev].load();
+    if (known != 0) return known == 2;
+    int* d_flag = nullptr;
+    int h_flag = 0;
+    if (cudaMalloc(&d_flag, sizeof(int)) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    bool ok = cudaMemset(d_flag, 0, sizeof(int)) == cudaSuccess;
+    if (ok) {
+        fp8_gemm_wgmma_probe_kernel<<<1, 1>>>(d_flag);
+        ok = cudaGetLastError() == cudaSuccess && cudaMemcpy(&h_flag, d_flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
+    }
+    cudaFree(d_flag);
+    if (!ok) {
+        cudaGetLastError();
+        return false;
+    }
+    probe_cache[dev].store(h_flag == 1 ? 2 : 1);
+    return h_flag == 1;
+}
+
+int sm_count(int dev) {
+    if (dev >= 0 && dev < max_devices) {
+        const int known = sm_count_cache[dev].load();
+        if (known > 0) return known;
+    }
+    int sms = 0;
+    check_call(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute(SM count)");
+    if (dev >= 0 && dev < max_devices) sm_count_cache[dev].store(sms);
+    return sms;
+}
+
+// The driver's tensor-map encoder through the runtime's entry-point query (no link against
+// libcuda); nullptr where the driver does not provide it.
+PFN_cuTensorMapEncodeTiled_v12000 lookup_encode() {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+}
+
+// 2-D map over [rows][cols] elements at `pitch` bytes, box box_cols x box_rows, 128-byte swizzle
+// (box_cols x element size = 128 bytes); what lies past rows or cols reads as zero (loads) or is
+// not written (stores).
+void make_map(CUtensorMap* map, CUtensorMapDataType type, const void* ptr, std::size_t rows, std::size_t cols, std::size_t pitch,
+              int box_cols, int box_rows, const char* what) {
+    static const PFN_cuTensorMapEncodeTiled_v12000 encode = lookup_encode();  // once per process
+    if (encode == nullptr) throw std::runtime_error("fp8_gemm wgmma: the driver provides no cuTensorMapEncodeTiled");
+    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+    const cuuint64_t strides[1] = {static_cast<cuuint64_t>(pitch)};  // [bytes]
+    const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+    const cuuint32_t elem_strides[2] = {1, 1};
+    const CUresult r = encode(map, type, 2, const_cast<void*>(ptr), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        throw std::runtime_error(std::string("fp8_gemm wgmma: cuTensorMapEncodeTiled(") + what + ") failed with CUresult " +
+                                 std::to_string(static_cast<int>(r)));
+    }
+}
+
+constexpr int stages = 6;
+
+std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }
+bool needs_padding(const fp8_gemm_shape& s) { return s.k % 16 != 0; }
+std::size_t padded_k(const fp8_gemm_shape& s) { return (s.k + 15) / 16 * 16; }
+
+}  // namespace
+}  // namespace fp8_wgmma
+
+std::size_t fp8_gemm_wgmma_workspace_bytes(const fp8_gemm_shape& s) {
+    if (!fp8_wgmma::needs_padding(s)) return 0;
+    const std::size_t kp = fp8_wgmma::padded_k(s);
+    return align256(s.m * kp) + align256(s.n * kp);
+}
+
+const char* fp8_gemm_wgmma_shape_unsupported(const fp8_gemm_shape& s) {
+    if (s.m == 0 || s.n == 0 || s.k == 0) return "empty shape";
+    // Tile coordinates and TMA box coordinates are 32-bit signed.
+    if (s.m > static_cast<std::size_t>(INT_MAX) - 256 || s.n > static_cast<std::size_t>(INT_MAX) - 256 ||
+        s.k > static_cast<std::size_t>(INT_MAX) - 256) {
+        return "M, N and K below 2^31 - 256";
+    }
+    if (fp8_wgmma::blocks_of(s.m) * fp8_wgmma::blocks_of(s.n) > static_cast<std::size_t>(INT_MAX)) return "fewer than 2^31 tiles of 128 x 128";
+    return nullptr;
+}
+
+const char* fp8_gemm_wgmma_unsupported(const fp8_gemm_shape& s) {
+    if (const char* why = fp8_gemm_wgmma_shape_unsupported(s)) return why;
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return "no CUDA device";
+    }
+    if (major != 9 || minor != 0) return "sm_90a code: compute capability 9.0 (H100/H200) only";
+    if (!fp8_wgmma::sm90a_code_runs(dev)) return "the loader did not pick this build's sm_90a code on this device";
+    return nullptr;
+}
+
+void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
+                           const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                           const fp8_gemm_wgmma_options& opt) {
+    using namespace fp8_wgmma;
+    if (const char* why = fp8_gemm_wgmma_unsupported(s)) throw std::invalid_argument(std::string("fp8_gemm wgmma: ") + why);
+    const std::size_t need = fp8_gemm_wgmma_workspace_bytes(s);
+    if (need > 0 && (workspace == nullptr || workspace_bytes < need)) {
+        throw std::invalid_argument("fp8_gemm wgmma: K = " + std::to_string(s.k) +
+                                    " is not a multiple of 16, so A and B are copied with a padded pitch into a workspace of " +
+                                    std::to_string(need) + " bytes (fp8_gemm_wgmma_workspace_bytes), got " +
+                                    std::to_string(workspace == nullptr ? 0 : workspace_bytes));
+    }
+    std::size_t pitch = s.k;
+    if (need > 0) {
+        pitch = padded_k(s);
+        auto* pa = static_cast<std::uint8_t*>(workspace);
+        auto* pb = pa + align256(s.m * pitch);
+        pad_rows_kernel<<<static_cast<unsigned>(std::min<std::size_t>(4096, (s.m * pitch + 255) / 256)), 256, 0, stream>>>(a, pa, s.m, s.k, pitch);
+        check_launch("fp8_gemm wgmma: pad A");
+        pad_rows_kernel<<<static_cast<unsigned>(std::min<std::size_t>(4096, (s.n * pitch + 255) / 256)), 256, 0, stream>>>(b, pb, s.n, s.k, pitch);
+        check_launch("fp8_gemm wgmma: pad B");
+        a = pa;
+        b = pb;
+    }
+    if (reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0) {
+        throw std::invalid_argument("fp8_gemm wgmma: A and B must start on a 16-byte boundary (TMA)");
+    }
+    params p;
+    p.a_scale = a_scale;
+    p.b_scale = b_scale;
+    p.d = static_cast<__nv_bfloat16*>(d);
+    p.m = static_cast<int>(s.m);
+    p.n = static_cast<int>(s.n);
+    p.k_blocks = static_cast<int>(blocks_of(s.k));
+    p.m_blocks = static_cast<int>(blocks_of(s.m));
+    p.n_blocks = static_cast<int>(blocks_of(s.n));
+    p.tma_store = opt.tma_store && s.n % 8 == 0 && reinterpret_cast<std::uintptr_t>(d) % 16 == 0 ? 1 : 0;
+
+    int dev = 0;
+    check_call(cudaGetDevice(&dev), "cudaGetDevice");
+    const int sms = sm_count(dev);
+    if (opt.cluster != 1 && opt.cluster != 2) {
+        throw std::invalid_argument("fp8_gemm wgmma: cluster must be 1 or 2, got " + std::to_string(opt.cluster));
+    }
+    const int cluster = opt.cluster;
+    p.sched_m_blocks = (p.m_blocks + cluster - 1) / cluster;
+    p.sched_tiles = p.sched_m_blocks * p.n_blocks;
+
+    CUtensorMap ma, mb, md;
+    make_map(&ma, CU_TENSOR_MAP_DATA_TYPE_UINT8, a, s.m, s.k, pitch, bk, bm, "A");
+    make_map(&mb, CU_TENSOR_MAP_DATA_TYPE_UINT8, b, s.n, s.k, pitch, bk, bn / cluster, "B");
+    if (p.tma_store) make_map(&md, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, s.m, s.n, s.n * 2, 64, 64, "D");
+    else std::memset(&md, 0, sizeof(md));  // unused: the kernel stores D from registers
+
+    using cfg = config<stages>;
+    if (cluster == 1) {
+        check_call(cudaFuncSetAttribute(fp8_gemm_wgmma_kernel<stages, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes),
+                   "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
+        const int grid = std::min(p.sched_tiles, sms);
+        fp8_gemm_wgmma_kernel<stages, 1><<<grid, threads, cfg::smem_bytes, stream>>>(ma, mb, md, p);
+        check_launch("fp8_gemm wgmma kernel");
+        return;
+    }
+    auto* kernel = fp8_gemm_wgmma_kernel<stages, 2>;
+    check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes),
+               "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
+    cudaLaunchConfig_t lc{};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 2;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    lc.blockDim = dim3(threads);
+    lc.dynamicSmemBytes = cfg::smem_bytes;
+    lc.stream = stream;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    // As many clusters as fit at once (not every SM pairs up within its GPC): a persistent grid
+    // larger than that would run its last clusters as a second, nearly empty wave.
+    int fit = cluster_capacity(dev);
+    if (fit <= 0) {
+        lc.gridDim = dim3(static_cast<unsigned>(2 * std::max(1, sms / 2)));
+        check_call(cudaOccupancyMaxActiveClusters(&fit, kernel, &lc), "cudaOccupancyMaxActiveClusters");
+        if (fit <= 0) throw std::runtime_error("fp8_gemm wgmma: no cluster of 2 CTAs fits on this device");
+        if (dev < max_devices) cluster_capacity_cache[dev].store(fit);
+    }
+    lc.gridDim = dim3(static_cast<unsigned>(2 * std::min(p.sched_tiles, fit)));
+    check_call(cudaLaunchKernelEx(&lc, kernel, ma, mb, md, p), "fp8_gemm wgmma kernel (cluster launch)");
+    check_launch("fp8_gemm wgmma kernel");
+}
+
+}  // namespace fusebench::kernels

@@ -1,0 +1,159 @@
+// The Hopper block-scaled FP8 GEMM (kernels/fp8/gemm_wgmma.cu). CPU: its domain and workspace
+// (a padded copy only where K is not a multiple of 16). GPU: on inputs whose every product and
+// partial sum is exact in fp32 (small integer codes, power-of-two scales that differ per block and
+// per tile), D must equal the bf16 rounding of the exact product bit for bit, over ragged M, N, K
+// and more tiles than SMs (the persistent loop); every element written, nothing written past D,
+// and two launches bitwise equal.
+#include "harness/dtype.hpp"
+#include "kernels/fp8/gemm.hpp"
+#include "references/fp8_reference.hpp"
+#include "support/gpu.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+
+#include <algorithm>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace k = fusebench::kernels;
+
+void check_cuda(cudaError_t e) {
+    CAPTURE(cudaGetErrorString(e));
+    REQUIRE(e == cudaSuccess);
+}
+
+// The E4M3 code of a small integer (exact in E4M3 up to 16).
+std::uint8_t code_of(int v) {
+    for (int c = 0; c < 256; ++c) {
+        if (fusebench::references::e4m3_to_double(static_cast<std::uint8_t>(c)) == static_cast<double>(v)) return static_cast<std::uint8_t>(c);
+    }
+    FAIL("no E4M3 code for " << v);
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("fp8_gemm wgmma: every shape is in the domain; only K off the 16-byte grid needs a workspace", "[fp8]") {
+    CHECK(k::fp8_gemm_wgmma_shape_unsupported({1, 1, 1}) == nullptr);
+    CHECK(k::fp8_gemm_wgmma_shape_unsupported({4096, 14336, 4096}) == nullptr);
+    CHECK(k::fp8_gemm_wgmma_shape_unsupported({0, 16, 16}) != nullptr);
+    CHECK(k::fp8_gemm_wgmma_shape_unsupported({16, 16, std::size_t{1} << 31}) != nullptr);
+    CHECK(k::fp8_gemm_wgmma_workspace_bytes({4096, 4096, 4096}) == 0);
+    CHECK(k::fp8_gemm_wgmma_workspace_bytes({3, 5, 4000}) == 0);
+    // K = 300: pitch 304; A 17 x 304 and B 130 x 304, each region rounded up to 256 bytes.
+    CHECK(k::fp8_gemm_wgmma_workspace_bytes({17, 130, 300}) == 5376 + 39680);
+    CHECK(k::fp8_gemm_wgmma_workspace_bytes({3, 5, 7}) == 256 + 256);
+}
+
+TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element written, none past D, deterministic, "
+          "with and without a cluster and the TMA-store epilogue",
+          "[gpu][fp8]") {
+    FUSEBENCH_REQUIRE_GPU();
+    if (const char* why = k::fp8_gemm_wgmma_unsupported({128, 128, 128})) SKIP(why);
+    const auto [m, n, kk] = GENERATE(table<std::size_t, std::size_t, std::size_t>({{1, 5, 7},
+                                                                                   {16, 130, 300},
+                                                                                   {200, 200, 200},
+                                                                                   {129, 257, 4000},
+                                                                                   {257, 384, 512},
+                                                                                   {1536, 1544, 256}}));  // 12 x 13 tiles > SMs
+    CAPTURE(m, n, kk);
+    const std::size_t kb = (kk + 127) / 128, nb = (n + 127) / 128;
+    std::vector<std::uint8_t> codes(7);
+    for (int v = -3; v <= 3; ++v) codes[static_cast<std::size_t>(v + 3)] = code_of(v);
+    std::vector<std::uint8_t> a(m * kk), b(n * kk);
+    std::vector<int> ai(m * kk), bi(n * kk);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        ai[i] = static_cast<int>(((i * 2654435761u) >> 7) % 7) - 3;
+        a[i] = codes[static_cast<std::size_t>(ai[i] + 3)];
+    }
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        bi[i] = static_cast<int>(((i * 40503u + 17) >> 5) % 7) - 3;
+        b[i] = codes[static_cast<std::size_t>(bi[i] + 3)];
+    }
+    // Power-of-two scales, different for neighbouring blocks and tiles: a scale read from the
+    // wrong block or tile changes the result.
+    std::vector<float> as(m * kb), bs(nb * kb);
+    for (std::size_t r = 0; r < m; ++r)
+        for (std::size_t j = 0; j < kb; ++j) as[r * kb + j] = std::ldexp(1.0f, static_cast<int>((r + 2 * j) % 5) - 2);
+    for (std::size_t t = 0; t < nb; ++t)
+        for (std::size_t j = 0; j < kb; ++j) bs[t * kb + j] = std::ldexp(1.0f, static_cast<int>((3 * t + j) % 4) - 1);
+    // The exact product, rounded to bf16 (every partial sum is exact in fp32).
+    std::vector<std::uint16_t> want(m * n);
+    for (std::size_t r = 0; r < m; ++r) {
+        for (std::size_t c = 0; c < n; ++c) {
+            double sum = 0;
+            for (std::size_t j0 = 0; j0 < kk; j0 += 128) {
+                long long blk = 0;
+                for (std::size_t j = j0; j < std::min(kk, j0 + 128); ++j) blk += static_cast<long long>(ai[r * kk + j]) * bi[c * kk + j];
+                sum += static_cast<double>(blk) * as[r * kb + j0 / 128] * bs[(c / 128) * kb + j0 / 128];
+            }
+            want[r * n + c] = fusebench::float_to_bf16_bits(static_cast<float>(sum));
+        }
+    }
+
+    const std::size_t guard = 4096;  // [bytes] past D, must stay untouched
+    const std::size_t d_bytes = m * n * 2, ws_bytes = k::fp8_gemm_wgmma_workspace_bytes({m, n, kk});
+    std::uint8_t *d_a = nullptr, *d_b = nullptr, *d_d = nullptr;
+    float *d_as = nullptr, *d_bs = nullptr;
+    void* d_ws = nullptr;
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_a), a.size()));
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_b), b.size()));
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_as), as.size() * 4));
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_bs), bs.size() * 4));
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_d), d_bytes + guard));
+    if (ws_bytes) check_cuda(cudaMalloc(&d_ws, ws_bytes));
+    check_cuda(cudaMemcpy(d_a, a.data(), a.size(), cudaMemcpyHostToDevice));
+    check_cuda(cudaMemcpy(d_b, b.data(), b.size(), cudaMemcpyHostToDevice));
+    check_cuda(cudaMemcpy(d_as, as.data(), as.size() * 4, cudaMemcpyHostToDevice));
+    check_cuda(cudaMemcpy(d_bs, bs.data(), bs.size() * 4, cudaMemcpyHostToDevice));
+    // The default options, a 2-CTA cluster (an odd row-block count leaves a CTA of the pair a tile
+    // of zeros to compute and nothing to store), and the register-store epilogue.
+    const k::fp8_gemm_wgmma_options options[] = {{1, true}, {2, true}, {1, false}};
+    std::vector<std::vector<std::uint8_t>> got(2 * std::size(options), std::vector<std::uint8_t>(d_bytes + guard));
+    for (std::size_t run = 0; run < got.size(); ++run) {
+        // Two different poisons (0xFF: bf16 NaN; 0x7F: a large finite value): unwritten elements differ.
+        check_cuda(cudaMemset(d_d, run % 2 ? 0x7F : 0xFF, d_bytes + guard));
+        if (ws_bytes) check_cuda(cudaMemset(d_ws, 0xA5, ws_bytes));  // the pad columns must be zeroed by the launch
+        k::launch_fp8_gemm_wgmma({m, n, kk}, d_a, d_as, d_b, d_bs, d_d, d_ws, ws_bytes, nullptr, options[run / 2]);
+        check_cuda(cudaDeviceSynchronize());
+        check_cuda(cudaMemcpy(got[run].data(), d_d, d_bytes + guard, cudaMemcpyDeviceToHost));
+    }
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaFree(d_as);
+    cudaFree(d_bs);
+    cudaFree(d_d);
+    if (d_ws) cudaFree(d_ws);
+
+    for (std::size_t run = 0; run < got.size(); run += 2) {
+        CAPTURE(options[run / 2].cluster, options[run / 2].tma_store);
+        std::size_t wrong = 0, first_wrong = m * n;
+        for (std::size_t i = 0; i < m * n; ++i) {
+            std::uint16_t g;
+            std::memcpy(&g, got[run].data() + 2 * i, 2);
+            if (g != want[i] && wrong++ == 0) first_wrong = i;
+        }
+        CAPTURE(wrong, first_wrong);
+        if (first_wrong < m * n) {
+            std::uint16_t g;
+            std::memcpy(&g, got[run].data() + 2 * first_wrong, 2);
+            CAPTURE(fusebench::bf16_bits_to_float(g), fusebench::bf16_bits_to_float(want[first_wrong]));
+            CHECK(wrong == 0);
+        }
+        CHECK(wrong == 0);
+        CHECK(std::memcmp(got[run].data(), got[run + 1].data(), d_bytes) == 0);
+        bool guard_ok = true;
+        for (std::size_t i = d_bytes; i < d_bytes + guard; ++i) guard_ok = guard_ok && got[run][i] == 0xFF && got[run + 1][i] == 0x7F;
+        CHECK(guard_ok);
+    }
+}
