@@ -11,6 +11,7 @@
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -100,6 +101,55 @@ TEST_CASE("attention FLOPs follow the literature's rule: 4 B H Sq Skv D, halved 
     CHECK(s.baseline()->model(*sq).bytes_written > fused.model(*sq).bytes_written + 32 * 4096.0 * 4096.0 * 4);
 }
 
+TEST_CASE("fp8_qk inputs: Q and K are E4M3 codes times one power-of-two scale per (batch, head), exactly", "[suites][attention][fp8]") {
+    registry reg;
+    const suite& s = attention_suite(reg);
+    const auto cases = s.cases();
+    const case_desc* c = find_case(cases, "b2h8kv2s1000d128:causal:fp8_qk", dtype::bf16);
+    REQUIRE(c != nullptr);
+    const auto specs = s.input_specs(*c);
+    REQUIRE(specs.size() == 9);
+    std::vector<host_tensor> in;
+    for (const auto& sp : specs) in.emplace_back(sp);
+    s.generate(*c, rng(20261125), in);
+    // (deq, codes, scales, source) for Q and for K.
+    for (const auto& [deq, codes, scales, source] : {std::array<std::size_t, 4>{0, 3, 4, 7}, std::array<std::size_t, 4>{1, 5, 6, 8}}) {
+        CAPTURE(specs[deq].name);
+        REQUIRE(specs[codes].type == dtype::e4m3);
+        const std::size_t heads = in[scales].numel(), per_head = in[deq].numel() / heads;
+        std::set<double> distinct;
+        double worst_rel = 0;
+        for (std::size_t h = 0; h < heads; ++h) {
+            const double sc = in[scales].get(h);
+            int e = 0;
+            CHECK(std::frexp(sc, &e) == 0.5);  // a power of two
+            distinct.insert(sc);
+            double cmax = 0;
+            for (std::size_t i = h * per_head; i < (h + 1) * per_head; ++i) {
+                REQUIRE(in[deq].get(i) == sc * in[codes].get(i));  // q, k hold the dequantized values exactly
+                cmax = std::max(cmax, std::abs(in[codes].get(i)));
+                const double src = in[source].get(i);
+                if (std::abs(src) > 1e-3) worst_rel = std::max(worst_rel, std::abs(in[deq].get(i) - src) / std::abs(src));
+            }
+            // The scale is the smallest power of two that fits the head: the largest code lies in (224, 448].
+            CHECK(cmax > 224);
+            CHECK(cmax <= 448);
+        }
+        CHECK(distinct.size() > 1);  // a scale applied to the wrong head changes the result
+        CHECK(worst_rel > 0);        // quantization happened
+        CHECK(worst_rel <= 1.0 / 16 + 1e-12);  // E4M3 normals round within 2^-4 relative
+    }
+    // wgmma_fp8qk runs on the fp8_qk cases only; every other variant runs on them too.
+    for (const auto& v : s.variants) {
+        if (v.name != "wgmma_fp8qk") continue;
+        const case_desc* plain = find_case(cases, "b2h8kv2s1000d128:causal", dtype::bf16);
+        REQUIRE(plain != nullptr);
+        const auto why = v.req.supports(*plain);
+        REQUIRE(why.has_value());
+        CHECK(why->find("fp8_qk") != std::string::npos);
+    }
+}
+
 TEST_CASE("wgmma_tma declares its tuning configurations, the default first", "[suites][attention][configs]") {
     registry reg;
     const suite& s = attention_suite(reg);
@@ -146,6 +196,7 @@ TEST_CASE("every attention variant passes every untimed case it declares, within
     attention_suite(reg);
     std::size_t fused_checked = 0, skipped = 0;
     std::map<std::string, std::size_t> hopper_checked;  // per wgmma_tma configuration
+    std::size_t fp8_checked = 0;
     for (const auto& r : verify_untimed_cases(reg, "attention")) {
         CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
         if (r.result == outcome::skipped) {
@@ -168,6 +219,14 @@ TEST_CASE("every attention variant passes every untimed case it declares, within
         }
         if (r.variant == "wmma") ++fused_checked;
         if (r.variant == "wgmma_tma") ++hopper_checked[r.config];
+        if (r.variant == "wgmma_fp8qk") {
+            ++fp8_checked;
+            // The quantization figure rides beside the verdict on O.
+            const auto& o = r.correctness->outputs[0];
+            CHECK(o.figures.count("quant_rel_l2") == 1);
+            CHECK(o.figures.count("quant_correlation") == 1);
+            CHECK(o.figures.count("quant_floor_rel_l2") == 1);
+        }
     }
     CHECK(fused_checked >= 60);
     // On Hopper every wgmma_tma configuration verifies the untimed cases of its domain: all 60 of
@@ -177,6 +236,8 @@ TEST_CASE("every attention variant passes every untimed case it declares, within
         CHECK(hopper_checked["bm128_bn128_s3"] >= 60);
         CHECK(hopper_checked["bm128_bn64_s3"] >= 60);
         CHECK(hopper_checked["bm128_bn128_s2_nosplit"] >= 20);
+        // wgmma_fp8qk: the untimed fp8_qk cases of head_dim 128 (8 square, GQA, non-square, decode).
+        CHECK(fp8_checked >= 11);
     }
 }
 
