@@ -18,7 +18,7 @@ namespace fusebench::kernels {
 
 struct wgmma_fp8qk_options {
     int bn = 128;          // keys per KV tile: 128 only
-    int stages = 2;        // depth of the K/V ring: 2 or 3
+    int stages = 3;        // depth of the K/V ring: 2 or 3 (3 fits: the E4M3 K tile is half wgmma_tma's)
     bool split_kv = true;  // split the KV tiles over CTAs where the grid leaves SMs idle (as wgmma_tma)
 };
 
