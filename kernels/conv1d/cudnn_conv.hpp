@@ -41,7 +41,7 @@ std::size_t cudnn_conv_workspace_bytes(const conv1d_dense_shape& s, elem type);
 void launch_cudnn_conv(const conv1d_dense_shape& s, elem type, const void* x, const void* w, const void* bias, void* y,
                        void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
 
-// The cached plan in words: graph (fused | conv_f32), engine index, configs timed and their
+// The cached plan in words: graph (fused | conv_f32), engine index, configs timed (the chosen one starred) and their
 // times, workspace, build time; or "unsupported: <reason>".
 std::string cudnn_conv_plan_describe(const conv1d_dense_shape& s, elem type);
 
