@@ -42,9 +42,10 @@ struct ig_geometry {
     static constexpr int x_elems = S * x_rows * ig_pitch;    // per stage
     static constexpr int stage_elems = a_elems + x_elems;
     static constexpr int groups = ig_bn * S / 8 + 2;         // 8-position groups covering the window
-    static constexpr int x_items = (ig_ci / 2) * groups;      // (channel pair, group) items
+    static constexpr int pairs = groups / 2;                 // a thread loads two adjacent groups (one sector)
+    static constexpr int x_items = ig_ci * pairs;
     static constexpr int x_iters = (x_items + ig_threads - 1) / ig_threads;
-    static constexpr int window = ig_bn * S + 2;              // window offsets q < window are used
+    static_assert(groups % 2 == 0, "groups come in pairs");
 };
 
 __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
@@ -107,6 +108,7 @@ __global__ void __launch_bounds__(ig_threads, 2)
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm = warp & 1, wn = warp >> 1;
     const int m0 = blockIdx.x * ig_bm, t0 = blockIdx.y * ig_bn, b = blockIdx.z;
+    const int p_first = t0 * S - 1;        // input position of window offset q = 0
     const int g_first = (t0 * S) / 8 - 1;  // first 8-position group loaded (t0 s is a multiple of 8)
     const T* xb = x + static_cast<std::size_t>(b) * cin * length;
     const int chunks = k_pad / ig_ci;
@@ -125,25 +127,20 @@ __global__ void __launch_bounds__(ig_threads, 2)
         }
     };
 
-    // x staging: item = k * 16 + cp, k the 8-position group of the window, cp the channel pair:
-    // lanes 0-15 and 16-31 read neighbouring groups of the same 16 row pairs (each 32-byte sector
-    // of a row read by one instruction), and each thread writes a channel pair per position as one
-    // 32-bit store (half the shared stores of one channel per thread). Stride 1: lanes 16-31 write
-    // element (e + 4) % 8 when lanes 0-15 write e, so the two halves' rows (8 apart) differ by 4 or
-    // 12 rows instead, which with the 80-byte pitch puts them on disjoint banks; stride 2's planes
-    // already do.
+    // x staging: item = pair * 32 + channel, so a warp's lanes are 32 channels (conflict-free
+    // transposed stores) and each lane reads 32 contiguous bytes (one sector) of its row.
     uint4 xr[G::x_iters][2];
     auto load_x = [&](int chunk) {
         const int ci0 = chunk * ig_ci;
 #pragma unroll
         for (int it = 0; it < G::x_iters; ++it) {
             const int item = tid + it * ig_threads;
-            const int k = item >> 4, cp = item & 15;
-            const int g = g_first + k;
+            const int c = item % ig_ci, pair = item / ig_ci;
+            const int ci = ci0 + c;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 uint4 v = make_uint4(0, 0, 0, 0);
-                const int ci = ci0 + 2 * cp + h;
+                const int g = g_first + 2 * pair + h;
                 if (item < G::x_items && ci < cin) {
                     const T* row = xb + static_cast<std::size_t>(ci) * length;
                     if (VEC) {
@@ -164,26 +161,19 @@ __global__ void __launch_bounds__(ig_threads, 2)
     };
     auto store_x = [&](int st) {
         T* xs = x_stage(st);
-        constexpr int rot = S == 1 ? 4 : 0;
-        const bool odd = (lane >> 4) & 1;
 #pragma unroll
         for (int it = 0; it < G::x_iters; ++it) {
             const int item = tid + it * ig_threads;
             if (item >= G::x_items) continue;
-            const int k = item >> 4, cp = item & 15;
-            // Window offset of element e of group k: q = 8 k + e - 7 (the window starts at t0 s - 1,
-            // the first group at t0 s - 8).
-            const std::uint32_t lo[4] = {xr[it][0].x, xr[it][0].y, xr[it][0].z, xr[it][0].w};
-            const std::uint32_t hi[4] = {xr[it][1].x, xr[it][1].y, xr[it][1].z, xr[it][1].w};
+            const int c = item % ig_ci, pair = item / ig_ci;
 #pragma unroll
-            for (int e = 0; e < 8; ++e) {
-                const int e1 = (e + rot) & 7;
-                const std::uint32_t w0 = __byte_perm(lo[e >> 1], hi[e >> 1], (e & 1) ? 0x7632 : 0x5410);
-                const std::uint32_t w1 = __byte_perm(lo[e1 >> 1], hi[e1 >> 1], (e1 & 1) ? 0x7632 : 0x5410);
-                const int q = 8 * k + (odd ? e1 : e) - 7;
-                if (q >= 0 && q < G::window) {
-                    const int plane = S == 1 ? 0 : (q & 1), r = S == 1 ? q : (q >> 1);
-                    *reinterpret_cast<std::uint32_t*>(xs + (plane * G::x_rows + r) * ig_pitch + 2 * cp) = odd ? w1 : w0;
+            for (int h = 0; h < 2; ++h) {
+                const int g = g_first + 2 * pair + h;
+                const T* e8 = reinterpret_cast<const T*>(&xr[it][h]);
+#pragma unroll
+                for (int e = 0; e < 8; ++e) {
+                    const int q = 8 * g + e - p_first;
+                    if (q >= 0 && q < ig_bn * S + 2) xs[((q % S) * G::x_rows + q / S) * ig_pitch + c] = e8[e];
                 }
             }
         }
@@ -208,10 +198,9 @@ __global__ void __launch_bounds__(ig_threads, 2)
                 for (int i = 0; i < 4; ++i) ldsm_x4(af[i], smem_u32(as + (tap * ig_bm + a_row + i * 16) * ig_pitch + kk + a_k));
 #pragma unroll
                 for (int jp = 0; jp < 2; ++jp) {
-                    // Window offset q = n s + tap: plane q % s, row q / s, in closed form.
-                    const int plane = S == 1 ? 0 : (tap & 1), r0 = b_n + jp * 16 + (S == 1 ? tap : (tap >> 1));
+                    const int q = (b_n + jp * 16) * S + tap;
                     std::uint32_t r[4];
-                    ldsm_x4(r, smem_u32(xs + (plane * G::x_rows + r0) * ig_pitch + kk + b_k));
+                    ldsm_x4(r, smem_u32(xs + ((q % S) * G::x_rows + q / S) * ig_pitch + kk + b_k));
                     bf[2 * jp][0] = r[0];
                     bf[2 * jp][1] = r[1];
                     bf[2 * jp + 1][0] = r[2];
