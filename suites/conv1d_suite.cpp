@@ -6,6 +6,7 @@
 #include "harness/check.hpp"
 #include "harness/parallel.hpp"
 #include "kernels/conv1d/conv1d.hpp"
+#include "kernels/conv1d/cudnn_conv.hpp"
 #include "references/conv1d_reference.hpp"
 #include "suites/suite_util.hpp"
 #include "suites/suites.hpp"
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -425,6 +427,34 @@ traffic_model naive_model(const case_desc& c) {
     return m;
 }
 
+// The tensor-core implicit GEMM: the same compulsory traffic, plus its packed copy of the weights
+// (written once and read back per call), on the tensor cores of the storage type.
+traffic_model implicit_gemm_model(const case_desc& c) {
+    traffic_model m = fused_model(c);
+    if (op_of(c) == op_dense) {
+        const double wp = static_cast<double>(
+            k::conv1d_dense_implicit_gemm_workspace_bytes(to_kernel_elem(c.type), dense_shape(c)));
+        m.bytes_read += wp;
+        m.bytes_written += wp;
+    }
+    m.unit = c.type == dtype::bf16 ? compute_unit::tensor_bf16 : compute_unit::tensor_fp16;
+    return m;
+}
+
+// cuDNN: the compulsory traffic (the conv_f32 graph's fp32 intermediate shows up as measured
+// excess traffic); tensor cores for bf16 / fp16, fp32 FMA for fp32 (TF32 engines are vetoed).
+traffic_model cudnn_model(const case_desc& c) {
+    traffic_model m = fused_model(c);
+    if (c.type == dtype::bf16) m.unit = compute_unit::tensor_bf16;
+    if (c.type == dtype::f16) m.unit = compute_unit::tensor_fp16;
+    return m;
+}
+
+std::optional<std::string> reason_or_none(const char* why) {
+    if (why) return std::string(why);
+    return std::nullopt;
+}
+
 }  // namespace
 
 void register_conv1d(registry& reg) {
@@ -502,6 +532,55 @@ void register_conv1d(registry& reg) {
         fused_model,
         nullptr,
         {}, false, ""});
+    s.variants.push_back(variant{
+        "implicit_gemm", variant_role::fused,
+        "dense only, bf16 / fp16, after fused: the convolution as an implicit GEMM on the tensor cores (mma.sync "
+        "m16n8k16, fp32 accumulation; M = C_out, N = L_out, K = 3 C_in tap-major per 32 channels). A first kernel "
+        "repacks the weights tap-major (part of every call); 128 x 128 tiles, x transposed into shared memory so that "
+        "ldmatrix gathers each tap and stride by address; bias + GELU in the epilogue. Should buy: the tensor cores' "
+        "rate instead of fp32 FMA",
+        [](const launch_args& a) {
+            k::launch_conv1d_dense_implicit_gemm(to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0], a.workspace,
+                                                 dense_shape(a.c), a.stream);
+        },
+        implicit_gemm_model,
+        [](const case_desc& c) -> std::size_t {
+            if (op_of(c) != op_dense || c.type == dtype::f32) return 0;
+            return k::conv1d_dense_implicit_gemm_workspace_bytes(to_kernel_elem(c.type), dense_shape(c));
+        },
+        {80,
+         [](const case_desc& c) -> std::optional<std::string> {
+             if (op_of(c) != op_dense) return std::string("dense convolution only (depthwise and decode have no GEMM)");
+             return reason_or_none(k::conv1d_dense_implicit_gemm_unsupported(to_kernel_elem(c.type), dense_shape(c)));
+         },
+         "dense cases in bf16 or fp16, any sizes (ragged tiles masked); fp32 stays on the direct kernel (no TF32)"},
+        false, ""});
+    s.variants.push_back(variant{
+        "cudnn_conv", variant_role::peer,
+        "peer, dense only: cuDNN's convolution through the backend graph API, plan and engine chosen once per shape "
+        "(the fastest of heuristics' first 4 acceptable engine configs, timed outside the measurement) and cached. "
+        "The graph is conv -> + bias -> GELU_FWD (erf) in one cuDNN execution where an engine takes it; else "
+        "cuDNN's convolution to an fp32 buffer followed by one bias + GELU kernel of ours (two launches, both "
+        "timed); the chosen graph is in the plan description. Engines with reduced-precision reduction, "
+        "down-converted inputs or, for fp32, tensor cores (TF32) are refused. " + k::cudnn_conv_describe(),
+        [](const launch_args& a) {
+            k::launch_cudnn_conv(dense_shape(a.c), to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0], a.workspace,
+                                 a.workspace_bytes, a.stream);
+        },
+        cudnn_model,
+        [](const case_desc& c) -> std::size_t {
+            if (op_of(c) != op_dense) return 0;
+            return k::cudnn_conv_workspace_bytes(dense_shape(c), to_kernel_elem(c.type));
+        },
+        {0,
+         [](const case_desc& c) -> std::optional<std::string> {
+             if (op_of(c) != op_dense) return std::string("dense convolution only");
+             return reason_or_none(k::cudnn_conv_unsupported(dense_shape(c), to_kernel_elem(c.type)));
+         },
+         "dense cases that the cuDNN found at configure time accepts (skipped with the reason otherwise)"}});
+    // cuDNN does not promise bitwise-reproducible results across runs; a difference is reported
+    // "(nondet)" rather than failing the peer row.
+    s.variants.back().may_be_nondeterministic = true;
     reg.add(std::move(s));
 }
 

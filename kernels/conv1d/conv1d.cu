@@ -3,6 +3,7 @@
 #include "kernels/common/launch_check.hpp"
 #include "kernels/conv1d/conv1d.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -52,6 +53,15 @@ __global__ void add_channel_bias(float* z, const T* bias, std::size_t n, int cha
     for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
          idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
         z[idx] += ld(bias, (idx / length) % channels);
+    }
+}
+
+// The peer's epilogue: z (fp32 or the storage type) + bias, GELU, rounded once to T.
+template <typename T, typename Z>
+__global__ void bias_gelu(const Z* __restrict__ z, const T* __restrict__ bias, T* __restrict__ y, std::size_t n, int channels, int length) {
+    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
+         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        st(y, idx, gelu_erf(ld(z, idx) + ld(bias, (idx / length) % channels)));
     }
 }
 
@@ -293,6 +303,24 @@ void launch_conv1d_dense_direct(elem t, const void* x, const void* w, const void
         }
     });
     check_launch("conv1d dense direct");
+}
+
+void launch_conv1d_bias_gelu(elem t, const void* z, bool z_f32, const void* bias, void* y, int batch, int cout, int lout,
+                             cudaStream_t stream) {
+    if (batch < 1 || cout < 1 || lout < 1) throw std::invalid_argument("conv1d bias + GELU: sizes must be positive");
+    const std::size_t n = static_cast<std::size_t>(batch) * cout * lout;
+    const unsigned blocks = std::min(grid_for(n, 256), 65535u * 8);
+    dispatch_elem(t, [&](auto tag) {
+        using T = decltype(tag);
+        if (z_f32) {
+            bias_gelu<T, float><<<blocks, 256, 0, stream>>>(static_cast<const float*>(z), static_cast<const T*>(bias), static_cast<T*>(y), n,
+                                                            cout, lout);
+        } else {
+            bias_gelu<T, T><<<blocks, 256, 0, stream>>>(static_cast<const T*>(z), static_cast<const T*>(bias), static_cast<T*>(y), n, cout,
+                                                        lout);
+        }
+    });
+    check_launch("conv1d bias + GELU");
 }
 
 std::size_t conv1d_depthwise_naive_workspace_bytes(const conv1d_depthwise_shape& s) {

@@ -29,6 +29,20 @@ void launch_conv1d_dense_naive(elem t, const void* x, const void* w, const void*
 void launch_conv1d_dense_direct(elem t, const void* x, const void* w, const void* bias, void* y,
                                 const conv1d_dense_shape& s, cudaStream_t stream);
 
+// Fused implicit GEMM on the tensor cores (kernels/conv1d/implicit_gemm.cu): bf16 / fp16 only,
+// fp32 accumulation (mma.sync m16n8k16), bias and GELU in the epilogue. Any sizes (ragged tiles
+// are masked). Workspace: the weights repacked tap-major and padded to the tile grid, written by a
+// first kernel of every call. unsupported(): nullptr when the case runs, else why not.
+const char* conv1d_dense_implicit_gemm_unsupported(elem t, const conv1d_dense_shape& s);
+std::size_t conv1d_dense_implicit_gemm_workspace_bytes(elem t, const conv1d_dense_shape& s);
+void launch_conv1d_dense_implicit_gemm(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
+                                       const conv1d_dense_shape& s, cudaStream_t stream);
+
+// y = gelu_erf(z + bias[channel]) over [batch, cout, lout]: the epilogue for a library convolution
+// that cannot fuse it (the cuDNN peer). z is fp32 when z_f32, else in the storage type t.
+void launch_conv1d_bias_gelu(elem t, const void* z, bool z_f32, const void* bias, void* y, int batch, int cout, int lout,
+                             cudaStream_t stream);
+
 // Depthwise causal conv1d + bias + SiLU. Naive: three kernels through an fp32 workspace of
 // batch * channels * length floats. Fused: one pass, 8 outputs per thread from one vector load of
 // x (16-byte aligned rows) plus the width - 1 earlier inputs.
