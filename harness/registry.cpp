@@ -57,6 +57,9 @@ std::vector<variant> expand_configs(variant v, const std::function<void(const st
         variant e = v;
         e.configs.clear();
         e.config = cfg.name;
+        if (cfg.supports) e.req.supports = cfg.supports;
+        if (!cfg.domain.empty()) e.req.domain = cfg.domain;
+        if (cfg.workspace_bytes) e.workspace_bytes = cfg.workspace_bytes;
         e.description = v.description + " [configuration " + cfg.name + ": " + cfg.description + "]";
         auto launch = v.launch;
         const std::string name = cfg.name;

@@ -71,9 +71,17 @@ struct launch_args {
 // A tuning configuration of a variant (tile sizes, stages, warp split): verified and timed as its
 // own result, named in the report (`config`), selected with --config; the table shows the best
 // configuration of each case.
+// A configuration may narrow or change what its entry declares: a tile size can change the shapes
+// a kernel takes, the workspace it needs, or where it is worth timing. Each override, when set,
+// replaces the variant's own for this configuration's entry only.
 struct variant_config {
     std::string name;         // stable report key, e.g. "V0" or "bq128_bkv64_s2"
     std::string description;  // what it sets
+    // nullopt when the case is in this configuration's domain, else the reason (as
+    // requirements::supports); empty: the variant's.
+    std::function<std::optional<std::string>(const case_desc&)> supports = {};
+    std::string domain = {};                                             // empty: the variant's
+    std::function<std::size_t(const case_desc&)> workspace_bytes = {};  // empty: the variant's
 };
 
 struct requirements {

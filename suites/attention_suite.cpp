@@ -664,24 +664,19 @@ std::optional<std::string> wgmma_tma_domain(const case_desc& c, const wgmma_tma_
            "case; every configuration verifies every untimed case)";
 }
 
-// The harness expands a variant's configurations into entries that share its requirements and
-// workspace function; each wgmma_tma entry gets its own configuration's here.
-void specialize_wgmma_tma_configs(suite& s) {
-    for (auto& v : s.variants) {
-        if (v.name != "wgmma_tma") continue;
-        const wgmma_tma_config& cfg = wgmma_tma_config_named(v.config);
-        v.req.supports = [&cfg](const case_desc& c) { return wgmma_tma_domain(c, cfg); };
-        v.workspace_bytes = [&cfg](const case_desc& c) {
-            return kernels::attention_wgmma_tma_workspace_bytes(kernel_shape(c), to_kernel_elem(c.type), cfg.options);
-        };
-        v.req.domain = &cfg == &wgmma_tma_configs[0]
-                           ? "head_dim 64 and 128 (256 skipped); every sequence length, GQA, causal and not; compute "
-                             "capability 9.0 only"
-                           : !cfg.options.split_kv
-                                 ? "the cases the default configuration splits (decode-like: few query blocks, long KV)"
-                                 : "every untimed case of the default's domain; timed: causal bf16 head_dim-128 squares "
-                                   "and decode";
-    }
+// Each wgmma_tma configuration's own domain, workspace and domain text (variant_config overrides).
+variant_config wgmma_tma_variant_config(const wgmma_tma_config& cfg) {
+    variant_config v{cfg.name, cfg.description};
+    v.supports = [&cfg](const case_desc& c) { return wgmma_tma_domain(c, cfg); };
+    v.workspace_bytes = [&cfg](const case_desc& c) {
+        return kernels::attention_wgmma_tma_workspace_bytes(kernel_shape(c), to_kernel_elem(c.type), cfg.options);
+    };
+    v.domain = &cfg == &wgmma_tma_configs[0]
+                   ? "head_dim 64 and 128 (256 skipped); every sequence length, GQA, causal and not; compute capability 9.0 only"
+                   : !cfg.options.split_kv
+                         ? "the cases the default configuration splits (decode-like: few query blocks, long KV)"
+                         : "every untimed case of the default's domain; timed: causal bf16 head_dim-128 squares and decode";
+    return v;
 }
 
 }  // namespace
@@ -810,9 +805,9 @@ void register_attention(registry& reg) {
                                                 wgmma_tma_config_named(a.config).options);
         },
         fused_model,
-        {},  // per configuration, set below
+        {},  // per configuration
         {90, {}, ""}});
-    for (const auto& cfg : wgmma_tma_configs) s.variants.back().configs.push_back({cfg.name, cfg.description});
+    for (const auto& cfg : wgmma_tma_configs) s.variants.back().configs.push_back(wgmma_tma_variant_config(cfg));
     s.variants.push_back(variant{
         "wgmma_fp8qk", variant_role::fused,
         "issue 19 item 4, after wgmma_tma: Q and K as E4M3 codes with one fp32 scale per (batch, head), Q K^T on wgmma "
@@ -899,10 +894,8 @@ void register_attention(registry& reg) {
         return out;
     };
     std::erase_if(s.variants, [](const variant& v) { return v.name == "wgmma_fp8qk"; });
-    suite& added = reg.add(std::move(s));
-    specialize_wgmma_tma_configs(added);
-    suite& added_fp8 = reg.add(std::move(f));
-    specialize_wgmma_tma_configs(added_fp8);
+    reg.add(std::move(s));
+    reg.add(std::move(f));
 }
 
 }  // namespace fusebench

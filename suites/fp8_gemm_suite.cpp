@@ -484,13 +484,13 @@ std::optional<std::string> wgmma_block_domain(const case_desc& c, const wgmma_bl
            "untimed case)";
 }
 
-void specialize_wgmma_block_configs(suite& s) {
-    for (auto& v : s.variants) {
-        if (v.name != "wgmma_block") continue;
-        const wgmma_block_config& cfg = wgmma_block_config_named(v.config);
-        v.req.supports = [&cfg](const case_desc& c) { return wgmma_block_domain(c, cfg); };
-        if (&cfg != &wgmma_block_configs[0]) v.req.domain = "every untimed case of the default's domain; timed at M >= 4096";
-    }
+// Each wgmma_block configuration's own domain (variant_config overrides; the workspace is the
+// variant's: it depends on the shape only).
+variant_config wgmma_block_variant_config(const wgmma_block_config& cfg) {
+    variant_config v{cfg.name, cfg.description};
+    v.supports = [&cfg](const case_desc& c) { return wgmma_block_domain(c, cfg); };
+    if (&cfg != &wgmma_block_configs[0]) v.domain = "every untimed case of the default's domain; timed at M >= 4096";
+    return v;
 }
 
 shape_support fp8_gemm_shapes() {
@@ -594,10 +594,9 @@ void register_fp8_gemm(registry& reg) {
     wg.req = {90, [](const case_desc& c) { return unsupported(k::fp8_gemm_wgmma_unsupported(kernel_shape(c))); },
               "every shape (M, N, K below 2^31) on compute capability 9.0 with this build's sm_90a code; K not a multiple "
               "of 16 costs a padded copy of A and B into the workspace (TMA's 16-byte row pitch)"};
-    for (const auto& cfg : wgmma_block_configs) wg.configs.push_back({cfg.name, cfg.description});
+    for (const auto& cfg : wgmma_block_configs) wg.configs.push_back(wgmma_block_variant_config(cfg));
     s.variants.push_back(std::move(wg));
-    suite& added = reg.add(std::move(s));
-    specialize_wgmma_block_configs(added);
+    reg.add(std::move(s));
 }
 
 }  // namespace fusebench

@@ -69,6 +69,42 @@ TEST_CASE("a variant's configurations become entries of their own, each launched
     CHECK_THROWS_AS(reg.add_variant("glu", dup), std::invalid_argument);
 }
 
+TEST_CASE("a configuration's own domain and workspace replace the variant's for its entry only", "[configs]") {
+    registry reg;
+    register_all(reg);
+    std::vector<std::string> launched;
+    variant v = tuned(&launched);
+    v.req.supports = [](const case_desc&) -> std::optional<std::string> { return std::nullopt; };
+    v.req.domain = "every case";
+    v.workspace_bytes = [](const case_desc&) { return std::size_t{16}; };
+    // V1 narrows the domain; V2 needs more workspace; V0 keeps the variant's.
+    v.configs[1].supports = [](const case_desc& c) -> std::optional<std::string> {
+        if (c.name == "small") return std::nullopt;
+        return std::string("V1 takes the small case only");
+    };
+    v.configs[1].domain = "the small case";
+    v.configs[2].workspace_bytes = [](const case_desc&) { return std::size_t{4096}; };
+    reg.add_variant("glu", v);
+    std::vector<const variant*> e;
+    for (const auto& x : reg.find("glu")->variants)
+        if (x.name == "tuned") e.push_back(&x);
+    REQUIRE(e.size() == 3);
+    case_desc small, big;
+    small.name = "small";
+    big.name = "big";
+    CHECK_FALSE(e[0]->req.supports(big).has_value());
+    CHECK(e[0]->req.domain == "every case");
+    CHECK(e[0]->workspace_bytes(big) == 16);
+    CHECK_FALSE(e[1]->req.supports(small).has_value());
+    REQUIRE(e[1]->req.supports(big).has_value());
+    CHECK(*e[1]->req.supports(big) == "V1 takes the small case only");
+    CHECK(e[1]->req.domain == "the small case");
+    CHECK(e[1]->workspace_bytes(big) == 16);
+    CHECK_FALSE(e[2]->req.supports(big).has_value());
+    CHECK(e[2]->req.domain == "every case");
+    CHECK(e[2]->workspace_bytes(big) == 4096);
+}
+
 TEST_CASE("the report names the configuration and the table keeps the fastest passing one", "[configs]") {
     std::vector<variant_result> rs(4);
     const double medians[] = {30.0, 20.0, 10.0, 5.0};
