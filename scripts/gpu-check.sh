@@ -2,7 +2,8 @@
 # One call on the GPU machine: configure, build, run the GPU tests and the suites, write the
 # report(s) and logs under $OUT (or ./out). Usage: scripts/gpu-check.sh [fusebench run args...]
 # Environment: FUSEBENCH_SKIP_TESTS=1 skips ctest; FUSEBENCH_CTEST_JOBS=N (default 1); FUSEBENCH_EXTRA="cmd"
-# runs a command at the end.
+# runs a command at the end; FUSEBENCH_BUNDLE_LOGS=1 packs every file under $OUT but the report and
+# run.txt into logs.tgz at the end (a device call returns at most 8 files).
 # Reports name the build's commit: on a copy of the tree without .git, run scripts/stamp-commit.sh
 # here first and send the (git-ignored) .fusebench-commit along with the tree.
 set -uo pipefail
@@ -38,3 +39,7 @@ if [ -n "${FUSEBENCH_EXTRA:-}" ]; then
   bash -c "$FUSEBENCH_EXTRA" >"$out/extra.log" 2>&1; echo "extra rc=$?"
 fi
 cat "$out/run.txt"
+if [ "${FUSEBENCH_BUNDLE_LOGS:-0}" = 1 ]; then
+  (cd "$out" && find . -maxdepth 1 -type f ! -name logs.tgz ! -name "$label.json" ! -name run.txt ! -name .bundle -printf '%f\n' >.bundle &&
+    tar czf logs.tgz -T .bundle && xargs rm -f <.bundle && rm -f .bundle)
+fi
