@@ -1,7 +1,8 @@
 // Device helpers shared by the Hopper attention kernels (kernels/attention/hopper.cu, variant
 // wgmma_tma, and kernels/attention/hopper_fp8.cu, variant wgmma_fp8qk): shared-memory addresses,
-// wgmma fences and descriptors, the online-softmax step, mbarriers and TMA loads. Moved out of
-// hopper.cu unchanged (every function is force-inlined, so wgmma_tma compiles to the same code).
+// the online-softmax step and its register helpers, plus the sm_90a primitives of
+// kernels/common/sm90.cuh. Moved out of hopper.cu unchanged (every function is force-inlined, so
+// wgmma_tma compiles to the same code).
 // sm_90a only: include where FUSEBENCH_HOPPER_DEVICE_CODE is defined (see hopper.cu).
 #pragma once
 
@@ -9,38 +10,27 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "kernels/common/sm90.cuh"
+
 #include <cstdint>
 #include <type_traits>
 
 namespace fusebench::kernels::hopper {
 
-__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
+using sm90::smem_u32;
+using sm90::fence_proxy_async;
+using sm90::wgmma_fence;
+using sm90::wgmma_commit;
+using sm90::wgmma_wait;
+using sm90::reg_fence;
+using sm90::make_desc;
+using sm90::mbar_init;
+using sm90::mbar_expect_tx;
+using sm90::mbar_arrive;
+using sm90::mbar_wait;
+using sm90::tma_load_3d;
+using sm90::wgmma_fp8_op;
 
-// Orders the mbarrier initialization before the copy engine's first use of the barriers.
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wgmma_wait() {
-    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-// Ties accumulator registers to the asm that precedes / follows, so the compiler neither reads
-// them before wgmma_wait nor moves writes past the next wgmma.
-template <int N>
-__device__ __forceinline__ void reg_fence(float (&d)[N]) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
-// Shared-memory matrix descriptor, 128-byte swizzle: start address, leading and stride byte
-// offsets (all in 16-byte units); the tile base must be 1024-byte aligned (base offset 0).
-__device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo) {
-    return static_cast<std::uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>((lbo >> 4) & 0x3FFF) << 16) |
-           (static_cast<std::uint64_t>((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
-}
 
 __device__ __forceinline__ float ex2(float x) {
     float y;
@@ -135,30 +125,5 @@ __device__ __forceinline__ void scale_rows(float (&o)[D / 2], const float (&alph
     }
 }
 
-__device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
-    std::uint32_t done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-__device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2, std::uint32_t bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
-        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-        : "memory");
-}
 
 }  // namespace fusebench::kernels::hopper

@@ -45,7 +45,7 @@
 
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define FUSEBENCH_FP8_WGMMA_DEVICE_CODE 1
-#include "kernels/fp8/wgmma_fp8.cuh"
+#include "kernels/common/sm90.cuh"
 #endif
 
 namespace fusebench::kernels {
@@ -92,50 +92,19 @@ __device__ __forceinline__ void tile_coords(const params& p, int t, int& m_blk, 
     n_blk = r / rows;
 }
 
-__device__ __forceinline__ std::uint32_t smem_u32(const void* ptr) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(ptr));
-}
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
-// Ties the accumulator registers to the asm around them: no read before the wait, no write moved
-// past the next wgmma.
-__device__ __forceinline__ void reg_fence(float (&d)[64]) {
-#pragma unroll
-    for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-// Shared-memory matrix descriptor, K-major with the 128-byte swizzle: start address, leading byte
-// offset (unused by this layout), stride byte offset 1024 (8 rows of 128 bytes), all in 16-byte
-// units; the tile base must be 1024-byte aligned.
-__device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr) {
-    return static_cast<std::uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>(1) << 16) |
-           (static_cast<std::uint64_t>(1024 >> 4) << 32) | (1ull << 62);
-}
-__device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
-    std::uint32_t done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-__device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap* map, int c0, int c1, std::uint32_t bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
-        : "memory");
-}
+using sm90::mbar_arrive;
+using sm90::mbar_expect_tx;
+using sm90::mbar_init;
+using sm90::mbar_wait;
+using sm90::reg_fence;
+using sm90::smem_u32;
+using sm90::tma_load_2d;
+using sm90::wgmma_commit;
+using sm90::wgmma_fence;
+using sm90::wgmma_wait;
+// Shared-memory matrix descriptor of a K-major tile with the 128-byte swizzle: stride byte offset
+// 1024 (8 rows of 128 bytes); the leading byte offset is unused by this layout.
+__device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr) { return sm90::make_desc(addr, 16, 1024); }
 // B's half tile, multicast: written at the same offset of every CTA in `mask`, each CTA's
 // barrier at that offset credited with the bytes it received.
 __device__ __forceinline__ void tma_load_2d_multicast(std::uint32_t dst, const CUtensorMap* map, int c0, int c1, std::uint32_t bar,
@@ -265,10 +234,10 @@ __global__ void __launch_bounds__(threads, 1)
                 for (int ks = 0; ks < bk / 32; ++ks) {
                     const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
                     const std::uint64_t db = make_desc(stage_b(s) + ks * 32);
-                    mma_m64n128k32_e4m3(blk, da, db, ks > 0 ? 1 : 0);
+                    sm90::wgmma_fp8_op<bn>::ss(blk, da, db, ks > 0 ? 1 : 0);
                 }
                 wgmma_commit();
-                wgmma_wait_all();
+                wgmma_wait<0>();
                 reg_fence(blk);
                 if (lane == 0) {
                     mbar_arrive(empty(s));
