@@ -22,7 +22,7 @@
 
 #if defined(FUSEBENCH_HAVE_CUDNN) && FUSEBENCH_HAVE_CUDNN
 
-#include <cudnn.h>
+#include "kernels/common/cudnn_backend.hpp"
 
 #include <array>
 #include <chrono>
@@ -41,67 +41,24 @@
 namespace fusebench::kernels {
 namespace {
 
-// ------------------------------------------------------------------------------------------
-// errors
-
-std::string status_text(cudnnStatus_t st) {
-    std::string s = cudnnGetErrorString(st);
-    char detail[1024] = {0};
-    cudnnGetLastErrorString(detail, sizeof detail);  // 9.0+: the last failure's explanation
-    if (detail[0] != '\0') {
-        s += " (";
-        s += detail;
-        s += ")";
-    }
-    return s;
-}
-
-void check(cudnnStatus_t st, const std::string& step) {
-    if (st != CUDNN_STATUS_SUCCESS) {
-        throw std::runtime_error("cuDNN SDPA: " + step + ": " + status_text(st));
-    }
-}
-
-void check_cuda(cudaError_t e, const char* step) {
-    if (e != cudaSuccess) {
-        throw std::runtime_error(std::string("cuDNN SDPA: ") + step + ": " + cudaGetErrorName(e) + " (" +
-                                 cudaGetErrorString(e) + ")");
-    }
-}
-
-// ------------------------------------------------------------------------------------------
-// descriptors
-
-// Owns one backend descriptor.
-class descriptor {
-public:
-    explicit descriptor(cudnnBackendDescriptorType_t type) {
-        check(cudnnBackendCreateDescriptor(type, &d_), "cudnnBackendCreateDescriptor(" + std::to_string(int(type)) + ")");
-    }
-    ~descriptor() {
-        if (d_ != nullptr) cudnnBackendDestroyDescriptor(d_);
-    }
-    descriptor(const descriptor&) = delete;
-    descriptor& operator=(const descriptor&) = delete;
-    cudnnBackendDescriptor_t get() const { return d_; }
-
-private:
-    cudnnBackendDescriptor_t d_ = nullptr;
-};
-
+constexpr const char* who = "cuDNN SDPA";  // every message starts with it
+void check(cudnnStatus_t st, const std::string& step) { cudnn_backend::check(st, who, step); }
+void check_cuda(cudaError_t e, const char* step) { cudnn_backend::check_cuda(e, who, step); }
 void set_attr(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
               int64_t count, const void* value, const char* step, const char* what) {
-    check(cudnnBackendSetAttribute(d, name, type, count, value), std::string(step) + ": set " + what);
+    cudnn_backend::set_attr(d, name, type, count, value, who, step, what);
 }
-
 void finalize(cudnnBackendDescriptor_t d, const char* step) {
     check(cudnnBackendFinalize(d), std::string(step) + ": finalize");
 }
-
-// The handle attributes are marked deprecated in cuDNN 9 headers but still the way to tie a graph
-// and a plan to a device for every 9.x runtime (the device-property alternative needs 9.8).
-constexpr auto attr_opgraph_handle = static_cast<cudnnBackendAttributeName_t>(800);  // CUDNN_ATTR_OPERATIONGRAPH_HANDLE
-constexpr auto attr_plan_handle = static_cast<cudnnBackendAttributeName_t>(400);     // CUDNN_ATTR_EXECUTION_PLAN_HANDLE
+using cudnn_backend::attr_opgraph_handle;
+using cudnn_backend::attr_plan_handle;
+using cudnn_backend::descriptor;
+using cudnn_backend::dims4;
+using cudnn_backend::packed_strides;
+using cudnn_backend::runtime_version;
+using cudnn_backend::status_text;
+using cudnn_backend::version_string;
 
 // Unique ids of the tensors the caller supplies at launch.
 enum : int64_t {
@@ -117,9 +74,6 @@ enum : int64_t {
     uid_first_virtual = 100,
 };
 
-using dims4 = std::array<int64_t, 4>;
-
-dims4 packed_strides(const dims4& d) { return {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1}; }
 
 // Builds the operation graph, keeping every descriptor alive for the plan's lifetime.
 class graph_builder {
@@ -244,7 +198,7 @@ struct plan_entry {
 
 struct state {
     std::mutex mu;
-    std::map<int, cudnnHandle_t> handles;  // per device, never destroyed (teardown order)
+    cudnn_backend::handle_cache handles;  // per device, never destroyed (teardown order)
     std::map<plan_key, std::unique_ptr<plan_entry>> plans;
     std::set<std::string> reasons;  // interned, never cleared: unsupported() hands out pointers
 };
@@ -256,20 +210,7 @@ state& st() {
 
 const char* intern(state& s, std::string r) { return s.reasons.insert(std::move(r)).first->c_str(); }
 
-int runtime_version() { return static_cast<int>(cudnnGetVersion()); }
-
-std::string version_string(long v) {
-    return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
-}
-
-cudnnHandle_t handle_for(state& s, int device) {
-    auto it = s.handles.find(device);
-    if (it != s.handles.end()) return it->second;
-    cudnnHandle_t h = nullptr;
-    check(cudnnCreate(&h), "cudnnCreate on device " + std::to_string(device));
-    s.handles.emplace(device, h);
-    return h;
-}
+cudnnHandle_t handle_for(state& s, int device) { return s.handles.get(device, who); }
 
 // Reasons that need no plan. nullptr when the shape may run.
 const char* quick_reason(state& s, const attention_shape& sh, elem type) {

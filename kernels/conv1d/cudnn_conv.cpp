@@ -10,7 +10,7 @@
 
 #if defined(FUSEBENCH_HAVE_CUDNN) && FUSEBENCH_HAVE_CUDNN
 
-#include <cudnn.h>
+#include "kernels/common/cudnn_backend.hpp"
 
 #include <algorithm>
 #include <array>
@@ -29,59 +29,23 @@
 namespace fusebench::kernels {
 namespace {
 
-std::string status_text(cudnnStatus_t st) {
-    std::string s = cudnnGetErrorString(st);
-    char detail[1024] = {0};
-    cudnnGetLastErrorString(detail, sizeof detail);
-    if (detail[0] != '\0') {
-        s += " (";
-        s += detail;
-        s += ")";
-    }
-    return s;
-}
-
-void check(cudnnStatus_t st, const std::string& step) {
-    if (st != CUDNN_STATUS_SUCCESS) throw std::runtime_error("cuDNN conv: " + step + ": " + status_text(st));
-}
-
-void check_cuda(cudaError_t e, const char* step) {
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        throw std::runtime_error(std::string("cuDNN conv: ") + step + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-    }
-}
-
-// Owns one backend descriptor (move-only through unique_ptr; never copied: cuDNN owns the state).
-class descriptor {
-public:
-    explicit descriptor(cudnnBackendDescriptorType_t type) {
-        check(cudnnBackendCreateDescriptor(type, &d_), "cudnnBackendCreateDescriptor(" + std::to_string(int(type)) + ")");
-    }
-    ~descriptor() {
-        if (d_ != nullptr) cudnnBackendDestroyDescriptor(d_);
-    }
-    descriptor(const descriptor&) = delete;
-    descriptor& operator=(const descriptor&) = delete;
-    cudnnBackendDescriptor_t get() const { return d_; }
-
-private:
-    cudnnBackendDescriptor_t d_ = nullptr;
-};
-
+constexpr const char* who = "cuDNN conv";  // every message starts with it
+void check(cudnnStatus_t st, const std::string& step) { cudnn_backend::check(st, who, step); }
+void check_cuda(cudaError_t e, const char* step) { cudnn_backend::check_cuda(e, who, step); }
 void set_attr(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, int64_t count,
               const void* value, const std::string& step, const char* what) {
-    check(cudnnBackendSetAttribute(d, name, type, count, value), step + ": set " + what);
+    cudnn_backend::set_attr(d, name, type, count, value, who, step, what);
 }
-
-// Deprecated in the 9.x headers, still how a graph and a plan are tied to a device on every 9.x runtime.
-constexpr auto attr_opgraph_handle = static_cast<cudnnBackendAttributeName_t>(800);  // CUDNN_ATTR_OPERATIONGRAPH_HANDLE
-constexpr auto attr_plan_handle = static_cast<cudnnBackendAttributeName_t>(400);     // CUDNN_ATTR_EXECUTION_PLAN_HANDLE
+using cudnn_backend::attr_opgraph_handle;
+using cudnn_backend::attr_plan_handle;
+using cudnn_backend::descriptor;
+using cudnn_backend::dims4;
+using cudnn_backend::packed_strides;
+using cudnn_backend::runtime_version;
+using cudnn_backend::status_text;
+using cudnn_backend::version_string;
 
 enum : int64_t { uid_x = 1, uid_w = 2, uid_bias = 3, uid_y = 4, uid_z = 5, uid_first_virtual = 100 };
-
-using dims4 = std::array<int64_t, 4>;
-dims4 packed(const dims4& d) { return {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1}; }
 
 enum class graph_kind { fused, conv_f32 };
 const char* kind_name(graph_kind k) { return k == graph_kind::fused ? "fused" : "conv_f32"; }
@@ -111,7 +75,7 @@ struct plan_entry {
 
 struct state {
     std::mutex mu;
-    std::map<int, cudnnHandle_t> handles;
+    cudnn_backend::handle_cache handles;  // per device, never destroyed (teardown order)
     std::map<plan_key, std::unique_ptr<plan_entry>> plans;
     std::set<std::string> reasons;
 };
@@ -123,19 +87,7 @@ state& st() {
 
 const char* intern(state& s, std::string r) { return s.reasons.insert(std::move(r)).first->c_str(); }
 
-int runtime_version() { return static_cast<int>(cudnnGetVersion()); }
-std::string version_string(long v) {
-    return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
-}
-
-cudnnHandle_t handle_for(state& s, int device) {
-    auto it = s.handles.find(device);
-    if (it != s.handles.end()) return it->second;
-    cudnnHandle_t h = nullptr;
-    check(cudnnCreate(&h), "cudnnCreate on device " + std::to_string(device));
-    s.handles.emplace(device, h);
-    return h;
-}
+cudnnHandle_t handle_for(state& s, int device) { return s.handles.get(device, who); }
 
 cudnnDataType_t io_type(elem t) {
     switch (t) {
@@ -174,10 +126,10 @@ cudnnBackendDescriptor_t build_graph(std::vector<std::unique_ptr<descriptor>>& k
     const int64_t N = k.batch, C = k.cin, K = k.cout, L = k.length, LO = out_length(k);
     const dims4 x_dims{N, C, 1, L}, w_dims{K, C, 1, 3}, y_dims{N, K, 1, LO}, b_dims{1, K, 1, 1};
 
-    auto x = tensor(uid_x, io, x_dims, packed(x_dims), false);
-    auto w = tensor(uid_w, io, w_dims, packed(w_dims), false);
-    auto z = kind == graph_kind::fused ? tensor(next_virtual++, f32, y_dims, packed(y_dims), true)
-                                       : tensor(uid_z, f32, y_dims, packed(y_dims), false);
+    auto x = tensor(uid_x, io, x_dims, packed_strides(x_dims), false);
+    auto w = tensor(uid_w, io, w_dims, packed_strides(w_dims), false);
+    auto z = kind == graph_kind::fused ? tensor(next_virtual++, f32, y_dims, packed_strides(y_dims), true)
+                                       : tensor(uid_z, f32, y_dims, packed_strides(y_dims), false);
 
     {
         const std::string step = "convolution descriptor";
@@ -221,9 +173,9 @@ cudnnBackendDescriptor_t build_graph(std::vector<std::unique_ptr<descriptor>>& k
             check(cudnnBackendFinalize(op), std::string(step) + ": finalize op");
             ops.push_back(op);
         };
-        auto bias = tensor(uid_bias, io, b_dims, packed(b_dims), false);
-        auto zb = tensor(next_virtual++, f32, y_dims, packed(y_dims), true);
-        auto y = tensor(uid_y, io, y_dims, packed(y_dims), false);
+        auto bias = tensor(uid_bias, io, b_dims, packed_strides(b_dims), false);
+        auto zb = tensor(next_virtual++, f32, y_dims, packed_strides(y_dims), true);
+        auto y = tensor(uid_y, io, y_dims, packed_strides(y_dims), false);
         pointwise("bias add", CUDNN_POINTWISE_ADD, z, bias, zb);
         pointwise("gelu", CUDNN_POINTWISE_GELU_FWD, zb, nullptr, y);
     }
