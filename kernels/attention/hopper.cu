@@ -26,16 +26,15 @@
 #include "kernels/attention/hopper.hpp"
 #include "kernels/attention/flash_mma.cuh"
 #include "kernels/common/launch_check.hpp"
+#include "kernels/common/sm90_host.hpp"
 #include "kernels/common/workspace.hpp"
 
 #include <cuda.h>
-#include <cudaTypedefs.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -287,60 +286,18 @@ __global__ void attention_wgmma_tma_probe_kernel(int* out) {
 #endif
 }
 
-// Result of the probe per device ordinal: 0 not probed yet, 1 plain sm_90 code, 2 sm_90a code. A
-// cache of a fact of the loaded module, written once per device (racing writers write the same).
-constexpr int max_devices = 64;
-std::atomic<int> probe_cache[max_devices];
-
-bool sm90a_code_runs(int dev) {
-    if (dev < 0 || dev >= max_devices) return false;
-    const int known = probe_cache[dev].load();
-    if (known != 0) return known == 2;
-    int* d_flag = nullptr;
-    int h_flag = 0;
-    if (cudaMalloc(&d_flag, sizeof(int)) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    bool ok = cudaMemset(d_flag, 0, sizeof(int)) == cudaSuccess;
-    if (ok) {
-        attention_wgmma_tma_probe_kernel<<<1, 1>>>(d_flag);
-        ok = cudaGetLastError() == cudaSuccess && cudaMemcpy(&h_flag, d_flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
-    }
-    cudaFree(d_flag);
-    if (!ok) {
-        cudaGetLastError();
-        return false;
-    }
-    probe_cache[dev].store(h_flag == 1 ? 2 : 1);
-    return h_flag == 1;
-}
+sm90::sm90a_probe sm90a_code{reinterpret_cast<const void*>(&attention_wgmma_tma_probe_kernel)};
 
 // 3-D tensor map over [bh][seq][D] (innermost first: D, seq, bh), box 64 x rows x 1, 128-byte
 // swizzle: a box is one column block of a tile of `rows` rows; rows past seq are zero-filled.
-// The driver's encoder through the runtime's entry-point query (no link against libcuda);
-// nullptr where the driver does not provide it.
-PFN_cuTensorMapEncodeTiled_v12000 lookup_encode() {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-        cudaGetLastError();
-        return nullptr;
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-}
 
 cudaError_t make_map(CUtensorMap* map, const void* ptr, int bh, int seq, int d, int rows, bool f16) {
-    static const PFN_cuTensorMapEncodeTiled_v12000 encode = lookup_encode();  // once per process
-    if (encode == nullptr) return cudaErrorNotSupported;
+    if (sm90::tensor_map_encoder() == nullptr) return cudaErrorNotSupported;
     const cuuint64_t dims[3] = {static_cast<cuuint64_t>(d), static_cast<cuuint64_t>(seq), static_cast<cuuint64_t>(bh)};
     const cuuint64_t strides[2] = {static_cast<cuuint64_t>(d) * 2, static_cast<cuuint64_t>(seq) * d * 2};  // [bytes]
     const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(rows), 1};
-    const cuuint32_t elem_strides[3] = {1, 1, 1};
-    const CUresult r = encode(map, f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(ptr),
-                              dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUresult r = sm90::encode_tiled_swizzle128(map, f16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3,
+                                                     ptr, dims, strides, box);
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
@@ -463,7 +420,7 @@ const char* attention_wgmma_tma_unsupported(const attention_shape& s, elem type,
         return "no CUDA device";
     }
     if (major != 9 || minor != 0) return "sm_90a code: compute capability 9.0 (H100/H200) only";
-    if (!hopper::sm90a_code_runs(dev)) return "the loader did not pick this build's sm_90a code on this device";
+    if (!hopper::sm90a_code.runs(dev)) return "the loader did not pick this build's sm_90a code on this device";
     return nullptr;
 }
 

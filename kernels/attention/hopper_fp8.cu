@@ -16,10 +16,10 @@
 #include "kernels/attention/flash_mma.cuh"
 #include "kernels/attention/hopper.hpp"
 #include "kernels/common/launch_check.hpp"
+#include "kernels/common/sm90_host.hpp"
 #include "kernels/common/workspace.hpp"
 
 #include <cuda.h>
-#include <cudaTypedefs.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -239,29 +239,15 @@ __global__ void __launch_bounds__(384, 1)
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 lookup_encode() {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-        cudaGetLastError();
-        return nullptr;
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-}
-
 // 3-D tensor map over [bh][seq][d] elements of `bytes` each, box box_inner x rows x 1, 128-byte
 // swizzle (box_inner * bytes = 128: one swizzle atom per row); rows past seq are zero-filled.
 cudaError_t make_map(CUtensorMap* map, const void* ptr, CUtensorMapDataType type, int bytes, int bh, int seq, int d,
                      int box_inner, int rows) {
-    static const PFN_cuTensorMapEncodeTiled_v12000 encode = lookup_encode();  // once per process
-    if (encode == nullptr) return cudaErrorNotSupported;
+    if (sm90::tensor_map_encoder() == nullptr) return cudaErrorNotSupported;
     const cuuint64_t dims[3] = {static_cast<cuuint64_t>(d), static_cast<cuuint64_t>(seq), static_cast<cuuint64_t>(bh)};
     const cuuint64_t strides[2] = {static_cast<cuuint64_t>(d) * bytes, static_cast<cuuint64_t>(seq) * d * bytes};  // [bytes]
     const cuuint32_t box[3] = {static_cast<cuuint32_t>(box_inner), static_cast<cuuint32_t>(rows), 1};
-    const cuuint32_t elem_strides[3] = {1, 1, 1};
-    const CUresult r = encode(map, type, 3, const_cast<void*>(ptr), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUresult r = sm90::encode_tiled_swizzle128(map, type, 3, ptr, dims, strides, box);
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 

@@ -27,11 +27,11 @@
 // -gencode arch=compute_90a,code=sm_90a to this file, and the plain sm_90 pass compiles the kernel
 // body away. A probe kernel checks at run time which of the two the loader picked.
 #include "kernels/common/launch_check.hpp"
+#include "kernels/common/sm90_host.hpp"
 #include "kernels/common/workspace.hpp"
 #include "kernels/fp8/gemm.hpp"
 
 #include <cuda.h>
-#include <cudaTypedefs.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -334,38 +334,14 @@ __global__ void fp8_gemm_wgmma_probe_kernel(int* out) {
 #endif
 }
 
-// Per device ordinal: 0 not probed yet, 1 plain sm_90 code, 2 sm_90a code. A cache of a fact of
-// the loaded module, written once per device (racing writers write the same value).
+sm90::sm90a_probe sm90a_code{reinterpret_cast<const void*>(&fp8_gemm_wgmma_probe_kernel)};
+
+// Per device ordinal, facts of the device written once (racing writers write the same value).
 constexpr int max_devices = 64;
-std::atomic<int> probe_cache[max_devices];
 std::atomic<int> sm_count_cache[max_devices];
 std::atomic<int> cluster_capacity_cache[max_devices];  // clusters of 2 CTAs resident at once
 
 int cluster_capacity(int dev) { return dev >= 0 && dev < max_devices ? cluster_capacity_cache[dev].load() : 0; }
-
-bool sm90a_code_runs(int dev) {
-    if (dev < 0 || dev >= max_devices) return false;
-    const int known = probe_cache[dev].load();
-    if (known != 0) return known == 2;
-    int* d_flag = nullptr;
-    int h_flag = 0;
-    if (cudaMalloc(&d_flag, sizeof(int)) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    bool ok = cudaMemset(d_flag, 0, sizeof(int)) == cudaSuccess;
-    if (ok) {
-        fp8_gemm_wgmma_probe_kernel<<<1, 1>>>(d_flag);
-        ok = cudaGetLastError() == cudaSuccess && cudaMemcpy(&h_flag, d_flag, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
-    }
-    cudaFree(d_flag);
-    if (!ok) {
-        cudaGetLastError();
-        return false;
-    }
-    probe_cache[dev].store(h_flag == 1 ? 2 : 1);
-    return h_flag == 1;
-}
 
 int sm_count(int dev) {
     if (dev >= 0 && dev < max_devices) {
@@ -378,32 +354,16 @@ int sm_count(int dev) {
     return sms;
 }
 
-// The driver's tensor-map encoder through the runtime's entry-point query (no link against
-// libcuda); nullptr where the driver does not provide it.
-PFN_cuTensorMapEncodeTiled_v12000 lookup_encode() {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess) {
-        cudaGetLastError();
-        return nullptr;
-    }
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-}
-
 // 2-D map over [rows][cols] elements at `pitch` bytes, box box_cols x box_rows, 128-byte swizzle
 // (box_cols x element size = 128 bytes); what lies past rows or cols reads as zero (loads) or is
 // not written (stores).
 void make_map(CUtensorMap* map, CUtensorMapDataType type, const void* ptr, std::size_t rows, std::size_t cols, std::size_t pitch,
               int box_cols, int box_rows, const char* what) {
-    static const PFN_cuTensorMapEncodeTiled_v12000 encode = lookup_encode();  // once per process
-    if (encode == nullptr) throw std::runtime_error("fp8_gemm wgmma: the driver provides no cuTensorMapEncodeTiled");
+    if (sm90::tensor_map_encoder() == nullptr) throw std::runtime_error("fp8_gemm wgmma: the driver provides no cuTensorMapEncodeTiled");
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
     const cuuint64_t strides[1] = {static_cast<cuuint64_t>(pitch)};  // [bytes]
     const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-    const cuuint32_t elem_strides[2] = {1, 1};
-    const CUresult r = encode(map, type, 2, const_cast<void*>(ptr), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUresult r = sm90::encode_tiled_swizzle128(map, type, 2, ptr, dims, strides, box);
     if (r != CUDA_SUCCESS) {
         throw std::runtime_error(std::string("fp8_gemm wgmma: cuTensorMapEncodeTiled(") + what + ") failed with CUresult " +
                                  std::to_string(static_cast<int>(r)));
@@ -445,7 +405,7 @@ const char* fp8_gemm_wgmma_unsupported(const fp8_gemm_shape& s) {
         return "no CUDA device";
     }
     if (major != 9 || minor != 0) return "sm_90a code: compute capability 9.0 (H100/H200) only";
-    if (!fp8_wgmma::sm90a_code_runs(dev)) return "the loader did not pick this build's sm_90a code on this device";
+    if (!fp8_wgmma::sm90a_code.runs(dev)) return "the loader did not pick this build's sm_90a code on this device";
     return nullptr;
 }
 
