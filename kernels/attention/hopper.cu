@@ -413,15 +413,7 @@ const char* attention_wgmma_tma_unsupported(const attention_shape& s, elem type,
     if (s.head_dim != 64 && s.head_dim != 128) return "head_dim 64 or 128 only (256 is not written yet)";
     if (!hopper::known_tiling(opt)) return "(bn, stages) must be (128, 2), (128, 3) or (64, 3)";
     if (s.heads_q > 65535 || s.batch > 65535) return "more than 65535 heads or batches (grid y/z limits)";
-    int dev = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
-        cudaGetLastError();
-        return "no CUDA device";
-    }
-    if (major != 9 || minor != 0) return "sm_90a code: compute capability 9.0 (H100/H200) only";
-    if (!hopper::sm90a_code.runs(dev)) return "the loader did not pick this build's sm_90a code on this device";
-    return nullptr;
+    return hopper::sm90a_code.current_device_unsupported();
 }
 
 wgmma_tma_plan attention_wgmma_tma_plan(const attention_shape& s, elem type, const wgmma_tma_options& opt) {

@@ -44,6 +44,20 @@ public:
         return h_flag == 1;
     }
 
+    // nullptr where the current device has compute capability 9.0 and runs this unit's sm_90a
+    // code, else why not.
+    const char* current_device_unsupported() {
+        int dev = 0, major = 0, minor = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+            cudaGetLastError();
+            return "no CUDA device";
+        }
+        if (major != 9 || minor != 0) return "sm_90a code: compute capability 9.0 (H100/H200) only";
+        if (!runs(dev)) return "the loader did not pick this build's sm_90a code on this device";
+        return nullptr;
+    }
+
 private:
     static constexpr int max_devices = 64;
     const void* m_kernel;

@@ -398,15 +398,7 @@ const char* fp8_gemm_wgmma_shape_unsupported(const fp8_gemm_shape& s) {
 
 const char* fp8_gemm_wgmma_unsupported(const fp8_gemm_shape& s) {
     if (const char* why = fp8_gemm_wgmma_shape_unsupported(s)) return why;
-    int dev = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
-        cudaGetLastError();
-        return "no CUDA device";
-    }
-    if (major != 9 || minor != 0) return "sm_90a code: compute capability 9.0 (H100/H200) only";
-    if (!fp8_wgmma::sm90a_code.runs(dev)) return "the loader did not pick this build's sm_90a code on this device";
-    return nullptr;
+    return fp8_wgmma::sm90a_code.current_device_unsupported();
 }
 
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
