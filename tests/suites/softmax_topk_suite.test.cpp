@@ -248,6 +248,40 @@ TEST_CASE("softmax_topk launchers reject K > V, K < 1 and K above their caps", "
 
 namespace {
 
+// Runs an fp32 softmax_topk launcher on x [rows, V] and requires the exact answer: the K largest
+// by value descending, ties (and -inf entries) by lower index, probabilities within 1e-5 relative
+// of the fp64 softmax.
+void expect_exact_topk(void (*launch)(const kernels::softmax_topk_args&, cudaStream_t), const std::vector<float>& x,
+                       std::int64_t rows, std::int64_t V, std::int64_t K) {
+    device_buffer d_x(x.size() * sizeof(float));
+    CUDA_CHECK(cudaMemcpy(d_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
+    device_buffer d_p(static_cast<std::size_t>(rows * K) * 4), d_i(static_cast<std::size_t>(rows * K) * 4);
+    kernels::softmax_topk_args a{kernels::elem::f32, d_x.get(), static_cast<float*>(d_p.get()),
+                                 static_cast<std::int32_t*>(d_i.get()), rows, V, K};
+    launch(a, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> p(static_cast<std::size_t>(rows * K));
+    std::vector<std::int32_t> idx(static_cast<std::size_t>(rows * K));
+    CUDA_CHECK(cudaMemcpy(p.data(), d_p.get(), p.size() * 4, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(idx.data(), d_i.get(), idx.size() * 4, cudaMemcpyDeviceToHost));
+    for (std::int64_t r = 0; r < rows; ++r) {
+        std::vector<std::int32_t> order(static_cast<std::size_t>(V));
+        std::iota(order.begin(), order.end(), 0);
+        const float* row = x.data() + r * V;
+        std::stable_sort(order.begin(), order.end(), [&](std::int32_t u, std::int32_t v) { return row[u] > row[v]; });
+        double m = -std::numeric_limits<double>::infinity(), s = 0.0;
+        for (std::int64_t j = 0; j < V; ++j) m = std::max(m, static_cast<double>(row[j]));
+        for (std::int64_t j = 0; j < V; ++j) s += std::exp(static_cast<double>(row[j]) - m);
+        for (std::int64_t q = 0; q < K; ++q) {
+            CAPTURE(K, r, q);
+            const auto at = static_cast<std::size_t>(r * K + q);
+            REQUIRE(idx[at] == order[static_cast<std::size_t>(q)]);
+            const double want = std::exp(static_cast<double>(row[order[static_cast<std::size_t>(q)]]) - m) / s;
+            CHECK(std::abs(p[at] - want) <= 1e-5 * want);
+        }
+    }
+}
+
 run_options verify_only_options() {
     run_options o;
     o.seed = 4242;
@@ -370,34 +404,7 @@ TEST_CASE("fused_stream with fewer finite entries than K > 256 keeps them all, s
             const std::int64_t col = (j * 6 + 5) % V;                     // spread over the row
             x[static_cast<std::size_t>(r * V + col)] = std::sin(0.37f * static_cast<float>(j)) * 4.0f;  // distinct
         }
-    device_buffer d_x(x.size() * sizeof(float));
-    CUDA_CHECK(cudaMemcpy(d_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
-    device_buffer d_p(static_cast<std::size_t>(rows * K) * 4), d_i(static_cast<std::size_t>(rows * K) * 4);
-    kernels::softmax_topk_args a{kernels::elem::f32, d_x.get(), static_cast<float*>(d_p.get()),
-                                 static_cast<std::int32_t*>(d_i.get()), rows, V, K};
-    kernels::launch_softmax_topk_fused_stream(a, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> p(static_cast<std::size_t>(rows * K));
-    std::vector<std::int32_t> idx(static_cast<std::size_t>(rows * K));
-    CUDA_CHECK(cudaMemcpy(p.data(), d_p.get(), p.size() * 4, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(idx.data(), d_i.get(), idx.size() * 4, cudaMemcpyDeviceToHost));
-    for (std::int64_t r = 0; r < rows; ++r) {
-        // Expected: finite entries by value descending (then index), then the -inf entries by index.
-        std::vector<std::int32_t> order(static_cast<std::size_t>(V));
-        std::iota(order.begin(), order.end(), 0);
-        const float* row = x.data() + r * V;
-        std::stable_sort(order.begin(), order.end(), [&](std::int32_t u, std::int32_t v) { return row[u] > row[v]; });
-        double m = ninf, s = 0.0;
-        for (std::int64_t j = 0; j < V; ++j) m = std::max(m, static_cast<double>(row[j]));
-        for (std::int64_t j = 0; j < V; ++j) s += std::exp(static_cast<double>(row[j]) - m);
-        for (std::int64_t q = 0; q < K; ++q) {
-            CAPTURE(K, r, q);
-            const auto at = static_cast<std::size_t>(r * K + q);
-            REQUIRE(idx[at] == order[static_cast<std::size_t>(q)]);
-            const double want = std::exp(static_cast<double>(row[order[static_cast<std::size_t>(q)]]) - m) / s;
-            CHECK(std::abs(p[at] - want) <= 1e-5 * want);
-        }
-    }
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K);
 }
 
 TEST_CASE("fused_radix takes ties at the K-th key in index order across the blocks of a cluster", "[gpu][softmax_topk]") {
@@ -416,31 +423,5 @@ TEST_CASE("fused_radix takes ties at the K-th key in index order across the bloc
         x[static_cast<std::size_t>(V + j)] = j % 1500 == 7 ? 3.0f + static_cast<float>(j) * 1e-4f : 0.5f;
         x[static_cast<std::size_t>(2 * V + j)] = 4.0f - static_cast<float>(j) * 1e-4f;
     }
-    device_buffer d_x(x.size() * sizeof(float));
-    CUDA_CHECK(cudaMemcpy(d_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
-    device_buffer d_p(static_cast<std::size_t>(rows * K) * 4), d_i(static_cast<std::size_t>(rows * K) * 4);
-    kernels::softmax_topk_args a{kernels::elem::f32, d_x.get(), static_cast<float*>(d_p.get()),
-                                 static_cast<std::int32_t*>(d_i.get()), rows, V, K};
-    kernels::launch_softmax_topk_fused_radix(a, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<float> p(static_cast<std::size_t>(rows * K));
-    std::vector<std::int32_t> idx(static_cast<std::size_t>(rows * K));
-    CUDA_CHECK(cudaMemcpy(p.data(), d_p.get(), p.size() * 4, cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(idx.data(), d_i.get(), idx.size() * 4, cudaMemcpyDeviceToHost));
-    for (std::int64_t r = 0; r < rows; ++r) {
-        std::vector<std::int32_t> order(static_cast<std::size_t>(V));
-        std::iota(order.begin(), order.end(), 0);
-        const float* row = x.data() + r * V;
-        std::stable_sort(order.begin(), order.end(), [&](std::int32_t u, std::int32_t v) { return row[u] > row[v]; });
-        double m = -std::numeric_limits<double>::infinity(), s = 0.0;
-        for (std::int64_t j = 0; j < V; ++j) m = std::max(m, static_cast<double>(row[j]));
-        for (std::int64_t j = 0; j < V; ++j) s += std::exp(static_cast<double>(row[j]) - m);
-        for (std::int64_t q = 0; q < K; ++q) {
-            CAPTURE(K, r, q);
-            const auto at = static_cast<std::size_t>(r * K + q);
-            REQUIRE(idx[at] == order[static_cast<std::size_t>(q)]);
-            const double want = std::exp(static_cast<double>(row[order[static_cast<std::size_t>(q)]]) - m) / s;
-            CHECK(std::abs(p[at] - want) <= 1e-5 * want);
-        }
-    }
+    expect_exact_topk(kernels::launch_softmax_topk_fused_radix, x, rows, V, K);
 }
