@@ -1,7 +1,6 @@
-// Device helpers shared by the Hopper attention kernels (kernels/attention/hopper.cu, variant
-// wgmma_tma, and kernels/attention/hopper_fp8.cu, variant wgmma_fp8qk): shared-memory addresses,
-// the online-softmax step and its register helpers, plus the sm_90a primitives of
-// kernels/common/sm90.cuh. Moved out of hopper.cu unchanged (every function is force-inlined, so
+// Device helpers of the Hopper attention kernel body (kernels/attention/hopper_fwd.cuh: variants
+// wgmma_tma and wgmma_fp8qk): the online-softmax step and its register helpers, plus the sm_90a
+// primitives of kernels/common/sm90.cuh. Moved out of hopper.cu unchanged (every function is force-inlined, so
 // wgmma_tma compiles to the same code).
 // sm_90a only: include where FUSEBENCH_HOPPER_DEVICE_CODE is defined (see hopper.cu).
 #pragma once
