@@ -196,37 +196,28 @@ struct plan_entry {
     float scale = 1.0f;
 };
 
-struct state {
-    std::mutex mu;
-    cudnn_backend::handle_cache handles;  // per device, never destroyed (teardown order)
-    std::map<plan_key, std::unique_ptr<plan_entry>> plans;
-    std::set<std::string> reasons;  // interned, never cleared: unsupported() hands out pointers
-};
+using state = cudnn_backend::plan_cache<plan_key, plan_entry>;
 
 state& st() {
     static state* s = new state();  // leaked on purpose: no destruction after the CUDA runtime
     return *s;
 }
 
-const char* intern(state& s, std::string r) { return s.reasons.insert(std::move(r)).first->c_str(); }
-
-cudnnHandle_t handle_for(state& s, int device) { return s.handles.get(device, who); }
-
 // Reasons that need no plan. nullptr when the shape may run.
 const char* quick_reason(state& s, const attention_shape& sh, elem type) {
-    if (type != elem::bf16 && type != elem::f16) return intern(s, "cuDNN SDPA takes bf16 or fp16 inputs only");
+    if (type != elem::bf16 && type != elem::f16) return s.intern("cuDNN SDPA takes bf16 or fp16 inputs only");
     if (sh.batch < 1 || sh.heads_q < 1 || sh.heads_kv < 1 || sh.seq_q < 1 || sh.seq_kv < 1 || sh.head_dim < 1)
-        return intern(s, "every dimension must be at least 1");
-    if (sh.heads_q % sh.heads_kv != 0) return intern(s, "heads_q must be a multiple of heads_kv (GQA)");
+        return s.intern("every dimension must be at least 1");
+    if (sh.heads_q % sh.heads_kv != 0) return s.intern("heads_q must be a multiple of heads_kv (GQA)");
     if (sh.causal && sh.seq_q > sh.seq_kv)
-        return intern(s, "bottom-right causal needs seq_q <= seq_kv (a row would see no key)");
-    if (sh.head_dim % 8 != 0) return intern(s, "cuDNN's fused attention needs head_dim a multiple of 8");
+        return s.intern("bottom-right causal needs seq_q <= seq_kv (a row would see no key)");
+    if (sh.head_dim % 8 != 0) return s.intern("cuDNN's fused attention needs head_dim a multiple of 8");
     const int v = runtime_version();
     if (v / 100 == 910 && v % 100 <= 1)
-        return intern(s, "cuDNN 9.10.0/9.10.1 SDPA fp16/bf16 forward has known bugs; use another runtime");
+        return s.intern("cuDNN 9.10.0/9.10.1 SDPA fp16/bf16 forward has known bugs; use another runtime");
     const bool bottom_right = sh.causal && sh.seq_q > 1 && sh.seq_q != sh.seq_kv;
     if (bottom_right && v < 90600 && (sh.seq_q % 64 != 0 || sh.seq_kv % 64 != 0))
-        return intern(s, "bottom-right causal with seq_q != seq_kv needs both multiples of 64 before cuDNN 9.6");
+        return s.intern("bottom-right causal with seq_q != seq_kv needs both multiples of 64 before cuDNN 9.6");
     return nullptr;
 }
 
@@ -382,38 +373,20 @@ plan_key key_of(const attention_shape& s, elem type) {
 // A failed build is cached too (entry.reason set, entry.plan null).
 plan_entry& entry_for(state& s, const attention_shape& sh, elem type) {
     const plan_key k = key_of(sh, type);
-    auto it = s.plans.find(k);
-    if (it != s.plans.end()) return *it->second;
-    auto e = std::make_unique<plan_entry>();
-    if (const char* r = quick_reason(s, sh, type)) {
-        e->reason = r;
-    } else {
-        cudnnHandle_t h = handle_for(s, k.device);  // a failure to create one is not cached
-        try {
-            build(*e, h, k);
-        } catch (const std::exception& ex) {
-            e = std::make_unique<plan_entry>();  // drop the half-built descriptors, keep the reason
-            e->reason = intern(s, ex.what());
-        }
-    }
-    return *s.plans.emplace(k, std::move(e)).first->second;
+    return s.entry_for(
+        k, who, [&] { return quick_reason(s, sh, type); }, [&](plan_entry& e, cudnnHandle_t h) { build(e, h, k); });
 }
 
 }  // namespace
 
-bool cudnn_sdpa_available() { return runtime_version() / 10000 == 9; }
+bool cudnn_sdpa_available() { return cudnn_backend::runtime_is_9(); }
 
-std::string cudnn_sdpa_describe() {
-    const int v = runtime_version();
-    std::string d = "cuDNN " + version_string(v) + " (runtime), built against " + version_string(CUDNN_VERSION);
-    if (v / 10000 != 9) d += "; unavailable: this wrapper needs a cuDNN 9 runtime";
-    return d;
-}
+std::string cudnn_sdpa_describe() { return cudnn_backend::runtime_describe(); }
 
 const char* cudnn_sdpa_unsupported(const attention_shape& sh, elem type) {
     state& s = st();
     std::lock_guard<std::mutex> lock(s.mu);
-    if (!cudnn_sdpa_available()) return intern(s, cudnn_sdpa_describe());
+    if (!cudnn_sdpa_available()) return s.intern(cudnn_sdpa_describe());
     if (const char* r = quick_reason(s, sh, type)) return r;
     return entry_for(s, sh, type).reason;
 }
@@ -449,7 +422,7 @@ void launch_cudnn_sdpa(const attention_shape& sh, elem type, const void* q, cons
     }
     int device = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    cudnnHandle_t h = handle_for(s, device);
+    cudnnHandle_t h = s.handles.get(device, who);
     check(cudnnSetStream(h, stream), "cudnnSetStream");
 
     // By-value scalars are read from host memory when the plan executes; they live in the entry.

@@ -11,8 +11,12 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace fusebench::kernels::cudnn_backend {
 
@@ -90,6 +94,49 @@ public:
 
 private:
     std::map<int, cudnnHandle_t> m_handles;
+};
+
+inline bool runtime_is_9() { return runtime_version() / 10000 == 9; }
+inline std::string runtime_describe() {
+    const int v = runtime_version();
+    std::string d = "cuDNN " + version_string(v) + " (runtime), built against " + version_string(CUDNN_VERSION);
+    if (v / 10000 != 9) d += "; unavailable: this wrapper needs a cuDNN 9 runtime";
+    return d;
+}
+
+// A peer's state: one plan per key (shape and device; Key has `device` and operator<), built on
+// first use, a failed build cached too (Entry::reason set, the half-built descriptors dropped);
+// interned reasons (never cleared: unsupported() hands out the pointers); one handle per device.
+// Callers hold `mu`. Leak the object (no destruction after the CUDA runtime's teardown).
+template <typename Key, typename Entry>
+struct plan_cache {
+    std::mutex mu;
+    handle_cache handles;
+    std::map<Key, std::unique_ptr<Entry>> plans;
+    std::set<std::string> reasons;
+
+    const char* intern(std::string r) { return reasons.insert(std::move(r)).first->c_str(); }
+
+    // The cached entry for k; on a miss, quick() (nullptr or a reason that needs no plan), then
+    // build(entry, handle), whose exception becomes the cached reason.
+    template <typename Quick, typename Build>
+    Entry& entry_for(const Key& k, const char* who, Quick&& quick, Build&& build) {
+        auto it = plans.find(k);
+        if (it != plans.end()) return *it->second;
+        auto e = std::make_unique<Entry>();
+        if (const char* r = quick()) {
+            e->reason = r;
+        } else {
+            cudnnHandle_t h = handles.get(k.device, who);  // a failure to create one is not cached
+            try {
+                build(*e, h);
+            } catch (const std::exception& ex) {
+                e = std::make_unique<Entry>();
+                e->reason = intern(ex.what());
+            }
+        }
+        return *plans.emplace(k, std::move(e)).first->second;
+    }
 };
 
 }  // namespace fusebench::kernels::cudnn_backend

@@ -73,21 +73,12 @@ struct plan_entry {
     std::array<const void*, 5> pack_ptrs{};
 };
 
-struct state {
-    std::mutex mu;
-    cudnn_backend::handle_cache handles;  // per device, never destroyed (teardown order)
-    std::map<plan_key, std::unique_ptr<plan_entry>> plans;
-    std::set<std::string> reasons;
-};
+using state = cudnn_backend::plan_cache<plan_key, plan_entry>;
 
 state& st() {
     static state* s = new state();  // leaked on purpose: no destruction after the CUDA runtime
     return *s;
 }
-
-const char* intern(state& s, std::string r) { return s.reasons.insert(std::move(r)).first->c_str(); }
-
-cudnnHandle_t handle_for(state& s, int device) { return s.handles.get(device, who); }
 
 cudnnDataType_t io_type(elem t) {
     switch (t) {
@@ -407,13 +398,13 @@ void build(plan_entry& e, cudnnHandle_t handle, const plan_key& k) {
 }
 
 const char* quick_reason(state& s, const conv1d_dense_shape& sh, elem type) {
-    if (sh.batch < 1 || sh.cin < 1 || sh.cout < 1 || sh.length < 1) return intern(s, "sizes must be positive");
-    if (sh.stride != 1 && sh.stride != 2) return intern(s, "stride must be 1 or 2");
+    if (sh.batch < 1 || sh.cin < 1 || sh.cout < 1 || sh.length < 1) return s.intern("sizes must be positive");
+    if (sh.stride != 1 && sh.stride != 2) return s.intern("stride must be 1 or 2");
     // Seen on an H100 with cuDNN 9.19.0 (the conv_f32 graph, engine 71, commit 42e5a29): with one
     // output position (L_out = 1) and bf16 / fp16 inputs the fp32 result is wrong (elements far
     // off, some left unwritten), at L_out = 2 and above it verifies. Not offered rather than failed.
     if (sh.out_length() == 1 && type != elem::f32)
-        return intern(s, "L_out = 1 with bf16/fp16 inputs: cuDNN's convolution returned wrong results there (H100, cuDNN 9.19)");
+        return s.intern("L_out = 1 with bf16/fp16 inputs: cuDNN's convolution returned wrong results there (H100, cuDNN 9.19)");
     return nullptr;
 }
 
@@ -425,38 +416,20 @@ plan_key key_of(const conv1d_dense_shape& s, elem type) {
 
 plan_entry& entry_for(state& s, const conv1d_dense_shape& sh, elem type) {
     const plan_key k = key_of(sh, type);
-    auto it = s.plans.find(k);
-    if (it != s.plans.end()) return *it->second;
-    auto e = std::make_unique<plan_entry>();
-    if (const char* r = quick_reason(s, sh, type)) {
-        e->reason = r;
-    } else {
-        cudnnHandle_t h = handle_for(s, k.device);
-        try {
-            build(*e, h, k);
-        } catch (const std::exception& ex) {
-            e = std::make_unique<plan_entry>();
-            e->reason = intern(s, ex.what());
-        }
-    }
-    return *s.plans.emplace(k, std::move(e)).first->second;
+    return s.entry_for(
+        k, who, [&] { return quick_reason(s, sh, type); }, [&](plan_entry& e, cudnnHandle_t h) { build(e, h, k); });
 }
 
 }  // namespace
 
-bool cudnn_conv_available() { return runtime_version() / 10000 == 9; }
+bool cudnn_conv_available() { return cudnn_backend::runtime_is_9(); }
 
-std::string cudnn_conv_describe() {
-    const int v = runtime_version();
-    std::string d = "cuDNN " + version_string(v) + " (runtime), built against " + version_string(CUDNN_VERSION);
-    if (v / 10000 != 9) d += "; unavailable: this wrapper needs a cuDNN 9 runtime";
-    return d;
-}
+std::string cudnn_conv_describe() { return cudnn_backend::runtime_describe(); }
 
 const char* cudnn_conv_unsupported(const conv1d_dense_shape& sh, elem type) {
     state& s = st();
     std::lock_guard<std::mutex> lock(s.mu);
-    if (!cudnn_conv_available()) return intern(s, cudnn_conv_describe());
+    if (!cudnn_conv_available()) return s.intern(cudnn_conv_describe());
     if (const char* r = quick_reason(s, sh, type)) return r;
     return entry_for(s, sh, type).reason;
 }
@@ -493,7 +466,7 @@ void launch_cudnn_conv(const conv1d_dense_shape& sh, elem type, const void* x, c
     }
     int device = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    cudnnHandle_t h = handle_for(s, device);
+    cudnnHandle_t h = s.handles.get(device, who);
     check(cudnnSetStream(h, stream), "cudnnSetStream");
     auto* base = static_cast<unsigned char*>(workspace);
     void* z = e.z_bytes > 0 ? base : nullptr;
