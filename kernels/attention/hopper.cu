@@ -98,8 +98,7 @@ wgmma_tma_plan make_plan(const attention_shape& s, const wgmma_tma_options& opt,
     const int tiles = (s.seq_kv + opt.bn - 1) / opt.bn;
     pl.splits = opt.split_kv ? wgmma_tma_choose_splits(pl.blocks, tiles, sms) : 1;
     if (pl.splits > 1) {
-        const std::size_t rows = static_cast<std::size_t>(s.batch) * s.heads_q * s.seq_q;
-        pl.workspace_bytes = align256(pl.splits * rows * s.head_dim * sizeof(float)) + align256(pl.splits * rows * sizeof(float));
+        pl.workspace_bytes = hopper::split_workspace_bytes(pl.splits, static_cast<std::size_t>(s.batch) * s.heads_q * s.seq_q, s.head_dim);
     }
     return pl;
 }
@@ -121,13 +120,7 @@ void launch_config(const attention_shape& s, const wgmma_tma_plan& pl, const voi
     if (pl.packed) flash::pack_params(p, s);  // heads_q = heads_kv, group = 1, seq_q = group x seq_q rows
     p.q_blocks = (p.seq_q + cfg::bm - 1) / cfg::bm;
     p.bh = s.batch * p.heads_q;
-    if (pl.splits > 1) {
-        const std::size_t rows = static_cast<std::size_t>(p.bh) * p.seq_q;
-        p.splits = pl.splits;
-        p.part_o = static_cast<float*>(workspace);
-        p.part_lse = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) +
-                                              align256(pl.splits * rows * D * sizeof(float)));
-    }
+    if (pl.splits > 1) hopper::attach_split_partials(p, pl.splits, workspace, D);
     CUtensorMap mq, mk, mv;
     check_call(make_map(&mq, q, p.bh, p.seq_q, D, cfg::bm, f16), "cuTensorMapEncodeTiled(Q)");
     check_call(make_map(&mk, k, s.batch * s.heads_kv, s.seq_kv, D, BN, f16), "cuTensorMapEncodeTiled(K)");

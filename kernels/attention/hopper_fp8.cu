@@ -81,8 +81,7 @@ plan make_plan(const attention_shape& s, const wgmma_fp8qk_options& opt) {
     const int tiles = (s.seq_kv + opt.bn - 1) / opt.bn;
     pl.splits = opt.split_kv ? wgmma_tma_choose_splits(blocks, tiles, sms) : 1;
     if (pl.splits > 1) {
-        const std::size_t rows = static_cast<std::size_t>(s.batch) * s.heads_q * s.seq_q;
-        pl.workspace_bytes = align256(pl.splits * rows * s.head_dim * sizeof(float)) + align256(pl.splits * rows * sizeof(float));
+        pl.workspace_bytes = hopper::split_workspace_bytes(pl.splits, static_cast<std::size_t>(s.batch) * s.heads_q * s.seq_q, s.head_dim);
     }
     return pl;
 }
@@ -95,12 +94,7 @@ void launch_config(const attention_shape& s, const plan& pl, const std::uint8_t*
     fa_params p = flash::make_params(s, q, k, v, o, lse);
     p.q_blocks = (p.seq_q + cfg::bm - 1) / cfg::bm;
     p.bh = s.batch * p.heads_q;
-    if (pl.splits > 1) {
-        const std::size_t rows = static_cast<std::size_t>(p.bh) * p.seq_q;
-        p.splits = pl.splits;
-        p.part_o = static_cast<float*>(workspace);
-        p.part_lse = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + align256(pl.splits * rows * D * sizeof(float)));
-    }
+    if (pl.splits > 1) hopper::attach_split_partials(p, pl.splits, workspace, D);
     const int bh_kv = s.batch * s.heads_kv;
     CUtensorMap mq, mk, mv;
     check_call(make_map(&mq, q, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, p.bh, p.seq_q, D, 128, cfg::bm), "cuTensorMapEncodeTiled(Q e4m3)");

@@ -12,11 +12,13 @@
 #pragma once
 
 #include "kernels/attention/flash_mma.cuh"
+#include "kernels/common/workspace.hpp"
 
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -45,6 +47,19 @@ struct fwd_config {
     static_assert(k_bytes % 1024 == 0 && v_bytes % 1024 == 0 && (BN * 128) % 1024 == 0,
                   "stages and column blocks 1024-byte aligned (swizzle atoms)");
 };
+
+// Split-KV partials in the workspace, the layout flash::combine_splits reads: part_o
+// [splits][rows][D] fp32, then part_lse [splits][rows] fp32 at the next 256-byte boundary;
+// rows = batch * heads_q * seq_q of the launch.
+inline std::size_t split_workspace_bytes(int splits, std::size_t rows, int d) {
+    return align256(splits * rows * d * sizeof(float)) + align256(splits * rows * sizeof(float));
+}
+inline void attach_split_partials(flash::params& p, int splits, void* workspace, int d) {
+    const std::size_t rows = static_cast<std::size_t>(p.bh) * p.seq_q;
+    p.splits = splits;
+    p.part_o = static_cast<float*>(workspace);
+    p.part_lse = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + align256(splits * rows * d * sizeof(float)));
+}
 
 }  // namespace fusebench::kernels::hopper
 
