@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: configure, build, run the GPU tests and the suites, write the
 # report(s) and logs under $OUT (or ./out). Usage: scripts/gpu-check.sh [fusebench run args...]
-# Environment: FUSEBENCH_SKIP_TESTS=1 skips ctest; FUSEBENCH_CTEST_JOBS=N (default 1); FUSEBENCH_EXTRA="cmd"
+# Environment: FUSEBENCH_SKIP_TESTS=1 skips ctest; FUSEBENCH_CTEST_JOBS=N (default 1); FUSEBENCH_CTEST_ARGS="-R re"
+# passes more arguments to ctest (a subset, when device time is short); FUSEBENCH_SKIP_EXAMPLE=1 skips the
+# installed-package example; FUSEBENCH_EXTRA="cmd"
 # runs a command at the end; FUSEBENCH_BUNDLE_LOGS=1 packs every file under $OUT but the report and
 # run.txt into logs.tgz at the end (a device call returns at most 8 files).
 # Reports name the build's commit: on a copy of the tree without .git, run scripts/stamp-commit.sh
@@ -21,12 +23,14 @@ echo "build: $(( $(date +%s) - t0 )) s"
 
 if [ "${FUSEBENCH_SKIP_TESTS:-0}" != 1 ]; then
   # GPU tests hold one CTest resource lock, so -j N runs CPU tests beside one GPU test at a time.
-  (cd "$FUSEBENCH_BUILD_DIR" && ctest --output-on-failure -j "${FUSEBENCH_CTEST_JOBS:-1}" --timeout 600) >"$out/ctest.log" 2>&1
+  (cd "$FUSEBENCH_BUILD_DIR" && ctest --output-on-failure -j "${FUSEBENCH_CTEST_JOBS:-1}" --timeout 600 ${FUSEBENCH_CTEST_ARGS:-}) >"$out/ctest.log" 2>&1
   echo "ctest rc=$? ($(( $(date +%s) - t0 )) s): $(grep -E 'tests passed|tests failed' "$out/ctest.log")"
   grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|Subprocess)' "$out/ctest.log" | head -20
   # fusebench as a library: examples/external against the installed package, its GPU run included.
-  "$root/scripts/example.sh" >"$out/example.log" 2>&1
-  echo "example rc=$?: $(grep -E 'tests passed|tests failed' "$out/example.log")"
+  if [ "${FUSEBENCH_SKIP_EXAMPLE:-0}" != 1 ]; then
+    "$root/scripts/example.sh" >"$out/example.log" 2>&1
+    echo "example rc=$? ($(( $(date +%s) - t0 )) s): $(grep -E 'tests passed|tests failed' "$out/example.log")"
+  fi
 fi
 
 label=$("$FUSEBENCH_BUILD_DIR/fusebench" version >/dev/null && nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | grep -oE 'h100|h200|a100|b200|h800' | head -1)
