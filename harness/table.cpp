@@ -5,6 +5,7 @@
 #include <map>
 #include <limits>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 namespace fusebench {
@@ -27,21 +28,25 @@ std::string format_results_table(const nlohmann::json& results) {
                                           "median us", "GB/s", "TFLOP/s", "bound", "% ceiling", "% floor", "speedup"};
     std::vector<std::vector<std::string>> rows;
     // Tuning configurations: one row per (suite, case, dtype, variant), the fastest passing
-    // configuration (the first one when none passed or none was timed), named with the count.
+    // configuration, else the first passing one (none timed), else the first that ran (fail or
+    // error), else the first; named with the count. A case that only some configurations support
+    // (attention's head_dim 256) shows the one that ran, not a skipped default.
     std::map<std::string, std::pair<const nlohmann::json*, int>> best;
     auto group_of = [](const nlohmann::json& r) {
         return r.value("suite", "") + "/" + r.value("case", "") + "/" + r.value("dtype", "") + "/" + r.value("variant", "");
     };
-    auto median_of = [](const nlohmann::json& r) -> double {
-        const auto& t = field(r, "timing");
-        const auto& m = field(t, "median_us");
-        return r.value("outcome", "") == "pass" && m.is_number() ? m.get<double>() : std::numeric_limits<double>::infinity();
+    auto rank_of = [](const nlohmann::json& r) -> std::pair<int, double> {  // smaller is better
+        const auto& m = field(field(r, "timing"), "median_us");
+        const std::string outcome = r.value("outcome", "");
+        constexpr double none = std::numeric_limits<double>::infinity();
+        if (outcome == "pass") return {0, m.is_number() ? m.get<double>() : none};
+        return {outcome == "skipped" ? 2 : 1, none};
     };
     for (const auto& r : results) {
         if (!r.contains("config")) continue;
         auto [it, fresh] = best.emplace(group_of(r), std::make_pair(&r, 0));
         ++it->second.second;
-        if (!fresh && median_of(r) < median_of(*it->second.first)) it->second.first = &r;
+        if (!fresh && rank_of(r) < rank_of(*it->second.first)) it->second.first = &r;
     }
     for (const auto& r : results) {
         std::string variant_label = r.value("variant", "");

@@ -626,7 +626,19 @@ const wgmma_tma_config wgmma_tma_configs[] = {
      "the default with split-KV off: one CTA per (query block, head) whatever the grid (the kernel before split-KV, "
      "kept to measure what splitting buys)",
      {128, 2, false}},
+    {"bm128_bn64_s2",
+     "head_dim 256's tiling (the only one that fits 227 KB of shared memory there): 64 keys per step, 2-stage ring, "
+     "Q 64 KB + 2 x (K 32 KB + V 32 KB); P V on m64n256k16, a 128-register O accumulator per consumer thread",
+     {64, 2, true}},
 };
+
+// The configuration that covers a head_dim like the default does (every case, timed included): the
+// first whose tiling the kernel has for it. bm128_bn128_s2 for 64 and 128, bm128_bn64_s2 for 256.
+const wgmma_tma_config* wgmma_tma_lead_config(int head_dim) {
+    for (const auto& c : wgmma_tma_configs)
+        if (kernels::wgmma_tma_tiling_unsupported(head_dim, c.options) == nullptr) return &c;
+    return nullptr;
+}
 
 const wgmma_tma_config& wgmma_tma_config_named(std::string_view name) {
     if (name.empty()) return wgmma_tma_configs[0];
@@ -651,7 +663,7 @@ std::optional<std::string> wgmma_tma_domain(const case_desc& c, const wgmma_tma_
     const auto s = kernel_shape(c);
     const auto t = to_kernel_elem(c.type);
     if (auto why = unsupported(kernels::attention_wgmma_tma_unsupported(s, t, cfg.options))) return why;
-    if (&cfg == &wgmma_tma_configs[0]) return std::nullopt;
+    if (&cfg == wgmma_tma_lead_config(s.head_dim)) return std::nullopt;
     if (is_fp8(c)) return std::string("the fp8_qk cases run the default configuration only (the bf16 comparison point of wgmma_fp8qk)");
     if (!cfg.options.split_kv) {
         if (kernels::attention_wgmma_tma_plan(s, t, wgmma_tma_configs[0].options).splits > 1) return std::nullopt;
@@ -672,7 +684,11 @@ variant_config wgmma_tma_variant_config(const wgmma_tma_config& cfg) {
         return kernels::attention_wgmma_tma_workspace_bytes(kernel_shape(c), to_kernel_elem(c.type), cfg.options);
     };
     v.domain = &cfg == &wgmma_tma_configs[0]
-                   ? "head_dim 64 and 128 (256 skipped); every sequence length, GQA, causal and not; compute capability 9.0 only"
+                   ? "head_dim 64 and 128 (256: configuration bm128_bn64_s2); every sequence length, GQA, causal and not; "
+                     "compute capability 9.0 only"
+                   : &cfg == wgmma_tma_lead_config(256)
+                         ? "head_dim 256 only, every case of it (timed included); every sequence length, GQA, causal and not; "
+                           "compute capability 9.0 only"
                    : !cfg.options.split_kv
                          ? "the cases the default configuration splits (decode-like: few query blocks, long KV)"
                          : "every untimed case of the default's domain; timed: causal bf16 head_dim-128 squares and decode";

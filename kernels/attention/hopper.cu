@@ -18,6 +18,8 @@
 // - GQA: the query heads of one KV head packed into one block where they fit (decode).
 // - tile width (64 or 128 keys) and ring depth (2 or 3 stages) are template parameters: the suite
 //   declares the combinations as configurations of the variant.
+// - head_dim 256 (issue 18 item 1): the same body with 64-key tiles and 2 stages (192 KB of shared
+//   memory), P V on m64n256k16 (a 128-register O accumulator per consumer thread).
 //
 // wgmma and setmaxnreg exist only for the architecture-specific sm_90a target: CMakeLists.txt adds
 // -gencode arch=compute_90a,code=sm_90a to this file, and the project's plain sm_90 pass compiles
@@ -138,8 +140,12 @@ void launch_config(const attention_shape& s, const wgmma_tma_plan& pl, const voi
     }
 }
 
-// The (bn, stages) pairs instantiated; the configurations of the suite's variant name them.
-bool known_tiling(const wgmma_tma_options& opt) {
+// The (bn, stages) pairs instantiated per head_dim; the configurations of the suite's variant name
+// them. head_dim 256 has one: 64 keys, 2 stages. Q (128 x 256) is 64 KB and a 64-key K or V tile
+// 32 KB, so 2 stages take 192 KB of the 227 KB; 128 keys (320 KB) or a third stage (256 KB) do not
+// fit. Per consumer thread O is 128 fp32 registers, S 32, P and the previous tile's P 16 each.
+bool known_tiling(const wgmma_tma_options& opt, int head_dim) {
+    if (head_dim == 256) return opt.bn == 64 && opt.stages == 2;
     return (opt.bn == 128 && (opt.stages == 2 || opt.stages == 3)) || (opt.bn == 64 && opt.stages == 3);
 }
 
@@ -149,6 +155,13 @@ void dispatch(const attention_shape& s, const wgmma_tma_options& opt, const wgmm
     if (opt.bn == 128 && opt.stages == 2) launch_config<T, D, 128, 2>(s, pl, q, k, v, o, lse, ws, stream);
     else if (opt.bn == 128 && opt.stages == 3) launch_config<T, D, 128, 3>(s, pl, q, k, v, o, lse, ws, stream);
     else launch_config<T, D, 64, 3>(s, pl, q, k, v, o, lse, ws, stream);
+}
+
+// head_dim 256: the one tiling of known_tiling (the plan has checked opt).
+template <typename T>
+void dispatch_d256(const attention_shape& s, const wgmma_tma_plan& pl, const void* q, const void* k, const void* v, void* o,
+                   float* lse, void* ws, cudaStream_t stream) {
+    launch_config<T, 256, 64, 2>(s, pl, q, k, v, o, lse, ws, stream);
 }
 
 }  // namespace
@@ -187,10 +200,16 @@ int wgmma_tma_choose_splits(long long blocks, int tiles, int sms) {
     return best;
 }
 
+const char* wgmma_tma_tiling_unsupported(int head_dim, const wgmma_tma_options& opt) {
+    if (head_dim != 64 && head_dim != 128 && head_dim != 256) return "head_dim 64, 128 or 256 only";
+    if (hopper::known_tiling(opt, head_dim)) return nullptr;
+    return head_dim == 256 ? "head_dim 256 runs (bn, stages) = (64, 2) only (128 keys or a third stage exceed 227 KB of shared memory)"
+                           : "(bn, stages) must be (128, 2), (128, 3) or (64, 3) at head_dim 64 and 128 ((64, 2) is head_dim 256's)";
+}
+
 const char* attention_wgmma_tma_unsupported(const attention_shape& s, elem type, const wgmma_tma_options& opt) {
     if (type != elem::bf16 && type != elem::f16) return "bf16 and fp16 only";
-    if (s.head_dim != 64 && s.head_dim != 128) return "head_dim 64 or 128 only (256 is not written yet)";
-    if (!hopper::known_tiling(opt)) return "(bn, stages) must be (128, 2), (128, 3) or (64, 3)";
+    if (const char* why = wgmma_tma_tiling_unsupported(s.head_dim, opt)) return why;
     if (s.heads_q > 65535 || s.batch > 65535) return "more than 65535 heads or batches (grid y/z limits)";
     return hopper::sm90a_code.current_device_unsupported();
 }
@@ -218,10 +237,12 @@ void launch_attention_wgmma_tma(const attention_shape& s, elem type, const void*
                                     std::to_string(workspace == nullptr ? 0 : workspace_bytes));
     }
     if (type == elem::bf16) {
-        if (s.head_dim == 128) hopper::dispatch<__nv_bfloat16, 128>(s, opt, pl, q, k, v, o, lse, workspace, stream);
+        if (s.head_dim == 256) hopper::dispatch_d256<__nv_bfloat16>(s, pl, q, k, v, o, lse, workspace, stream);
+        else if (s.head_dim == 128) hopper::dispatch<__nv_bfloat16, 128>(s, opt, pl, q, k, v, o, lse, workspace, stream);
         else hopper::dispatch<__nv_bfloat16, 64>(s, opt, pl, q, k, v, o, lse, workspace, stream);
     } else {
-        if (s.head_dim == 128) hopper::dispatch<__half, 128>(s, opt, pl, q, k, v, o, lse, workspace, stream);
+        if (s.head_dim == 256) hopper::dispatch_d256<__half>(s, pl, q, k, v, o, lse, workspace, stream);
+        else if (s.head_dim == 128) hopper::dispatch<__half, 128>(s, opt, pl, q, k, v, o, lse, workspace, stream);
         else hopper::dispatch<__half, 64>(s, opt, pl, q, k, v, o, lse, workspace, stream);
     }
 }

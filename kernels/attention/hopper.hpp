@@ -23,6 +23,8 @@ namespace fusebench::kernels {
 // block computes all of them, so each K/V tile is read once per KV head.
 //
 // Tuning knobs, each combination a configuration of the suite's variant.
+// head_dim 64 and 128: (bn, stages) = (128, 2), (128, 3) or (64, 3); head_dim 256: (64, 2) only
+// (what fits 227 KB of shared memory).
 struct wgmma_tma_options {
     int bn = 128;          // keys per KV tile: 128 or 64
     int stages = 2;        // depth of the K/V ring: 2 or 3
@@ -43,9 +45,13 @@ struct wgmma_tma_plan {
 // occupancy reaches 85% (hopper.cu says why).
 int wgmma_tma_choose_splits(long long blocks, int tiles, int sms);
 
-// Returns nullptr where supported, else the reason: bf16/fp16 only, head_dim 64 or 128, a known
-// (bn, stages) pair, and a current device of compute capability 9.0 that runs this file's sm_90a
-// code (checked once per device with a probe kernel, which synchronizes the device the first time).
+// The head_dim and tiling part of the check below, independent of the device: nullptr where the
+// kernel is instantiated for (head_dim, opt.bn, opt.stages), else the reason.
+const char* wgmma_tma_tiling_unsupported(int head_dim, const wgmma_tma_options& opt);
+// Returns nullptr where supported, else the reason: bf16/fp16 only, head_dim 64, 128 or 256, a
+// (bn, stages) pair known for that head_dim, and a current device of compute capability 9.0 that
+// runs this file's sm_90a code (checked once per device with a probe kernel, which synchronizes the
+// device the first time).
 const char* attention_wgmma_tma_unsupported(const attention_shape& s, elem type, const wgmma_tma_options& opt = {});
 // The plan for a shape on the current device (its SM count); throws std::invalid_argument outside
 // the supported domain.

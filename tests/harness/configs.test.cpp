@@ -131,3 +131,24 @@ TEST_CASE("the report names the configuration and the table keeps the fastest pa
     CHECK(table.find("[V2") == std::string::npos);
     CHECK(table.find("fused_vec") != std::string::npos);
 }
+
+TEST_CASE("the table shows the configuration that ran where the first one was skipped", "[configs]") {
+    // attention's head_dim 256: the default tiling is skipped, another configuration verifies the
+    // (untimed) case; a failing configuration is shown before a skipped one.
+    std::vector<variant_result> rs(6);
+    const char* configs[] = {"V0", "V1", "V2", "W0", "W1", "W2"};
+    const outcome outcomes[] = {outcome::skipped, outcome::skipped, outcome::pass, outcome::skipped, outcome::fail, outcome::skipped};
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        rs[i].suite = "attention";
+        rs[i].c.name = i < 3 ? "d256" : "d512";
+        rs[i].variant = "tuned";
+        rs[i].config = configs[i];
+        rs[i].result = outcomes[i];
+    }
+    const auto j = make_report(report_context{}, rs, nlohmann::json::array());
+    const std::string table = format_results_table(j["results"]);
+    CHECK(table.find("tuned [V2, best of 3]") != std::string::npos);
+    CHECK(table.find("tuned [W1, best of 3]") != std::string::npos);
+    CHECK(table.find("[V0") == std::string::npos);
+    CHECK(table.find("[W0") == std::string::npos);
+}

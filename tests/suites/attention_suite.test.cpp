@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <string>
 #include <set>
 
 using namespace fusebench;
@@ -171,7 +172,8 @@ TEST_CASE("wgmma_tma declares its tuning configurations, the default first", "[s
     std::vector<std::string> configs;
     for (const auto& v : s.variants)
         if (v.name == "wgmma_tma") configs.push_back(v.config);
-    CHECK(configs == std::vector<std::string>{"bm128_bn128_s2", "bm128_bn128_s3", "bm128_bn64_s3", "bm128_bn128_s2_nosplit"});
+    CHECK(configs ==
+          std::vector<std::string>{"bm128_bn128_s2", "bm128_bn128_s3", "bm128_bn64_s3", "bm128_bn128_s2_nosplit", "bm128_bn64_s2"});
     for (const auto& v : s.variants) {
         if (v.name != "wgmma_tma") continue;
         CAPTURE(v.config);
@@ -179,6 +181,29 @@ TEST_CASE("wgmma_tma declares its tuning configurations, the default first", "[s
         CHECK(v.req.supports);
         CHECK_FALSE(v.req.domain.empty());
     }
+}
+
+TEST_CASE("wgmma_tma's head_dim decides its tilings: (64, 2) at 256 only, the other three at 64 and 128", "[attention][configs]") {
+    using kernels::wgmma_tma_options;
+    using kernels::wgmma_tma_tiling_unsupported;
+    const wgmma_tma_options bn128_s2{128, 2, true}, bn128_s3{128, 3, true}, bn64_s3{64, 3, true}, bn64_s2{64, 2, true};
+    const wgmma_tma_options nosplit{128, 2, false};
+    for (int d : {64, 128}) {
+        CAPTURE(d);
+        for (const auto& o : {bn128_s2, bn128_s3, bn64_s3, nosplit}) CHECK(wgmma_tma_tiling_unsupported(d, o) == nullptr);
+        CHECK(wgmma_tma_tiling_unsupported(d, bn64_s2) != nullptr);
+    }
+    CHECK(wgmma_tma_tiling_unsupported(256, bn64_s2) == nullptr);
+    for (const auto& o : {bn128_s2, bn128_s3, bn64_s3, nosplit}) {
+        const char* why = wgmma_tma_tiling_unsupported(256, o);
+        REQUIRE(why != nullptr);
+        CHECK(std::string(why).find("head_dim 256") != std::string::npos);
+    }
+    for (int d : {32, 96, 192, 512}) CHECK(wgmma_tma_tiling_unsupported(d, bn64_s2) != nullptr);
+    // The device-independent reasons come first in the full check, so they hold without a GPU too.
+    kernels::attention_shape s;
+    s.head_dim = 256;
+    CHECK(kernels::attention_wgmma_tma_unsupported(s, kernels::elem::bf16) != nullptr);  // the default (128, 2)
 }
 
 TEST_CASE("wgmma_tma's split-KV heuristic splits only grids that leave SMs idle, over a long enough KV", "[attention]") {
@@ -236,12 +261,14 @@ TEST_CASE("every attention variant passes every untimed case it declares, within
     }
     CHECK(fused_checked >= 60);
     // On Hopper every wgmma_tma configuration verifies the untimed cases of its domain: all 60 of
-    // head_dim 64 and 128, nosplit the 34 that the default configuration splits.
+    // head_dim 64 and 128, nosplit the 34 that the default configuration splits, bm128_bn64_s2 the
+    // 18 of head_dim 256 (8 squares and one GQA case per dtype).
     if (query_device(0).compute_capability() == 90) {
         CHECK(hopper_checked["bm128_bn128_s2"] >= 60);
         CHECK(hopper_checked["bm128_bn128_s3"] >= 60);
         CHECK(hopper_checked["bm128_bn64_s3"] >= 60);
         CHECK(hopper_checked["bm128_bn128_s2_nosplit"] >= 20);
+        CHECK(hopper_checked["bm128_bn64_s2"] >= 18);
     }
 }
 
