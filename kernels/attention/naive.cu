@@ -241,12 +241,22 @@ namespace {
 
 constexpr std::size_t fp8_lt_workspace_bytes = std::size_t{32} << 20;  // cuBLASLt's own scratch [bytes]
 
-// Score rows are padded to 4 floats (16 bytes): every head's block of the fp32 scores, cuBLASLt's
-// D, then starts 16-byte aligned and its leading dimension is a multiple of 16 bytes.
-std::size_t fp8_score_pitch(const attention_shape& s) { return (static_cast<std::size_t>(s.seq_kv) + 3) / 4 * 4; }
+// The scores GEMM runs on seq_kv rounded up to 16 keys (cuBLASLt's m; PyTorch's _scaled_mm asks
+// the same dimension to be a multiple of 16 of cuBLASLt's FP8 path): where seq_kv is not a multiple,
+// the group's K codes are copied into a staging buffer whose extra rows are zero (scores of 0 that
+// the masked softmax never reads, as it reads keys < seq_kv only). Score rows are that many floats
+// apart, so each head's block of the fp32 scores (cuBLASLt's D) starts 64-byte aligned and its
+// leading dimension is a multiple of 16 bytes.
+std::size_t fp8_keys_padded(const attention_shape& s) { return (static_cast<std::size_t>(s.seq_kv) + 15) / 16 * 16; }
+std::size_t fp8_score_pitch(const attention_shape& s) { return fp8_keys_padded(s); }
+bool fp8_needs_staging(const attention_shape& s) { return fp8_keys_padded(s) != static_cast<std::size_t>(s.seq_kv); }
+std::size_t fp8_staging_bytes(const attention_shape& s) {
+    return fp8_needs_staging(s) ? align256(fp8_keys_padded(s) * static_cast<std::size_t>(s.head_dim)) : 0;
+}
 
 std::size_t fp8_chunk_bytes(const attention_shape& s, const group_sizes& z, std::size_t chunk) {
-    return align256(z.rows * fp8_score_pitch(s) * 4 * chunk) + align256(z.p_bytes * chunk) + fp8_lt_workspace_bytes;
+    return align256(z.rows * fp8_score_pitch(s) * 4 * chunk) + align256(z.p_bytes * chunk) + fp8_staging_bytes(s) +
+           fp8_lt_workspace_bytes;
 }
 
 std::size_t fp8_default_chunk(const attention_shape& s, const group_sizes& z) {
@@ -258,8 +268,8 @@ std::size_t fp8_default_chunk(const attention_shape& s, const group_sizes& z) {
     return c;
 }
 
-// One cuBLASLt plan per (device, seq_kv, seq_q, head_dim): column-major D (seq_kv x seq_q, ld the
-// score pitch) = alpha * scale_A * scale_B * A^T B, A = the K codes (head_dim x seq_kv), B = the Q
+// One cuBLASLt plan per (device, seq_kv, seq_q, head_dim): column-major D (padded keys x seq_q, ld
+// the score pitch) = alpha * scale_A * scale_B * A^T B, A = the K codes (head_dim x padded keys), B = the Q
 // codes (head_dim x seq_q), the "TN" form cuBLASLt's FP8 kernels take. Kept for the process; a
 // plan cuBLASLt rejected keeps the reason.
 struct fp8_plan {
@@ -313,7 +323,7 @@ fp8_plan& fp8_plan_locked(fp8_state& st, int dev, const attention_shape& s) {
                  "A_SCALE_POINTER (planning)");
         check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &placeholder, sizeof placeholder),
                  "B_SCALE_POINTER (planning)");
-        const auto d = static_cast<std::uint64_t>(s.head_dim), skv = static_cast<std::uint64_t>(s.seq_kv),
+        const auto d = static_cast<std::uint64_t>(s.head_dim), skv = static_cast<std::uint64_t>(fp8_keys_padded(s)),
                    sq = static_cast<std::uint64_t>(s.seq_q);
         check_lt(cublasLtMatrixLayoutCreate(&p.la, CUDA_R_8F_E4M3, d, skv, static_cast<std::int64_t>(d)), "layout A (K codes)");
         check_lt(cublasLtMatrixLayoutCreate(&p.lb, CUDA_R_8F_E4M3, d, sq, static_cast<std::int64_t>(d)), "layout B (Q codes)");
@@ -331,7 +341,7 @@ fp8_plan& fp8_plan_locked(fp8_state& st, int dev, const attention_shape& s) {
         if (hs != CUBLAS_STATUS_SUCCESS || found == 0) {
             p.why_not = "cuBLASLt " + std::to_string(cublasLtGetVersion()) +
                         " returns no E4M3 x E4M3 -> fp32 fast-accumulation algorithm for the per-head scores GEMM (m=" +
-                        std::to_string(s.seq_kv) + " n=" + std::to_string(s.seq_q) + " k=" + std::to_string(s.head_dim) +
+                        std::to_string(fp8_keys_padded(s)) + " n=" + std::to_string(s.seq_q) + " k=" + std::to_string(s.head_dim) +
                         ") on this device (heuristic status " + std::to_string(static_cast<int>(hs)) + ", " +
                         cublasGetStatusName(hs) + ", " + std::to_string(found) + " algorithms)";
         } else {
@@ -397,7 +407,9 @@ void launch_attention_naive_fp8(const attention_shape& s, elem type, const std::
     const std::size_t pitch = fp8_score_pitch(s);
     float* scores = static_cast<float*>(workspace);
     void* probs = static_cast<char*>(workspace) + align256(z.rows * pitch * 4 * chunk);
-    void* lt_ws = static_cast<char*>(probs) + align256(z.p_bytes * chunk);
+    auto* staging = reinterpret_cast<std::uint8_t*>(static_cast<char*>(probs) + align256(z.p_bytes * chunk));
+    void* lt_ws = reinterpret_cast<char*>(staging) + fp8_staging_bytes(s);
+    const std::size_t kpad = fp8_keys_padded(s);
     const std::size_t g = static_cast<std::size_t>(s.heads_q / s.heads_kv);
     const std::size_t d = static_cast<std::size_t>(s.head_dim), sq = static_cast<std::size_t>(s.seq_q),
                       skv = static_cast<std::size_t>(s.seq_kv);
@@ -420,6 +432,11 @@ void launch_attention_naive_fp8(const attention_shape& s, elem type, const std::
         for (int c = 0; c < n; ++c) {
             const std::size_t gi = g0 + static_cast<std::size_t>(c);
             const std::uint8_t* kg = k + gi * skv * d;
+            if (fp8_needs_staging(s)) {
+                check_call(cudaMemcpyAsync(staging, kg, skv * d, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync (K staging)");
+                check_call(cudaMemsetAsync(staging + skv * d, 0, (kpad - skv) * d, stream), "cudaMemsetAsync (K staging)");
+                kg = staging;
+            }
             for (std::size_t j = 0; j < g; ++j) {
                 const std::size_t qh = gi * g + j;  // batch * heads_q + head
                 const std::uint8_t* qh_codes = q + qh * sq * d;

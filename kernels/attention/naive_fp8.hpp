@@ -6,7 +6,8 @@
 //      cuBLASLt matmul, E4M3 x E4M3 with CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1 (the tensor cores'
 //      own reduced-precision accumulation, no periodic promotion to fp32: the accumulator
 //      wgmma_fp8qk's m64n128k32 e4m3 wgmma uses), the scales as cuBLASLt's per-tensor A and B
-//      scales, the softmax scale as alpha;
+//      scales, the softmax scale as alpha (the keys rounded up to 16 in the GEMM: K staged with zero
+//      rows where seq_kv is not a multiple);
 //   2. P = softmax(S + mask) in bf16 and the lse, and 3. O = P V in bf16 (cuBLAS, fp32
 //      accumulation): the naive kernels themselves.
 // Its error is what the same arithmetic costs without fusion: the same-precision baseline of
