@@ -375,7 +375,7 @@ std::vector<variant> mutant_variants(const real_suites& real) {
                mk::launch_fp8_gemm_e5m2_decode);
     // FP8 attention: the real wgmma_fp8qk launched with a wrong scale, judged as wgmma_fp8qk is (FP8 lse
     // bound, relative to naive_fp8).
-    specs.push_back({"attention_fp8qk_scale_doubled", family::attention_fp8, "wgmma_fp8qk",
+    specs.push_back({"attention_fp8_scale_doubled", family::attention_fp8, "wgmma_fp8qk",
                      "25. wgmma_fp8qk with its effective scale doubled (2 * scale * q_scale * k_scale): every logit twice "
                      "its size, lse off by O(1) and O by far more than naive_fp8's error (tolerance)",
                      "out of tolerance",
@@ -390,7 +390,7 @@ std::vector<variant> mutant_variants(const real_suites& real) {
                          s.causal = a.c.param("causal", 0) != 0;
                          s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.head_dim)));
                          // Inputs of an fp8_qk case: q, k, v, q codes, q scales, k codes, k scales, ...
-                         mk::launch_attention_fp8qk_scale_doubled(
+                         mk::launch_attention_fp8_scale_doubled(
                              s, static_cast<const std::uint8_t*>(a.in[3]), static_cast<const float*>(a.in[4]),
                              static_cast<const std::uint8_t*>(a.in[5]), static_cast<const float*>(a.in[6]), a.in[2], a.out[0],
                              static_cast<float*>(a.out[1]), a.workspace, a.workspace_bytes, a.stream);

@@ -7,7 +7,7 @@
 
 namespace fusebench::kernels::mutants {
 
-void launch_attention_fp8qk_scale_doubled(const attention_shape& s, const std::uint8_t* q, const float* q_scale,
+void launch_attention_fp8_scale_doubled(const attention_shape& s, const std::uint8_t* q, const float* q_scale,
                                           const std::uint8_t* k, const float* k_scale, const void* v, void* o, float* lse,
                                           void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
     attention_shape doubled = s;

@@ -14,7 +14,7 @@ namespace fusebench::kernels::mutants {
 // 25. The effective scale doubled: the kernel computes softmax(2 * scale * q_scale * k_scale *
 // (q codes)(k codes)^T) V, as a launcher that folded the softmax scale in twice over would (every
 // logit twice its size: a sharper softmax, lse off by O(1) on most rows).
-void launch_attention_fp8qk_scale_doubled(const attention_shape& s, const std::uint8_t* q, const float* q_scale,
+void launch_attention_fp8_scale_doubled(const attention_shape& s, const std::uint8_t* q, const float* q_scale,
                                           const std::uint8_t* k, const float* k_scale, const void* v, void* o, float* lse,
                                           void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
 

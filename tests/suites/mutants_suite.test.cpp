@@ -341,7 +341,7 @@ TEST_CASE("the FP8 attention mutant fails where naive_fp8 and wgmma_fp8qk pass",
     runner run(dev, o);
     selection_filter f;
     f.suites = {"mutants"};
-    f.variants = {"attention_fp8_naive", "attention_fp8_naive_fp8", "attention_fp8_wgmma_fp8qk", "attention_fp8qk_scale_doubled"};
+    f.variants = {"attention_fp8_naive", "attention_fp8_naive_fp8", "attention_fp8_wgmma_fp8qk", "attention_fp8_scale_doubled"};
     CAPTURE(o.seed);
     std::size_t cases = 0, mutant_caught = 0;
     for (const auto& item : select_work(reg, f)) {
