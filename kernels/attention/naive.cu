@@ -269,7 +269,8 @@ std::size_t fp8_default_chunk(const attention_shape& s, const group_sizes& z) {
 }
 
 // One cuBLASLt plan per (device, seq_kv, seq_q, head_dim): column-major D (padded keys x seq_q, ld
-// the score pitch) = alpha * scale_A * scale_B * A^T B, A = the K codes (head_dim x padded keys), B = the Q
+// the score pitch) = A^T B in code units (alpha 1, no scales: see fp8_scale_scores), A = the K codes
+// (head_dim x padded keys), B = the Q
 // codes (head_dim x seq_q), the "TN" form cuBLASLt's FP8 kernels take. Kept for the process; a
 // plan cuBLASLt rejected keeps the reason.
 struct fp8_plan {
@@ -281,7 +282,6 @@ struct fp8_plan {
 
 struct fp8_state {
     std::mutex mu;
-    std::map<int, void*> placeholders;  // per device: stands in for the scale pointers while planning
     std::map<std::tuple<int, int, int, int>, fp8_plan> plans;
 };
 
@@ -292,9 +292,6 @@ fp8_state& fp8_global() {
 
 void check_lt(cublasStatus_t st, const char* what) { check_cublaslt(st, "attention naive_fp8: cuBLASLt", what); }
 
-// The heuristic is asked with the scale pointers set (to a placeholder it does not read), as
-// every launch sets them, so that the algorithm it returns is one for scaled FP8 (the FP8 GEMM
-// peer found cuBLASLt's heuristic depends on their presence; kernels/fp8/gemm_cublaslt.cu).
 fp8_plan& fp8_plan_locked(fp8_state& st, int dev, const attention_shape& s) {
     const auto key = std::make_tuple(dev, s.seq_kv, s.seq_q, s.head_dim);
     auto it = st.plans.find(key);
@@ -308,21 +305,6 @@ fp8_plan& fp8_plan_locked(fp8_state& st, int dev, const attention_shape& s) {
         check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
         const std::int8_t fast = 1;
         check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast), "FAST_ACCUM");
-        auto ph = st.placeholders.find(dev);
-        if (ph == st.placeholders.end()) {
-            void* mem = nullptr;
-            if (cudaMalloc(&mem, 256) != cudaSuccess) {
-                cudaGetLastError();
-                throw std::runtime_error("cudaMalloc of 256 bytes for the planning scale pointers failed");
-            }
-            check_call(cudaMemset(mem, 0, 256), "cudaMemset (planning scale pointers)");
-            ph = st.placeholders.emplace(dev, mem).first;
-        }
-        const void* placeholder = ph->second;
-        check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &placeholder, sizeof placeholder),
-                 "A_SCALE_POINTER (planning)");
-        check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &placeholder, sizeof placeholder),
-                 "B_SCALE_POINTER (planning)");
         const auto d = static_cast<std::uint64_t>(s.head_dim), skv = static_cast<std::uint64_t>(fp8_keys_padded(s)),
                    sq = static_cast<std::uint64_t>(s.seq_q);
         check_lt(cublasLtMatrixLayoutCreate(&p.la, CUDA_R_8F_E4M3, d, skv, static_cast<std::int64_t>(d)), "layout A (K codes)");
@@ -351,6 +333,25 @@ fp8_plan& fp8_plan_locked(fp8_state& st, int dev, const attention_shape& s) {
         p.why_not = e.what();
     }
     return p;
+}
+
+// scores[row] *= scale * q_scale[head] * k_scale[kv head] over the first `cols` entries of each
+// score row of groups [g0, g0 + gridDim.y) (grid: rows per group x groups). Why a pass of its own:
+// cuBLASLt 13.1 on an H100 returned CUBLAS_STATUS_NOT_SUPPORTED from cublasLtMatmul (while its
+// heuristic returned algorithms) for every E4M3 "TN" matmul with the per-tensor A / B scale
+// pointers set: fp32 and bf16 D, fast accumulation on and off, each of 8 heuristic algorithms,
+// minimum alignment 16 or 256 (a standalone probe, NOTES-fp8base.md); without them it runs. So the
+// GEMM writes code-unit scores (exact E4M3 products summed in the tensor cores' accumulator, as the
+// E4M3 wgmma does) and scale_eff, exact (a power of two times the softmax scale), is applied here
+// with one fp32 multiply per score, as wgmma_fp8qk folds it into its softmax.
+__global__ void fp8_scale_scores(float* scores, std::size_t pitch, int cols, int rows_per_group, int seq_q, int group,
+                                 std::size_t g0, const float* __restrict__ q_scale, const float* __restrict__ k_scale,
+                                 float scale) {
+    const std::size_t gi = g0 + blockIdx.y;  // batch * heads_kv + kv head
+    const std::size_t head = gi * static_cast<std::size_t>(group) + blockIdx.x / static_cast<unsigned>(seq_q);
+    const float scale_eff = scale * (q_scale[head] * k_scale[gi]);
+    float* row = scores + (static_cast<std::size_t>(blockIdx.y) * rows_per_group + blockIdx.x) * pitch;
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) row[j] *= scale_eff;
 }
 
 const char* fp8_layout_rule(const attention_shape& s, elem type) {
@@ -421,7 +422,7 @@ void launch_attention_naive_fp8(const attention_shape& s, elem type, const std::
     fp8_plan& p = fp8_plan_locked(st, dev, s);
     if (!p.why_not.empty()) throw std::runtime_error("attention naive_fp8: " + p.why_not);
     cublasLtHandle_t h = cublaslt_handle_for_device(dev);
-    const float alpha = s.scale, beta = 0.0f;
+    const float alpha = 1.0f, beta = 0.0f;  // code units: scale_eff is applied by fp8_scale_scores
 
     for (std::size_t g0 = 0; g0 < z.groups; g0 += chunk) {
         const int n = static_cast<int>(std::min(chunk, z.groups - g0));
@@ -441,19 +442,15 @@ void launch_attention_naive_fp8(const attention_shape& s, elem type, const std::
                 const std::size_t qh = gi * g + j;  // batch * heads_q + head
                 const std::uint8_t* qh_codes = q + qh * sq * d;
                 float* sh = scores + (static_cast<std::size_t>(c) * z.rows + j * sq) * pitch;
-                // The scale pointers are attributes of the (cached) descriptor: set per call, under the lock.
-                const void* a_scale = k_scale + gi;  // cuBLASLt's A is K
-                const void* b_scale = q_scale + qh;
-                check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof a_scale),
-                         "A_SCALE_POINTER");
-                check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof b_scale),
-                         "B_SCALE_POINTER");
                 check_lt(cublasLtMatmul(h, p.desc, &alpha, kg, p.la, qh_codes, p.lb, &beta, sh, p.ld, sh, p.ld, &p.algo, lt_ws,
                                         fp8_lt_workspace_bytes, stream),
                          "cublasLtMatmul(scores)");
             }
         }
         check_launch("attention naive_fp8: cublasLtMatmul(scores)");
+        fp8_scale_scores<<<dim3(static_cast<unsigned>(z.rows), static_cast<unsigned>(n)), softmax_threads, 0, stream>>>(
+            scores, pitch, s.seq_kv, static_cast<int>(z.rows), s.seq_q, static_cast<int>(g), g0, q_scale, k_scale, s.scale);
+        check_launch("attention naive_fp8: scale scores");
         softmax_and_pv(s, type, z, scores, static_cast<int>(pitch), probs, lse, v, o, g0, n, stream);
     }
 }

@@ -2,12 +2,14 @@
 // path (attention.hpp) with the scores GEMM on the E4M3 tensor cores. Q and K arrive as
 // wgmma_fp8qk takes them (hopper_fp8.hpp): E4M3 codes in the layout [batch, heads, seq, head_dim]
 // with one fp32 scale per (batch, head), Q = q_scale[b, h] * e4m3(q), K = k_scale[b, h_kv] * e4m3(k).
-//   1. S = scale * q_scale * k_scale * (q codes) (k codes)^T, fp32 out, per (batch, q head): one
-//      cuBLASLt matmul, E4M3 x E4M3 with CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1 (the tensor cores'
-//      own reduced-precision accumulation, no periodic promotion to fp32: the accumulator
-//      wgmma_fp8qk's m64n128k32 e4m3 wgmma uses), the scales as cuBLASLt's per-tensor A and B
-//      scales, the softmax scale as alpha (the keys rounded up to 16 in the GEMM: K staged with zero
-//      rows where seq_kv is not a multiple);
+//   1. S = scale * q_scale * k_scale * (q codes) (k codes)^T, fp32, per (batch, q head): one
+//      cuBLASLt matmul, E4M3 x E4M3 -> fp32 in code units with CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1
+//      (the tensor cores' own reduced-precision accumulation, no periodic promotion to fp32: the
+//      accumulator wgmma_fp8qk's m64n128k32 e4m3 wgmma uses), then a pass multiplying each head's
+//      scores by scale_eff = scale * q_scale * k_scale (exact: the scales are powers of two), as
+//      wgmma_fp8qk folds it into its softmax (cuBLASLt 13.1 rejected the per-tensor scale pointers
+//      for this matmul on an H100: see naive.cu). The keys are rounded up to 16 in the GEMM (K
+//      staged with zero rows where seq_kv is not a multiple);
 //   2. P = softmax(S + mask) in bf16 and the lse, and 3. O = P V in bf16 (cuBLAS, fp32
 //      accumulation): the naive kernels themselves.
 // Its error is what the same arithmetic costs without fusion: the same-precision baseline of

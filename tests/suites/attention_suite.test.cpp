@@ -249,10 +249,10 @@ TEST_CASE("every attention variant passes every untimed case it declares, within
     }
 }
 
-// wgmma_fp8qk's state, pinned: O within the suite's policy (element-wise and 2x the naive
-// baseline's error) on every untimed fp8_qk case, the quantization figures beside it, and lse off
-// by the FP8 accumulator's ~2^-14 (failing the bf16 lse budget, see the suite) but no further: a
-// wrong scale or a wrong head's scale puts lse off by O(1) and O out of tolerance.
+// wgmma_fp8qk's accuracy, pinned: O within the suite's policy (element-wise and 2x its judging
+// baseline's error, naive_fp8 since it names it) on every untimed fp8_qk case, the quantization
+// figures beside it, and lse off by the FP8 accumulator's ~2^-14 but no further: a wrong scale or a
+// wrong head's scale puts lse off by O(1) and O out of tolerance.
 TEST_CASE("wgmma_fp8qk: O passes the suite's policy on every untimed fp8_qk case, lse within the FP8 accumulator's precision", "[gpu][attention][fp8]") {
     FUSEBENCH_REQUIRE_GPU();
     registry reg;
@@ -504,7 +504,13 @@ TEST_CASE("attention_fp8: the FP8 lse bound is gamma_D times the row's score mag
         return checks[1];
     };
     const auto inside = outputs_with(0.9, false);
-    CHECK(lse_check(inside, fp8).pass);
+    const auto fp8_inside = lse_check(inside, fp8);
+    CHECK(fp8_inside.pass);
+    // The figure says how much of the bound the errors use: 0.9 of gamma_D M_i, a little less of
+    // the whole allowance (which adds the fp32 terms).
+    REQUIRE(fp8_inside.figures.count("fp8_bound_use") == 1);
+    CHECK(fp8_inside.figures.at("fp8_bound_use").value <= 0.9 + 1e-6);
+    CHECK(fp8_inside.figures.at("fp8_bound_use").value > 0.85);
     const auto bf16_verdict = lse_check(inside, bf16);
     CHECK_FALSE(bf16_verdict.pass);  // the fp32-calibrated bound is not loosened for a bf16 variant
     CHECK(bf16_verdict.stats.mismatches == ref[1].size());
@@ -513,6 +519,8 @@ TEST_CASE("attention_fp8: the FP8 lse bound is gamma_D times the row's score mag
     CHECK_FALSE(fp8_verdict.pass);
     CHECK(fp8_verdict.stats.mismatches == ref[1].size());
     CHECK(fp8_verdict.reason.find("out of tolerance") != std::string::npos);
+    CHECK(fp8_verdict.figures.at("fp8_bound_use").value > 1.0);
+    CHECK(bf16_verdict.figures.count("fp8_bound_use") == 0);  // no FP8 figure without the trait
 }
 
 // naive_fp8 and wgmma_fp8qk on small fp8_qk cases: both pass, wgmma_fp8qk judged against
