@@ -316,6 +316,14 @@ fp8_plan& fp8_plan_locked(fp8_state& st, int dev, const attention_shape& s) {
         const std::size_t ws = fp8_lt_workspace_bytes;
         check_lt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
                  "MAX_WORKSPACE_BYTES");
+        // The per-head pointers are only 16-byte aligned (Q heads of seq_q * head_dim bytes, score
+        // blocks of seq_q * pitch floats); the heuristic assumes 256 unless told, and an algorithm
+        // picked for 256 may reject (status 15) or not serve a less aligned pointer.
+        const std::uint32_t align = 16;
+        for (const auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                                CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
+            check_lt(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof align), "MIN_ALIGNMENT");
+        }
         cublasLtMatmulHeuristicResult_t result{};
         int found = 0;
         const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(h, p.desc, p.la, p.lb, p.ld, p.ld, pref, 1, &result, &found);
