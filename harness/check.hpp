@@ -52,6 +52,7 @@ struct relative_check {
     std::optional<double> ratio_max_abs, ratio_rel_l2;
     bool pass = true;
     std::string reason;  // why it failed, or why it could not be made
+    std::string baseline;  // the variant whose error set the budget (empty: not recorded)
 };
 
 // Which part of an output was compared: absent when every element was. A suite that verifies a

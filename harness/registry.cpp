@@ -34,11 +34,34 @@ const variant* suite::baseline() const {
     return nullptr;
 }
 
+std::string suite::judging_baseline(const variant& v) const {
+    if (!v.baseline_variant.empty()) return v.baseline_variant;
+    const variant* b = baseline();
+    return b ? b->name : std::string();
+}
+
 namespace {
 void check_variant(const variant& v, const std::function<void(const std::string&)>& bad) {
     if (v.name.empty()) bad("a variant has no name");
     if (!v.launch) bad("variant '" + v.name + "' has no launch function");
     if (!v.model) bad("variant '" + v.name + "' has no traffic model");
+}
+
+// A named same-precision baseline must be another variant of the suite, without configurations
+// (one result per case to judge against), which names no baseline of its own (no chains).
+void check_baseline_variant(const suite& s, const variant& v, const std::function<void(const std::string&)>& bad) {
+    if (v.baseline_variant.empty()) return;
+    if (v.baseline_variant == v.name) bad("variant '" + v.name + "' names itself as its baseline");
+    bool found = false;
+    for (const auto& b : s.variants) {
+        if (b.name != v.baseline_variant) continue;
+        found = true;
+        if (!b.config.empty()) bad("variant '" + v.name + "' names '" + b.name + "' as its baseline, which has configurations");
+        if (!b.baseline_variant.empty()) {
+            bad("variant '" + v.name + "' names '" + b.name + "' as its baseline, which names a baseline of its own");
+        }
+    }
+    if (!found) bad("variant '" + v.name + "' names '" + v.baseline_variant + "' as its baseline: no such variant");
 }
 
 // One entry per declared tuning configuration (same name, `config` set, the launch handed it).
@@ -95,6 +118,7 @@ suite& registry::add(suite s) {
         check_variant(v, bad);
         if (!names.insert(v.label()).second) bad("variant '" + v.label() + "' declared twice");
     }
+    for (const auto& v : s.variants) check_baseline_variant(s, v, bad);
     m_suites.push_back(std::move(s));
     return m_suites.back();
 }
@@ -109,6 +133,7 @@ variant& registry::add_variant(const std::string& suite_name, variant v) {
     for (const auto& other : it->variants)
         if (other.name == v.name) bad("the suite already has a variant of that name");
     if (v.role == variant_role::baseline) bad("a suite has one baseline, its own; add fused or peer variants");
+    check_baseline_variant(*it, v, bad);
     auto expanded = expand_configs(std::move(v), bad);
     for (auto& e : expanded) it->variants.push_back(std::move(e));
     return it->variants.back();

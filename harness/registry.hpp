@@ -115,6 +115,26 @@ struct variant {
     // per configuration (same name, `config` set, the launch receiving it in launch_args::config).
     std::vector<variant_config> configs;
     std::string config;  // on an expanded entry: its configuration
+    // The same-precision baseline that judges this variant under the suite's baseline-relative
+    // tolerance: the name of another variant of the suite (without configurations). Empty: the
+    // suite's baseline (suite::baseline()). A variant whose arithmetic differs in precision from
+    // the suite's baseline (FP8 scores against the bf16 naive path) names a baseline of its own
+    // precision, so that its budget is that path's error on the same case, not a tighter one it
+    // cannot meet or a looser one it need not. The runner verifies the named variant before this
+    // one on every case and selects it with this one; the report records which baseline judged
+    // each output (relative_to_baseline.baseline).
+    std::string baseline_variant;
+    // Declarations in the suite's own vocabulary that its custom_check reads through
+    // check_input::v, for example attention's "fp8_accumulated_scores" (Q K^T summed in the FP8
+    // tensor cores' reduced-precision accumulator, which sets its element-wise lse bound).
+    // Empty for most variants; the harness itself reads none.
+    std::vector<std::string> traits;
+
+    bool has_trait(std::string_view t) const {
+        for (const auto& x : traits)
+            if (x == t) return true;
+        return false;
+    }
 
     std::string label() const { return config.empty() ? name : name + "[" + config + "]"; }  // "name[config]"
 };
@@ -146,6 +166,9 @@ struct check_input {
     const std::vector<host_tensor>& inputs;
     const std::vector<std::vector<double>>& reference;  // one vector per output
     const std::vector<host_tensor>& outputs;            // what the variant wrote
+    // The variant being judged (its traits), or nullptr (a test judging bare outputs): a check
+    // that reads it treats nullptr as a variant without traits.
+    const variant* v = nullptr;
 };
 
 // Shapes from the command line (`--shape`, `--shapes FILE`): a suite that takes them declares its
@@ -196,7 +219,10 @@ struct suite {
     std::function<std::vector<tensor_spec>(const case_desc&)> output_specs;
     // Fills the inputs (already sized from input_specs) from the case's generator.
     std::function<void(const case_desc&, const rng&, std::vector<host_tensor>&)> generate;
-    // fp64 expected outputs, one vector per output (numel elements each).
+    // fp64 expected outputs, one vector per output (numel elements each), in output order. A
+    // suite with a custom_check may append auxiliary vectors after them (per-element quantities
+    // the check reads, such as the terms of an error bound): the runner hands them to the check
+    // and reads nothing else of them.
     std::function<std::vector<std::vector<double>>(const case_desc&, const std::vector<host_tensor>&)>
         reference;
     tolerance_policy tolerance;
@@ -210,6 +236,9 @@ struct suite {
     std::optional<shape_support> shapes;  // set when the suite takes shapes from the command line
 
     const variant* baseline() const;  // the first variant with role baseline, or nullptr
+    // The name of the variant that judges `v` under the baseline-relative tolerance:
+    // v.baseline_variant, else the suite's baseline (empty when there is none).
+    std::string judging_baseline(const variant& v) const;
 };
 
 // Suites in registration order. Explicit: `register_all(reg)` in suites/ adds each family.

@@ -98,6 +98,7 @@ nlohmann::json to_json(const output_check& c) {
         put_optional(rj, "ratio_rel_l2", r.ratio_rel_l2, "the baseline's rel L2 error is 0 or unknown");
         rj["pass"] = r.pass;
         rj["reason"] = r.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.reason);
+        if (!r.baseline.empty()) rj["baseline"] = r.baseline;
         j["relative_to_baseline"] = rj;
     }
     if (c.coverage) {

@@ -108,9 +108,17 @@ std::vector<selection_item> select_work(const registry& reg, const selection_fil
         }
         if (vs.empty()) return vs;
         if (st.relative_tolerance && !f.variants.empty()) {
+            // With the suite's baselines, the same-precision baselines the selected variants name.
+            std::set<std::string> named;
+            for (const variant* v : vs) {
+                if (!v->baseline_variant.empty()) named.insert(v->baseline_variant);
+            }
             std::vector<const variant*> with;
             for (const auto& v : st.variants) {
-                if (v.role == variant_role::baseline || std::find(vs.begin(), vs.end(), &v) != vs.end()) with.push_back(&v);
+                if (v.role == variant_role::baseline || named.count(v.name) ||
+                    std::find(vs.begin(), vs.end(), &v) != vs.end()) {
+                    with.push_back(&v);
+                }
             }
             vs = std::move(with);
         }
@@ -541,7 +549,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
     std::vector<host_tensor> inputs = std::move(prep.inputs);
     std::vector<std::vector<double>> reference = std::move(prep.reference);
     std::map<std::string, double> case_phases = std::move(prep.phases);
-    if (reference.size() != out_specs.size()) {
+    if (reference.size() < out_specs.size()) {  // auxiliary vectors may follow the outputs'
         return all_error("reference returned " + std::to_string(reference.size()) + " outputs, suite declares " +
                          std::to_string(out_specs.size()));
     }
@@ -575,21 +583,44 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
     case_phases["upload"] = since(t_upload);
     bool case_phases_given = false;
 
-    // Baselines first: a baseline-relative tolerance judges the others by the baseline's error.
+    // Baselines first, then the variants that others name as their same-precision baseline: a
+    // baseline-relative tolerance judges the others by their judging baseline's error.
+    std::set<std::string> named_baselines;
+    for (const variant* v : item.variants) {
+        if (!v->baseline_variant.empty()) named_baselines.insert(v->baseline_variant);
+    }
     std::vector<std::size_t> order;
     for (std::size_t k = 0; k < item.variants.size(); ++k) {
         if (item.variants[k]->role == variant_role::baseline) order.push_back(k);
     }
     for (std::size_t k = 0; k < item.variants.size(); ++k) {
-        if (item.variants[k]->role != variant_role::baseline) order.push_back(k);
+        if (item.variants[k]->role != variant_role::baseline && named_baselines.count(item.variants[k]->name)) order.push_back(k);
+    }
+    for (std::size_t k = 0; k < item.variants.size(); ++k) {
+        if (item.variants[k]->role != variant_role::baseline && !named_baselines.count(item.variants[k]->name)) order.push_back(k);
     }
     const std::map<std::string, baseline_relative_tolerance> relative =
         s.relative_tolerance ? s.relative_tolerance(c) : std::map<std::string, baseline_relative_tolerance>{};
     const variant_result* baseline_result = nullptr;
+    // Results of the variants that judge others (named baselines), by variant name.
+    std::map<std::string, const variant_result*> named_results;
+    // The result that judges variant v: its named baseline's (nullptr when that one did not run on
+    // this case), else the suite's baseline's.
+    auto judge_of = [&](const variant& v) -> const variant_result* {
+        if (v.baseline_variant.empty()) return baseline_result;
+        const auto it = named_results.find(v.baseline_variant);
+        return it == named_results.end() ? nullptr : it->second;
+    };
+    auto judge_name = [&](const variant& v) -> std::string {
+        if (!v.baseline_variant.empty()) return v.baseline_variant;
+        return baseline_result ? baseline_result->variant : std::string();
+    };
     for (const std::size_t k : order) {
         if (!runnable[k]) continue;
         const variant& v = *item.variants[k];
         variant_result& r = results[k];
+        const variant_result* const judge = judge_of(v);
+        const std::string judge_label = judge_name(v);
         if (m_context_lost) {
             r.result = outcome::skipped;
             r.reason = "not run: the CUDA context was lost (" + m_context_lost_reason + ")";
@@ -790,7 +821,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                     }
                     std::vector<output_check> checks;
                     if (s.custom_check) {
-                        checks = s.custom_check(check_input{c, inputs, reference, outs});
+                        checks = s.custom_check(check_input{c, inputs, reference, outs, &v});
                     } else {
                         for (std::size_t o = 0; o < out_specs.size(); ++o) {
                             checks.push_back(compare_elementwise(out_specs[o].name, out_specs[o].type, outs[o].data.data(),
@@ -802,8 +833,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                             const auto rel = relative.find(ch.output);
                             if (rel == relative.end()) continue;
                             const output_check* base = nullptr;
-                            if (baseline_result && baseline_result->correctness) {
-                                for (const auto& b : baseline_result->correctness->outputs) {
+                            if (judge && judge->correctness) {
+                                for (const auto& b : judge->correctness->outputs) {
                                     if (b.output == ch.output) base = &b;
                                 }
                             }
@@ -812,6 +843,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                                 if (out_specs[o].name == ch.output) rms = finite_rms(reference[o]);
                             }
                             apply_relative_tolerance(ch, base, rel->second.multiple, rel->second.atol_scale, rms);
+                            if (ch.relative) ch.relative->baseline = judge_label;
                         }
                     }
                     if (run == 0) {
@@ -1036,6 +1068,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             t_verified ? std::chrono::duration<double>(*t_verified - t_verify).count() - decoy_s
                        : std::chrono::duration<double>((t_timing ? *t_timing : clock::now()) - t_verify).count() - decoy_s - compare_s;
         if (v.role == variant_role::baseline && !baseline_result) baseline_result = &r;
+        if (named_baselines.count(v.name) && !named_results.count(v.name)) named_results[v.name] = &r;
     }
 
     // Derived figures: achieved rates, % of the copy ceiling, speedup vs the baseline. The floor of
@@ -1051,8 +1084,15 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
     for (const auto& t : in_specs) input_bytes += static_cast<double>(t.bytes());
     for (const auto& t : out_specs) output_bytes += static_cast<double>(t.bytes());
     for (auto& r : results) {
-        if (baseline_result && &r != baseline_result && r.correctness && baseline_result->correctness) {
-            r.correctness->baseline_outputs = baseline_result->correctness->outputs;
+        // The baseline error shown beside a result is its judging baseline's (the suite's
+        // baseline unless the variant names a same-precision one).
+        const variant* rv = nullptr;
+        for (std::size_t k = 0; k < results.size(); ++k) {
+            if (&results[k] == &r) rv = item.variants[k];
+        }
+        const variant_result* judge = rv ? judge_of(*rv) : baseline_result;
+        if (judge && &r != judge && r.correctness && judge->correctness) {
+            r.correctness->baseline_outputs = judge->correctness->outputs;
         }
         if (!r.timing) {
             const std::string why = r.timing_null_reason.empty() ? r.reason : r.timing_null_reason;

@@ -48,3 +48,17 @@ void attention_reference_rows(const attention_problem& p, const double* q, const
                               std::int64_t row_begin, std::int64_t row_end, double* o, double* lse);
 
 }  // namespace fusebench::references
+
+namespace fusebench::references {
+
+// The magnitude of each row's largest score term, for an error bound on scores summed in a
+// reduced-precision accumulator: a recursive sum of head_dim products in an accumulator of unit
+// roundoff u errs by at most gamma_D * sum_k |q_ik k_jk| (gamma_D = D u / (1 - D u), Higham,
+// "Accuracy and Stability of Numerical Algorithms", sec. 3.1), so the scaled score s_ij errs by at
+// most gamma_D * |scale| * sum_k |q_ik| |k_jk|. Writes, for rows [row_begin, row_end),
+//   magnitude[i] = |scale| * max over the keys j row i sees of sum_k |q_ik| |k_jk|
+// (layouts, masking, blocking and exceptions as attention_reference_rows; only those rows written).
+void attention_score_magnitude_rows(const attention_problem& p, const double* q, const double* k, std::int64_t row_begin,
+                                    std::int64_t row_end, double* magnitude);
+
+}  // namespace fusebench::references

@@ -10,6 +10,7 @@
 
 #include "harness/check.hpp"
 #include "kernels/attention/attention.hpp"
+#include "kernels/mutants/attention_fp8_mutants.hpp"
 #include "kernels/mutants/attention_mutants.hpp"
 #include "kernels/mutants/fp8_gemm_mutants.hpp"
 #include "kernels/mutants/mutants.hpp"
@@ -30,8 +31,8 @@ namespace {
 
 namespace mk = kernels::mutants;
 
-enum class family : int { glu = 0, rmsnorm = 1, softmax_topk = 2, attention = 3, fp8_gemm = 4 };
-constexpr std::array<const char*, 5> family_names{"glu", "rmsnorm", "softmax_topk", "attention", "fp8_gemm"};
+enum class family : int { glu = 0, rmsnorm = 1, softmax_topk = 2, attention = 3, fp8_gemm = 4, attention_fp8 = 5 };
+constexpr std::array<const char*, 6> family_names{"glu", "rmsnorm", "softmax_topk", "attention", "fp8_gemm", "attention_fp8"};
 
 const char* name_of(family f) { return family_names[static_cast<std::size_t>(f)]; }
 
@@ -42,12 +43,13 @@ family family_of(const case_desc& c) {
     if (f == 2) return family::softmax_topk;
     if (f == 3) return family::attention;
     if (f == 4) return family::fp8_gemm;
+    if (f == 5) return family::attention_fp8;
     throw std::invalid_argument("mutants: case '" + c.name + "' names no family");
 }
 
 // The real suites, as registered: their cases, generators, references and checks are reused.
 struct real_suites {
-    std::array<suite, 5> by_family;
+    std::array<suite, 6> by_family;
     const suite& of(family f) const { return by_family[static_cast<std::size_t>(f)]; }
     const suite& of(const case_desc& c) const { return of(family_of(c)); }
 };
@@ -57,10 +59,11 @@ std::shared_ptr<const real_suites> load_real_suites() {
     register_glu(reg);
     register_rmsnorm(reg);
     register_softmax_topk(reg);
-    register_attention(reg);
+    register_attention(reg);  // attention and attention_fp8
     register_fp8_gemm(reg);
     auto out = std::make_shared<real_suites>();
-    for (family f : {family::glu, family::rmsnorm, family::softmax_topk, family::attention, family::fp8_gemm}) {
+    for (family f : {family::glu, family::rmsnorm, family::softmax_topk, family::attention, family::fp8_gemm,
+                     family::attention_fp8}) {
         const suite* s = reg.find(name_of(f));
         if (!s) throw std::logic_error(std::string("mutants: the ") + name_of(f) + " suite is not registered");
         out->by_family[static_cast<std::size_t>(f)] = *s;
@@ -117,6 +120,8 @@ std::vector<case_desc> mutant_cases(const real_suites& real) {
         real_case(real, att, "b1h4s1000d128:causal:large_logits", bf16, true, false),
         real_case(real, fp8, "M128:N384:K384", e4m3, true, false),
         real_case(real, fp8, "M17:N130:K300", e4m3, true, false),
+        real_case(real, family::attention_fp8, "b1h2s1000d128:causal:fp8_qk", bf16, true, false),
+        real_case(real, family::attention_fp8, "b2h8kv2s1000d128:causal:fp8_qk", bf16, true, false),
     };
 }
 
@@ -210,6 +215,8 @@ variant control(const real_suites& real, family f, const std::string& name) {
         return inner ? inner(c) : std::nullopt;
     };
     v.req.domain = std::string("the ") + name_of(f) + " cases" + (v.req.domain.empty() ? "" : "; " + v.req.domain);
+    // A same-precision baseline is a control of the same family, renamed alike.
+    if (!v.baseline_variant.empty()) v.baseline_variant = std::string(name_of(f)) + "_" + v.baseline_variant;
     return v;
 }
 
@@ -235,6 +242,11 @@ variant make_mutant(const real_suites& real, mutant_spec m) {
     v.model = family_model(m.fam, base.model);
     v.workspace_bytes = m.keep_base_workspace ? base.workspace_bytes : std::move(m.workspace_bytes);
     v.must_be_caught_by = std::move(m.caught_by);
+    // Judged as its base is: the same traits, the same-precision baseline (the control of that name),
+    // the same compute capability.
+    v.traits = base.traits;
+    if (!base.baseline_variant.empty()) v.baseline_variant = std::string(name_of(m.fam)) + "_" + base.baseline_variant;
+    v.req.min_compute_capability = base.req.min_compute_capability;
     std::string list;
     for (const auto& t : m.targets) list += (list.empty() ? "" : ", ") + t;
     v.req.domain = "the cases its bug needs: " + list;
@@ -361,6 +373,30 @@ std::vector<variant> mutant_variants(const real_suites& real) {
     fp8_mutant("fp8_gemm_e5m2_decode",
                "24. naive FP8 GEMM decoding the E4M3 bytes as E5M2: every value off by a power of two or worse (tolerance)",
                mk::launch_fp8_gemm_e5m2_decode);
+    // FP8 attention: the real wgmma_fp8qk launched with a wrong scale, judged as wgmma_fp8qk is (FP8 lse
+    // bound, relative to naive_fp8).
+    specs.push_back({"attention_fp8_scale_doubled", family::attention_fp8, "wgmma_fp8qk",
+                     "25. wgmma_fp8qk with its effective scale doubled (2 * scale * q_scale * k_scale): every logit twice "
+                     "its size, lse off by O(1) and O by far more than naive_fp8's error (tolerance)",
+                     "out of tolerance",
+                     [](const launch_args& a) {
+                         kernels::attention_shape s;
+                         s.batch = static_cast<int>(a.c.dim("batch"));
+                         s.heads_q = static_cast<int>(a.c.dim("heads_q"));
+                         s.heads_kv = static_cast<int>(a.c.dim("heads_kv"));
+                         s.seq_q = static_cast<int>(a.c.dim("seq_q"));
+                         s.seq_kv = static_cast<int>(a.c.dim("seq_kv"));
+                         s.head_dim = static_cast<int>(a.c.dim("head_dim"));
+                         s.causal = a.c.param("causal", 0) != 0;
+                         s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.head_dim)));
+                         // Inputs of an fp8_qk case: q, k, v, q codes, q scales, k codes, k scales, ...
+                         mk::launch_attention_fp8_scale_doubled(
+                             s, static_cast<const std::uint8_t*>(a.in[3]), static_cast<const float*>(a.in[4]),
+                             static_cast<const std::uint8_t*>(a.in[5]), static_cast<const float*>(a.in[6]), a.in[2], a.out[0],
+                             static_cast<float*>(a.out[1]), a.workspace, a.workspace_bytes, a.stream);
+                     },
+                     {"attention_fp8/b1h2s1000d128:causal:fp8_qk bf16", "attention_fp8/b2h8kv2s1000d128:causal:fp8_qk bf16"},
+                     nullptr, true});
     // Last variant of an early case: it corrupts the CUDA context, and the run must go on past it
     // (crash isolation: a fresh worker process resumes at the next variant).
     specs.push_back({"glu_naive_null_workspace", glu, "naive",
@@ -424,6 +460,9 @@ void register_mutants(registry& reg) {
     s.variants.push_back(control(*real, family::attention, "naive"));
     s.variants.push_back(control(*real, family::attention, "wmma"));
     s.variants.push_back(control(*real, family::fp8_gemm, "naive"));
+    s.variants.push_back(control(*real, family::attention_fp8, "naive"));
+    s.variants.push_back(control(*real, family::attention_fp8, "naive_fp8"));
+    s.variants.push_back(control(*real, family::attention_fp8, "wgmma_fp8qk"));
     for (auto& v : mutant_variants(*real)) s.variants.push_back(std::move(v));
     reg.add(std::move(s));
 }

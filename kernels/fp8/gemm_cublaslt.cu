@@ -13,6 +13,7 @@
 //     with the padded pitch (pad entries 0).
 // Both rewrites are one small kernel, part of every launch (and of its time): the cost of feeding
 // the DeepSeek-V3 layout to cuBLASLt.
+#include "kernels/common/cublaslt_handle.hpp"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/common/workspace.hpp"
 #include "kernels/fp8/gemm.hpp"
@@ -35,15 +36,10 @@ constexpr std::size_t lt_workspace_bytes = std::size_t{32} << 20;  // cuBLASLt's
 std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }
 std::size_t padded_pitch(std::size_t kb) { return (kb + 3) / 4 * 4; }
 
-void check_lt(cublasStatus_t st, const char* what) {
-    if (st != CUBLAS_STATUS_SUCCESS) {
-        throw std::runtime_error(std::string("cuBLASLt fp8: ") + what + ": status " + std::to_string(static_cast<int>(st)));
-    }
-}
+void check_lt(cublasStatus_t st, const char* what) { check_cublaslt(st, "cuBLASLt fp8", what); }
 
-// One cuBLASLt handle and one plan per (device, shape), created on first use and kept for the
-// process (as the cuBLAS handles of the other families: destroying them at exit races the
-// driver's teardown). A plan that cuBLASLt rejected keeps the reason.
+// One plan per (device, shape), created on first use and kept for the process (as the handle:
+// destroying them at exit races the driver's teardown). A plan that cuBLASLt rejected keeps the reason.
 struct plan {
     cublasLtMatmulDesc_t desc = nullptr;
     cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
@@ -53,7 +49,6 @@ struct plan {
 
 struct state {
     std::mutex mu;
-    std::map<int, cublasLtHandle_t> handles;
     std::map<int, void*> placeholders;  // per device: stands in for the scale tables while planning
     std::map<std::tuple<int, std::size_t, std::size_t, std::size_t>, plan> plans;  // (device, m, n, k)
 };
@@ -63,14 +58,8 @@ state& global_state() {
     return s;
 }
 
-cublasLtHandle_t handle_locked(state& st, int dev) {
-    auto it = st.handles.find(dev);
-    if (it != st.handles.end()) return it->second;
-    cublasLtHandle_t h = nullptr;
-    check_lt(cublasLtCreate(&h), "cublasLtCreate");
-    st.handles.emplace(dev, h);
-    return h;
-}
+// The handle is the one kernels/common/cublaslt_handle.hpp keeps per device.
+cublasLtHandle_t handle_locked(state&, int dev) { return cublaslt_handle_for_device(dev); }
 
 // cuBLASLt's heuristic rejects block-scaled FP8 (status 7, invalid value) unless the scale
 // pointers are set on the descriptor (measured on an H100 with cuBLASLt 13.1: with them set it

@@ -54,6 +54,7 @@ variant_result sample_result(outcome o) {
         rc.allowed_rel_l2 = 0.0008;
         rc.ratio_max_abs = 1.25;
         rc.ratio_rel_l2 = 1.25;
+        rc.baseline = "naive_fp8";
         c.relative = rc;
         c.coverage = check_coverage{"(row)", 2, 3, "test sample", {{0}, {2}}};
     }
@@ -111,6 +112,7 @@ TEST_CASE("reports validate against the schema and round-trip through a file", "
     // Baseline-relative judgement, coverage and end-to-end time are in the report.
     const auto& out0 = j["results"][0]["correctness"]["outputs"][0];
     CHECK(out0["relative_to_baseline"]["ratio_max_abs"] == 1.25);
+    CHECK(out0["relative_to_baseline"]["baseline"] == "naive_fp8");  // which variant's error set the budget
     CHECK(out0["coverage"]["checked"] == 2);
     CHECK(j["results"][0]["timing"]["e2e"]["median_us"] == 15);
     CHECK(failed["correctness"]["outputs"][0]["coverage"].is_null());

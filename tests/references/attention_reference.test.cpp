@@ -430,3 +430,48 @@ TEST_CASE("attention_reference rejects invalid arguments", "[reference][attentio
     CHECK_THROWS_AS(attention_reference_rows(good, q.data(), k.data(), v.data(), 0, 8, nullptr, lse.data()), std::invalid_argument);
     CHECK_THROWS_AS(attention_reference_rows(good, q.data(), k.data(), v.data(), 0, 8, o.data(), nullptr), std::invalid_argument);
 }
+
+// The score magnitude of the FP8 lse bound: |scale| * max over visible keys of sum_k |q_ik| |k_jk|,
+// against a direct loop, over shapes that cross the row and key blocks and the causal diagonal, and
+// split row ranges (the suite computes it per run of checked rows).
+TEST_CASE("attention_score_magnitude_rows is |scale| max_j sum_k |q_ik| |k_jk| over the visible keys", "[reference][attention][fp8]") {
+    struct shape {
+        std::int64_t seq_q, seq_kv, head_dim;
+    };
+    const shape s = GENERATE(values<shape>({{1, 1, 3}, {17, 17, 64}, {1, 100, 16}, {5, 9, 3}, {70, 513, 16}, {600, 1100, 4}}));
+    const bool causal = GENERATE(false, true);
+    const double scale = GENERATE(0.125, -0.5);
+    CAPTURE(s.seq_q, s.seq_kv, s.head_dim, causal, scale);
+    attention_problem p{s.seq_q, s.seq_kv, s.head_dim, causal, scale};
+    const auto d = make_random_data(p, static_cast<std::uint64_t>(s.seq_q * 7919 + s.seq_kv));
+    std::vector<double> got(static_cast<std::size_t>(p.seq_q), -1.0);
+    // Two calls, split at a row that is not a block multiple.
+    const std::int64_t mid = p.seq_q / 3;
+    attention_score_magnitude_rows(p, d.q.data(), d.k.data(), 0, mid, got.data());
+    attention_score_magnitude_rows(p, d.q.data(), d.k.data(), mid, p.seq_q, got.data());
+    for (std::int64_t i = 0; i < p.seq_q; ++i) {
+        double want = 0;
+        for (std::int64_t j = 0; j < attention_visible_keys(p, i); ++j) {
+            double sum = 0;
+            for (std::int64_t x = 0; x < p.head_dim; ++x) {
+                sum += std::abs(d.q[static_cast<std::size_t>(i * p.head_dim + x)]) *
+                       std::abs(d.k[static_cast<std::size_t>(j * p.head_dim + x)]);
+            }
+            want = std::max(want, sum);
+        }
+        want *= std::abs(scale);
+        CAPTURE(i);
+        CHECK(std::abs(got[static_cast<std::size_t>(i)] - want) <= 1e-12 * want);
+    }
+    // A key the causal mask hides never counts: make the last key huge; rows that cannot see it keep
+    // their magnitude.
+    if (causal && p.seq_q == p.seq_kv && p.seq_q > 1) {
+        auto big = d;
+        for (std::int64_t x = 0; x < p.head_dim; ++x) big.k[static_cast<std::size_t>((p.seq_kv - 1) * p.head_dim + x)] = 1e6;
+        std::vector<double> masked(static_cast<std::size_t>(p.seq_q));
+        attention_score_magnitude_rows(p, big.q.data(), big.k.data(), 0, p.seq_q, masked.data());
+        for (std::int64_t i = 0; i + 1 < p.seq_q; ++i) CHECK(masked[static_cast<std::size_t>(i)] == got[static_cast<std::size_t>(i)]);
+        CHECK(masked.back() > 1e3 * got.back());
+    }
+    CHECK_THROWS_AS(attention_score_magnitude_rows(p, d.q.data(), nullptr, 0, 1, got.data()), std::invalid_argument);
+}

@@ -5,13 +5,17 @@
 #include "harness/device_info.hpp"
 #include "harness/runner.hpp"
 #include "kernels/attention/hopper.hpp"
+#include "harness/check.hpp"
 #include "suites/suites.hpp"
 #include "support/gpu.hpp"
 
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
 
 #include <array>
+#include <cstdio>
+#include <stdexcept>
 #include <cmath>
 #include <map>
 #include <string>
@@ -272,10 +276,10 @@ TEST_CASE("every attention variant passes every untimed case it declares, within
     }
 }
 
-// wgmma_fp8qk's state, pinned: O within the suite's policy (element-wise and 2x the naive
-// baseline's error) on every untimed fp8_qk case, the quantization figures beside it, and lse off
-// by the FP8 accumulator's ~2^-14 (failing the bf16 lse budget, see the suite) but no further: a
-// wrong scale or a wrong head's scale puts lse off by O(1) and O out of tolerance.
+// wgmma_fp8qk's accuracy, pinned: O within the suite's policy (element-wise and 2x its judging
+// baseline's error, naive_fp8 since it names it) on every untimed fp8_qk case, the quantization
+// figures beside it, and lse off by the FP8 accumulator's ~2^-14 but no further: a wrong scale or a
+// wrong head's scale puts lse off by O(1) and O out of tolerance.
 TEST_CASE("wgmma_fp8qk: O passes the suite's policy on every untimed fp8_qk case, lse within the FP8 accumulator's precision", "[gpu][attention][fp8]") {
     FUSEBENCH_REQUIRE_GPU();
     registry reg;
@@ -396,4 +400,198 @@ TEST_CASE("an attention kernel within the element-wise bound but several times t
     REQUIRE(o_check.relative.has_value());
     CHECK_FALSE(o_check.relative->pass);
     CHECK(o_check.relative->ratio_rel_l2.value() > 2.0);
+}
+
+// The policy of the FP8-score variants, declared: naive_fp8 is a baseline of attention_fp8 only;
+// it and wgmma_fp8qk declare FP8-accumulated scores; wgmma_fp8qk names naive_fp8 as its judge; no
+// variant of the attention suite (nor a bf16 variant of attention_fp8) declares either, so the
+// bf16 policy is what it was. Selecting wgmma_fp8qk alone brings both baselines along.
+TEST_CASE("attention_fp8: naive_fp8 judges wgmma_fp8qk; the bf16 variants keep the bf16 naive", "[suites][attention][fp8]") {
+    registry reg;
+    const suite& plain = attention_suite(reg);
+    const suite& f = *reg.find("attention_fp8");
+    for (const auto& v : plain.variants) {
+        CAPTURE(v.label());
+        CHECK(v.baseline_variant.empty());
+        CHECK(v.traits.empty());
+        CHECK(plain.judging_baseline(v) == "naive");
+        CHECK(v.name != "naive_fp8");
+    }
+    std::size_t fp8qk = 0, naive_fp8 = 0;
+    for (const auto& v : f.variants) {
+        CAPTURE(v.label());
+        if (v.name == "wgmma_fp8qk") {
+            ++fp8qk;
+            CHECK(v.baseline_variant == "naive_fp8");
+            CHECK(v.has_trait("fp8_accumulated_scores"));
+        } else if (v.name == "naive_fp8") {
+            ++naive_fp8;
+            CHECK(v.role == variant_role::baseline);
+            CHECK(v.baseline_variant.empty());
+            CHECK(v.has_trait("fp8_accumulated_scores"));
+        } else {
+            CHECK(v.baseline_variant.empty());
+            CHECK(v.traits.empty());
+            CHECK(f.judging_baseline(v) == "naive");
+        }
+    }
+    CHECK(fp8qk == 2);
+    CHECK(naive_fp8 == 1);
+    REQUIRE(f.baseline() != nullptr);
+    CHECK(f.baseline()->name == "naive");  // speedups stay relative to the bf16 naive
+    selection_filter sel;
+    sel.suites = {"attention_fp8"};
+    sel.variants = {"wgmma_fp8qk"};
+    sel.cases = {"b1h2s17d128:causal:fp8_qk"};
+    const auto items = select_work(reg, sel);
+    REQUIRE(items.size() == 1);
+    std::set<std::string> names;
+    for (const variant* v : items[0].variants) names.insert(v->name);
+    CHECK(names == std::set<std::string>{"naive", "naive_fp8", "wgmma_fp8qk"});
+    // A named baseline must exist in the suite and must not be the variant itself.
+    suite bad = *reg.find("attention_fp8");
+    bad.name = "attention_fp8_bad";
+    bad.variants.back().baseline_variant = "no_such_variant";
+    registry other;
+    CHECK_THROWS_AS(other.add(bad), std::invalid_argument);
+    bad.variants.back().baseline_variant = bad.variants.back().name;
+    CHECK_THROWS_AS(other.add(bad), std::invalid_argument);
+}
+
+// The element-wise lse bound of FP8-accumulated scores, computed on the CPU: the reference appends
+// each row's score magnitude M_i = scale * max_j sum_k |q_ik| |k_jk| (checked here against a direct
+// loop), and a variant with the trait is allowed 1e-5 |lse| + 1e-5 rms(lse) + gamma_D M_i, gamma_D =
+// D u / (1 - D u), u = 2^-13, D = 128: 1/63. An lse error of 0.9 gamma_D M_i passes with the trait
+// and fails without it (the bf16 policy); 1.1 gamma_D M_i plus the fp32 terms fails with it.
+TEST_CASE("attention_fp8: the FP8 lse bound is gamma_D times the row's score magnitude", "[suites][attention][fp8]") {
+    registry reg;
+    attention_suite(reg);
+    const suite& f = *reg.find("attention_fp8");
+    const auto cases = f.cases();
+    const std::string name = GENERATE(std::string("b1h2s17d128:causal:fp8_qk"), std::string("b1h2s17d128:full:fp8_qk"));
+    CAPTURE(name);
+    const case_desc* c = find_case(cases, name, dtype::bf16);
+    REQUIRE(c != nullptr);
+    std::vector<host_tensor> in;
+    for (const auto& sp : f.input_specs(*c)) in.emplace_back(sp);
+    f.generate(*c, rng(20261125), in);
+    const auto ref = f.reference(*c, in);
+    const auto out_specs = f.output_specs(*c);
+    REQUIRE(ref.size() == 3);
+    const std::int64_t heads = 2, seq = 17, d = 128;
+    const bool causal = c->param("causal", 0) != 0;
+    const double scale = 1.0 / std::sqrt(128.0);
+    REQUIRE(ref[2].size() == static_cast<std::size_t>(heads * seq));
+    for (std::int64_t h = 0; h < heads; ++h) {
+        for (std::int64_t i = 0; i < seq; ++i) {
+            double want = 0;
+            for (std::int64_t j = 0; j < (causal ? i + 1 : seq); ++j) {
+                double sum = 0;
+                for (std::int64_t x = 0; x < d; ++x) {
+                    sum += std::abs(in[0].get(static_cast<std::size_t>((h * seq + i) * d + x))) *
+                           std::abs(in[1].get(static_cast<std::size_t>((h * seq + j) * d + x)));
+                }
+                want = std::max(want, sum);
+            }
+            want *= scale;
+            CAPTURE(h, i);
+            CHECK(std::abs(ref[2][static_cast<std::size_t>(h * seq + i)] - want) <= 1e-12 * want);
+            CHECK(want > 0);
+        }
+    }
+    const double u = 1.0 / 8192, gamma = 128 * u / (1 - 128 * u);
+    CHECK(std::abs(gamma - 1.0 / 63) < 1e-15);
+    double rms = 0;
+    for (double x : ref[1]) rms += x * x;
+    rms = std::sqrt(rms / static_cast<double>(ref[1].size()));
+    auto outputs_with = [&](double fraction, bool with_fp32_terms) {
+        std::vector<host_tensor> outs;
+        for (const auto& sp : out_specs) outs.emplace_back(sp);
+        for (std::size_t i = 0; i < ref[0].size(); ++i) outs[0].set(i, ref[0][i]);
+        for (std::size_t i = 0; i < ref[1].size(); ++i) {
+            const double fp32_terms = with_fp32_terms ? 1e-5 * std::abs(ref[1][i]) + 1e-5 * rms : 0.0;
+            // Alternate the sign: the bound is two-sided.
+            const double delta = (fraction * gamma * ref[2][i] + fp32_terms) * (i % 2 ? -1 : 1);
+            outs[1].set(i, ref[1][i] + delta);
+        }
+        return outs;
+    };
+    const variant* fp8 = nullptr;
+    const variant* bf16 = nullptr;
+    for (const auto& v : f.variants) {
+        if (v.name == "naive_fp8") fp8 = &v;
+        if (v.name == "wgmma_tma") bf16 = &v;
+    }
+    REQUIRE(fp8 != nullptr);
+    REQUIRE(bf16 != nullptr);
+    auto lse_check = [&](const std::vector<host_tensor>& outs, const variant* v) {
+        const auto checks = f.custom_check(check_input{*c, in, ref, outs, v});
+        REQUIRE(checks.size() == 2);
+        CHECK(checks[0].pass);  // O is the reference's, rounded to bf16
+        return checks[1];
+    };
+    const auto inside = outputs_with(0.9, false);
+    const auto fp8_inside = lse_check(inside, fp8);
+    CHECK(fp8_inside.pass);
+    // The figure says how much of the bound the errors use: 0.9 of gamma_D M_i, a little less of
+    // the whole allowance (which adds the fp32 terms).
+    REQUIRE(fp8_inside.figures.count("fp8_bound_use") == 1);
+    CHECK(fp8_inside.figures.at("fp8_bound_use").value <= 0.9 + 1e-6);
+    CHECK(fp8_inside.figures.at("fp8_bound_use").value > 0.85);
+    const auto bf16_verdict = lse_check(inside, bf16);
+    CHECK_FALSE(bf16_verdict.pass);  // the fp32-calibrated bound is not loosened for a bf16 variant
+    CHECK(bf16_verdict.stats.mismatches == ref[1].size());
+    const auto outside = outputs_with(1.1, true);
+    const auto fp8_verdict = lse_check(outside, fp8);
+    CHECK_FALSE(fp8_verdict.pass);
+    CHECK(fp8_verdict.stats.mismatches == ref[1].size());
+    CHECK(fp8_verdict.reason.find("out of tolerance") != std::string::npos);
+    CHECK(fp8_verdict.figures.at("fp8_bound_use").value > 1.0);
+    CHECK(bf16_verdict.figures.count("fp8_bound_use") == 0);  // no FP8 figure without the trait
+}
+
+// naive_fp8 and wgmma_fp8qk on small fp8_qk cases: both pass, wgmma_fp8qk judged against
+// naive_fp8's error (the report names it), the bf16 variants against the bf16 naive.
+TEST_CASE("attention_fp8: naive_fp8 and wgmma_fp8qk pass, wgmma_fp8qk judged against naive_fp8", "[gpu][attention][fp8]") {
+    FUSEBENCH_REQUIRE_GPU();
+    registry reg;
+    attention_suite(reg);
+    const device_info dev = query_device(0);
+    if (dev.compute_capability() != 90) SKIP("wgmma_fp8qk needs compute capability 9.0");
+    run_options o;
+    o.seed = 4242;
+    o.verify_only = true;
+    runner run(dev, o);
+    selection_filter f;
+    f.suites = {"attention_fp8"};
+    f.variants = {"naive", "naive_fp8", "wgmma_fp8qk", "wgmma_tma"};
+    f.cases = {"b1h2s1000d128:causal:fp8_qk", "b2h8kv2s1000d128:causal:fp8_qk", "b1h2s17d128:full:fp8_qk"};
+    std::map<std::string, std::size_t> passed;
+    for (const auto& item : select_work(reg, f)) {
+        for (const auto& r : run.run_item(item)) {
+            CAPTURE(r.c.name, r.variant, r.config, r.reason);
+            if (r.variant == "wgmma_tma" && r.result == outcome::skipped) continue;  // non-default configurations
+            CHECK(r.result == outcome::pass);
+            passed[r.variant] += r.result == outcome::pass;
+            if (!r.correctness) continue;
+            for (const auto& out : r.correctness->outputs) {
+                if (r.role == variant_role::baseline) {
+                    CHECK_FALSE(out.relative.has_value());
+                    continue;
+                }
+                REQUIRE(out.relative.has_value());
+                CHECK(out.relative->baseline == (r.variant == "wgmma_fp8qk" ? "naive_fp8" : "naive"));
+            }
+            if (r.variant == "wgmma_fp8qk" || r.variant == "naive_fp8") {
+                const auto& lse = r.correctness->outputs.at(1);
+                REQUIRE(lse.stats.max_abs.has_value());
+                std::printf("fp8 lse: %s %s%s%s max_abs %.3g rel_l2 %.3g%s\n", r.c.name.c_str(), r.variant.c_str(),
+                            r.config.empty() ? "" : "[", r.config.empty() ? "" : (r.config + "]").c_str(), *lse.stats.max_abs,
+                            lse.stats.rel_l2.value_or(-1),
+                            lse.relative ? (" allowed " + std::to_string(lse.relative->allowed_max_abs.value_or(-1))).c_str() : "");
+            }
+        }
+    }
+    CHECK(passed["naive_fp8"] == 3);
+    CHECK(passed["wgmma_fp8qk"] == 6);  // two configurations
 }

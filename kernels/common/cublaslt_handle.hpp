@@ -1,0 +1,35 @@
+// The cuBLASLt handle the launchers share (the FP8 GEMM peer, the FP8 attention baseline): one per
+// device, created on first use and kept for the process, as cublas_handle.hpp does for cuBLAS
+// (destroying handles at exit races the driver's own teardown). Inline, so every translation unit
+// shares the one table.
+#pragma once
+
+#include <cublasLt.h>
+
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace fusebench::kernels {
+
+// Throws std::runtime_error "<prefix>: <what>: status N (NAME)" for a failed cuBLASLt call.
+inline void check_cublaslt(cublasStatus_t st, const char* prefix, const char* what) {
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        throw std::runtime_error(std::string(prefix) + ": " + what + ": status " + std::to_string(static_cast<int>(st)));
+    }
+}
+
+inline cublasLtHandle_t cublaslt_handle_for_device(int dev) {
+    static std::mutex mu;
+    static std::map<int, cublasLtHandle_t> handles;
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = handles.find(dev);
+    if (it != handles.end()) return it->second;
+    cublasLtHandle_t h = nullptr;
+    check_cublaslt(cublasLtCreate(&h), "cuBLASLt", "cublasLtCreate");
+    handles.emplace(dev, h);
+    return h;
+}
+
+}  // namespace fusebench::kernels
