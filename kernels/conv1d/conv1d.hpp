@@ -38,6 +38,21 @@ std::size_t conv1d_dense_implicit_gemm_workspace_bytes(elem t, const conv1d_dens
 void launch_conv1d_dense_implicit_gemm(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                        const conv1d_dense_shape& s, cudaStream_t stream);
 
+// Fused Hopper variant (kernels/conv1d/wgmma_tma.cu): sm_90a only (H100 / H200; the loader must
+// pick this build's sm_90a code), bf16 / fp16, fp32 accumulation. Three accumulated GEMMs, one per
+// tap, by wgmma from TMA-loaded tiles (weights K-major, x as it lies: positions contiguous), bias
+// and GELU in the epilogue. Workspace: the weights repacked tap-major (a first kernel of every
+// call) and, for stride 2 or rows of L * 2 bytes not a multiple of 16, x copied into stride planes
+// at a 16-byte pitch (a second kernel of the call). shape_unsupported(): the shape's part only (no
+// device query); unsupported(): also the device.
+const char* conv1d_dense_wgmma_tma_shape_unsupported(elem t, const conv1d_dense_shape& s);
+const char* conv1d_dense_wgmma_tma_unsupported(elem t, const conv1d_dense_shape& s);
+std::size_t conv1d_dense_wgmma_tma_workspace_bytes(elem t, const conv1d_dense_shape& s);
+// The part of that workspace holding the copy of x (0 where x is read in place) [bytes].
+std::size_t conv1d_dense_wgmma_tma_planes_bytes(const conv1d_dense_shape& s);
+void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
+                                   const conv1d_dense_shape& s, cudaStream_t stream);
+
 // y = gelu_erf(z + bias[channel]) over [batch, cout, lout]: the epilogue for a library convolution
 // that cannot fuse it (the cuDNN peer). z is fp32 when z_f32, else in the storage type t.
 void launch_conv1d_bias_gelu(elem t, const void* z, bool z_f32, const void* bias, void* y, int batch, int cout, int lout,
