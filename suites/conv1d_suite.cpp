@@ -17,7 +17,9 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fusebench {
@@ -441,6 +443,28 @@ traffic_model implicit_gemm_model(const case_desc& c) {
     return m;
 }
 
+// wgmma_tma's tuning configurations, each verified and timed as its own result; the first is the
+// default. Names are report keys: never rename, retire and add.
+struct wgmma_schedule_config {
+    const char* name;
+    const char* description;
+    k::conv1d_wgmma_schedule schedule;
+};
+const wgmma_schedule_config wgmma_schedules[] = {
+    {"coop", "cooperative: both consumer warpgroups on each 128 x 128 tile, 64 output channels each",
+     k::conv1d_wgmma_schedule::cooperative},
+    {"pingpong",
+     "ping-pong: the consumer warpgroups take alternate 128 x 128 tiles (128 output channels each, two m64 "
+     "accumulators) and their main loops take turns, so one's bias + GELU epilogue runs under the other's MMAs",
+     k::conv1d_wgmma_schedule::pingpong},
+};
+k::conv1d_wgmma_schedule wgmma_schedule_named(std::string_view name) {
+    if (name.empty()) return wgmma_schedules[0].schedule;
+    for (const auto& c : wgmma_schedules)
+        if (name == c.name) return c.schedule;
+    throw std::invalid_argument("wgmma_tma: no configuration named '" + std::string(name) + "'");
+}
+
 // The Hopper variant: the compulsory traffic, plus its packed weights (Wp[3][C_out][C_in rounded
 // to 8], written and read back) and, where it splits x into stride planes (stride 2, or rows off
 // the 16-byte grid), that copy written and read back; on the tensor cores of the storage type.
@@ -583,7 +607,7 @@ void register_conv1d(registry& reg) {
         "through registers",
         [](const launch_args& a) {
             k::launch_conv1d_dense_wgmma_tma(to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0], a.workspace,
-                                             dense_shape(a.c), a.stream);
+                                             dense_shape(a.c), a.stream, wgmma_schedule_named(a.config));
         },
         wgmma_tma_model,
         [](const case_desc& c) -> std::size_t {
@@ -598,6 +622,7 @@ void register_conv1d(registry& reg) {
          "dense cases in bf16 or fp16 on sm_90a (H100 / H200), any sizes (TMA zero fill; stride 2 and unaligned rows "
          "through a stride-plane copy of x); elsewhere implicit_gemm"},
         false, ""});
+    for (const auto& cfg : wgmma_schedules) s.variants.back().configs.push_back(variant_config{cfg.name, cfg.description});
     s.variants.push_back(variant{
         "cudnn_conv", variant_role::peer,
         "peer, dense only: cuDNN's convolution through the backend graph API, plan and engine chosen once per shape "

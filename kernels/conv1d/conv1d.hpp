@@ -50,8 +50,12 @@ const char* conv1d_dense_wgmma_tma_unsupported(elem t, const conv1d_dense_shape&
 std::size_t conv1d_dense_wgmma_tma_workspace_bytes(elem t, const conv1d_dense_shape& s);
 // The part of that workspace holding the copy of x (0 where x is read in place) [bytes].
 std::size_t conv1d_dense_wgmma_tma_planes_bytes(const conv1d_dense_shape& s);
+// cooperative: both consumer warpgroups on each 128 x 128 tile (64 channels each); pingpong: they
+// take alternate tiles (128 channels each), one's epilogue under the other's main loop.
+enum class conv1d_wgmma_schedule { cooperative, pingpong };
 void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
-                                   const conv1d_dense_shape& s, cudaStream_t stream);
+                                   const conv1d_dense_shape& s, cudaStream_t stream,
+                                   conv1d_wgmma_schedule schedule = conv1d_wgmma_schedule::cooperative);
 
 // y = gelu_erf(z + bias[channel]) over [batch, cout, lout]: the epilogue for a library convolution
 // that cannot fuse it (the cuDNN peer). z is fp32 when z_f32, else in the storage type t.

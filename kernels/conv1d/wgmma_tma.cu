@@ -132,9 +132,48 @@ __device__ __forceinline__ void tile_coords(const params& p, int t, int& b, int&
     n_blk = r % p.n_blocks;
     b = r / p.n_blocks;
 }
+__device__ __forceinline__ void named_barrier_sync(int id, int count) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+// Epilogue of one warpgroup's 64 x 128 accumulator (thread `t` of the warpgroup): + bias, GELU,
+// one rounding, stores masked to C_out and L_out. acc[4 j + 2 h + e] is channel row o0 + 16 warp
+// + lane / 4 + 8 h, position l0 + 8 j + 2 (lane % 4) + e.
+template <typename T>
+__device__ __forceinline__ void store_tile(const params& p, const float (&acc)[64], int b, int o0, int l0, int t) {
+    const int lane = t & 31, warp = t >> 5;
+    const T* bias = static_cast<const T*>(p.bias);
+    T* y = static_cast<T*>(p.y);
+    const int l_base = l0 + (lane & 3) * 2;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int o = o0 + warp * 16 + (lane >> 2) + 8 * h;
+        if (o < p.cout) {
+            const float bo = to_f32(bias[o]);
+            T* yr = y + (static_cast<std::size_t>(b) * p.cout + o) * static_cast<std::size_t>(p.lout);
+#pragma unroll
+            for (int j = 0; j < bn / 8; ++j) {
+                const int l = l_base + 8 * j;
+                if (l >= p.lout) break;
+                const float v0 = gelu(acc[4 * j + 2 * h] + bo);
+                if (p.y_pairs && l + 1 < p.lout) {
+                    const float v1 = gelu(acc[4 * j + 2 * h + 1] + bo);
+                    T pair[2] = {from_f32<T>(v0), from_f32<T>(v1)};
+                    *reinterpret_cast<std::uint32_t*>(yr + l) = *reinterpret_cast<const std::uint32_t*>(pair);
+                } else {
+                    yr[l] = from_f32<T>(v0);
+                    if (l + 1 < p.lout) yr[l + 1] = from_f32<T>(gelu(acc[4 * j + 2 * h + 1] + bo));
+                }
+            }
+        }
+    }
+}
 #endif  // FUSEBENCH_CONV1D_WGMMA_DEVICE_CODE
 
-template <typename T, int S>
+template <typename T, int S, bool PINGPONG>
 __global__ void __launch_bounds__(threads, 1)
     conv1d_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tm_w, const __grid_constant__ CUtensorMap tm_x, const params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -150,7 +189,7 @@ __global__ void __launch_bounds__(threads, 1)
     if (tid == 0) {
         for (int s = 0; s < stages; ++s) {
             mbar_init(full(s), 1);
-            mbar_init(empty(s), 8);  // lane 0 of each consumer warp
+            mbar_init(empty(s), PINGPONG ? 4 : 8);  // lane 0 of each consumer warp that reads the stage
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -186,58 +225,72 @@ __global__ void __launch_bounds__(threads, 1)
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         const int wg = role;
-        const int lane = tid & 31, warp = (tid >> 5) & 3;
-        const int row_in_wg = warp * 16 + (lane >> 2);  // and + 8
-        const int col_q = (lane & 3) * 2;
-        const T* bias = static_cast<const T*>(p.bias);
-        T* y = static_cast<T*>(p.y);
-        int it = 0;
-        for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
-            int b, m_blk, n_blk;
-            tile_coords(p, t, b, m_blk, n_blk);
-            float acc[64];
-            for (int kb = 0; kb < k_iters; ++kb, ++it) {
-                const int s = it % stages;
-                mbar_wait(full(s), (it / stages) & 1);
-                wgmma_fence();
+        const int lane = tid & 31;
+        if constexpr (!PINGPONG) {
+            // Cooperative: both warpgroups on every tile, 64 output channels each; every stage is
+            // released by all 8 consumer warps.
+            int it = 0;
+            for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+                int b, m_blk, n_blk;
+                tile_coords(p, t, b, m_blk, n_blk);
+                float acc[64];
+                for (int kb = 0; kb < k_iters; ++kb, ++it) {
+                    const int s = it % stages;
+                    mbar_wait(full(s), (it / stages) & 1);
+                    wgmma_fence();
 #pragma unroll
-                for (int ks = 0; ks < bk / 16; ++ks) {
-                    // A: 16 channels = 32 bytes along the swizzled row; B: 16 channel rows = 2 atoms.
-                    wt_mma<T>::ss(acc, desc_a(stage_a(s) + static_cast<std::uint32_t>(wg * 64 * 128 + ks * 32)),
-                                  desc_b(stage_b(s) + static_cast<std::uint32_t>(ks * 2048)), kb > 0 || ks > 0 ? 1 : 0);
-                }
-                wgmma_commit();
-                // The previous stage's group is done once at most this one is in flight: release it.
-                wgmma_wait<1>();
-                if (kb > 0 && lane == 0) mbar_arrive(empty((it - 1) % stages));
-            }
-            wgmma_wait<0>();
-            reg_fence(acc);
-            if (lane == 0) mbar_arrive(empty((it - 1) % stages));
-
-            // acc[4 j + 2 h + e]: channel row row_in_wg + 8 h, position 8 j + col_q + e of the tile.
-            const int l_base = n_blk * bn + col_q;
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int o = m_blk * bm + wg * 64 + row_in_wg + 8 * h;
-                if (o < p.cout) {
-                    const float bo = to_f32(bias[o]);
-                    T* yr = y + (static_cast<std::size_t>(b) * p.cout + o) * static_cast<std::size_t>(p.lout);
-#pragma unroll
-                    for (int j = 0; j < bn / 8; ++j) {
-                        const int l = l_base + 8 * j;
-                        if (l >= p.lout) break;
-                        const float v0 = gelu(acc[4 * j + 2 * h] + bo);
-                        if (p.y_pairs && l + 1 < p.lout) {
-                            const float v1 = gelu(acc[4 * j + 2 * h + 1] + bo);
-                            T pair[2] = {from_f32<T>(v0), from_f32<T>(v1)};
-                            *reinterpret_cast<std::uint32_t*>(yr + l) = *reinterpret_cast<const std::uint32_t*>(pair);
-                        } else {
-                            yr[l] = from_f32<T>(v0);
-                            if (l + 1 < p.lout) yr[l + 1] = from_f32<T>(gelu(acc[4 * j + 2 * h + 1] + bo));
-                        }
+                    for (int ks = 0; ks < bk / 16; ++ks) {
+                        // A: 16 channels = 32 bytes along the swizzled row; B: 16 channel rows = 2 atoms.
+                        wt_mma<T>::ss(acc, desc_a(stage_a(s) + static_cast<std::uint32_t>(wg * 64 * 128 + ks * 32)),
+                                      desc_b(stage_b(s) + static_cast<std::uint32_t>(ks * 2048)), kb > 0 || ks > 0 ? 1 : 0);
                     }
+                    wgmma_commit();
+                    // The previous stage's group is done once at most this one is in flight: release it.
+                    wgmma_wait<1>();
+                    if (kb > 0 && lane == 0) mbar_arrive(empty((it - 1) % stages));
                 }
+                wgmma_wait<0>();
+                reg_fence(acc);
+                if (lane == 0) mbar_arrive(empty((it - 1) % stages));
+                store_tile<T>(p, acc, b, m_blk * bm + wg * 64, n_blk * bn, tid & 127);
+            }
+        } else {
+            // Ping-pong: the warpgroups take alternate tiles of this CTA, 128 output channels each
+            // (two m64 accumulators), so one's epilogue runs under the other's main loop. Their
+            // main loops take turns (named barriers 1 and 2): a warpgroup starts its tile's main
+            // loop once the other has issued all of its previous tile's stages, so no wait on a
+            // full barrier runs more than one phase ahead of the ring.
+            const int mine = (p.tiles - static_cast<int>(blockIdx.x) + static_cast<int>(gridDim.x) - 1) / static_cast<int>(gridDim.x);
+            for (int lt = wg; lt < mine; lt += 2) {
+                const int t = static_cast<int>(blockIdx.x) + lt * static_cast<int>(gridDim.x);
+                int b, m_blk, n_blk;
+                tile_coords(p, t, b, m_blk, n_blk);
+                if (lt > 0) named_barrier_sync(1 + wg, 256);
+                int it = lt * k_iters;
+                float acc0[64], acc1[64];
+                for (int kb = 0; kb < k_iters; ++kb, ++it) {
+                    const int s = it % stages;
+                    mbar_wait(full(s), (it / stages) & 1);
+                    wgmma_fence();
+#pragma unroll
+                    for (int ks = 0; ks < bk / 16; ++ks) {
+                        const std::uint64_t db = desc_b(stage_b(s) + static_cast<std::uint32_t>(ks * 2048));
+                        wt_mma<T>::ss(acc0, desc_a(stage_a(s) + static_cast<std::uint32_t>(ks * 32)), db, kb > 0 || ks > 0 ? 1 : 0);
+                        wt_mma<T>::ss(acc1, desc_a(stage_a(s) + static_cast<std::uint32_t>(64 * 128 + ks * 32)), db,
+                                      kb > 0 || ks > 0 ? 1 : 0);
+                    }
+                    wgmma_commit();
+                    wgmma_wait<1>();
+                    if (kb > 0 && lane == 0) mbar_arrive(empty((it - 1) % stages));
+                }
+                // The other warpgroup's turn (it waits for this arrival only if it has a next tile).
+                if (lt + 1 < mine) named_barrier_arrive(2 - wg, 256);
+                wgmma_wait<0>();
+                reg_fence(acc0);
+                reg_fence(acc1);
+                if (lane == 0) mbar_arrive(empty((it - 1) % stages));
+                store_tile<T>(p, acc0, b, m_blk * bm, n_blk * bn, tid & 127);
+                store_tile<T>(p, acc1, b, m_blk * bm + 64, n_blk * bn, tid & 127);
             }
         }
     }
@@ -258,18 +311,20 @@ __global__ void pack_weights_kernel(const T* __restrict__ w, T* __restrict__ wp,
 }
 
 // xs[plane][row][j] = x[row][j S + plane] (row = batch x C_in), zeros past the row's end and in
-// the pitch padding: S planes of lh = ceil(L / S) positions at a pitch of `pitch` elements.
-template <typename T>
-__global__ void split_planes_kernel(const T* __restrict__ x, T* __restrict__ xs, std::size_t rows, int length, int stride, int lh,
-                                    int pitch) {
-    const std::size_t n = static_cast<std::size_t>(stride) * rows * pitch;
-    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
-         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        const int j = static_cast<int>(idx % pitch);
-        const std::size_t r = (idx / pitch) % rows;
-        const int plane = static_cast<int>(idx / (static_cast<std::size_t>(pitch) * rows));
-        const long long pos = static_cast<long long>(j) * stride + plane;
-        xs[idx] = j < lh && pos < length ? x[r * length + static_cast<std::size_t>(pos)] : from_f32<T>(0.0f);
+// the pitch padding: S planes of lh = ceil(L / S) positions at a pitch of `pitch` elements. One
+// thread per j of a row (blockIdx.y walks the rows): 32-bit index math, a warp reads 32 S
+// consecutive inputs and writes 32 consecutive entries of each plane.
+template <typename T, int S>
+__global__ void split_planes_kernel(const T* __restrict__ x, T* __restrict__ xs, int rows, int length, int lh, int pitch) {
+    const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (j >= pitch) return;
+    for (int r = static_cast<int>(blockIdx.y); r < rows; r += static_cast<int>(gridDim.y)) {
+        const T* xr = x + static_cast<std::size_t>(r) * length;
+#pragma unroll
+        for (int plane = 0; plane < S; ++plane) {
+            const int pos = j * S + plane;
+            xs[(static_cast<std::size_t>(plane) * rows + r) * pitch + j] = j < lh && pos < length ? xr[pos] : from_f32<T>(0.0f);
+        }
     }
 }
 
@@ -323,7 +378,7 @@ void make_map(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, const
 
 template <typename T, int S>
 void launch(const void* x, const void* w, const void* bias, void* y, void* workspace, const conv1d_dense_shape& s,
-            cudaStream_t stream) {
+            cudaStream_t stream, conv1d_wgmma_schedule schedule) {
     const CUtensorMapDataType type = std::is_same_v<T, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     const std::size_t k8 = k8_of(s);
     T* wp = static_cast<T*>(workspace);
@@ -340,11 +395,10 @@ void launch(const void* x, const void* w, const void* bias, void* y, void* works
         x_len = static_cast<std::size_t>(plane_length(s));
         pitch = plane_pitch(s);
         planes = static_cast<std::size_t>(s.stride);
-        const std::size_t rows = static_cast<std::size_t>(s.batch) * s.cin;
-        const std::size_t n = planes * rows * pitch;
-        const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 8192));
-        split_planes_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<const T*>(x), xs, rows, s.length, s.stride,
-                                                          static_cast<int>(x_len), static_cast<int>(pitch));
+        const int rows = s.batch * s.cin;
+        const dim3 grid(static_cast<unsigned>((pitch + 255) / 256), static_cast<unsigned>(std::min(rows, 65535)));
+        split_planes_kernel<T, S><<<grid, 256, 0, stream>>>(static_cast<const T*>(x), xs, rows, s.length, static_cast<int>(x_len),
+                                                            static_cast<int>(pitch));
         check_launch("conv1d wgmma_tma: x planes");
         xb = xs;
     } else if (reinterpret_cast<std::uintptr_t>(x) % 16 != 0) {
@@ -379,7 +433,7 @@ void launch(const void* x, const void* w, const void* bias, void* y, void* works
 
     int dev = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
-    auto* kernel = conv1d_wgmma_tma_kernel<T, S>;
+    auto* kernel = schedule == conv1d_wgmma_schedule::pingpong ? conv1d_wgmma_tma_kernel<T, S, true> : conv1d_wgmma_tma_kernel<T, S, false>;
     check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes),
                "cudaFuncSetAttribute(conv1d wgmma_tma shared memory)");
     const int grid = std::min(p.tiles, sm_count(dev));
@@ -397,7 +451,10 @@ const char* conv1d_dense_wgmma_tma_shape_unsupported(elem t, const conv1d_dense_
     // Tile counts and TMA coordinates are 32-bit signed.
     const std::size_t tiles = static_cast<std::size_t>(s.batch) * ((s.cout + conv1d_wgmma::bm - 1) / conv1d_wgmma::bm) *
                               ((static_cast<std::size_t>(s.out_length()) + conv1d_wgmma::bn - 1) / conv1d_wgmma::bn);
-    if (tiles > static_cast<std::size_t>(INT_MAX) || s.length > INT_MAX - 256) return "fewer than 2^31 tiles and positions";
+    if (tiles > static_cast<std::size_t>(INT_MAX) || s.length > INT_MAX - 256 ||
+        static_cast<std::size_t>(s.batch) * s.cin > static_cast<std::size_t>(INT_MAX)) {
+        return "fewer than 2^31 tiles, positions and batch x C_in rows";
+    }
     // TMA: global strides below 2^40 bytes.
     if (static_cast<std::size_t>(s.batch) * s.cin * conv1d_wgmma::plane_pitch(s) * 2 >= (std::size_t{1} << 40)) {
         return "x below 2^40 bytes (TMA global strides)";
@@ -418,7 +475,7 @@ std::size_t conv1d_dense_wgmma_tma_workspace_bytes(elem t, const conv1d_dense_sh
 std::size_t conv1d_dense_wgmma_tma_planes_bytes(const conv1d_dense_shape& s) { return conv1d_wgmma::planes_bytes(s); }
 
 void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
-                                   const conv1d_dense_shape& s, cudaStream_t stream) {
+                                   const conv1d_dense_shape& s, cudaStream_t stream, conv1d_wgmma_schedule schedule) {
     if (const char* why = conv1d_dense_wgmma_tma_shape_unsupported(t, s)) throw std::invalid_argument(std::string("conv1d wgmma_tma: ") + why);
     if (workspace == nullptr || reinterpret_cast<std::uintptr_t>(workspace) % 256 != 0) {
         throw std::invalid_argument("conv1d wgmma_tma: needs a 256-byte aligned workspace of conv1d_dense_wgmma_tma_workspace_bytes");
@@ -427,11 +484,11 @@ void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const v
         throw std::invalid_argument(std::string("conv1d wgmma_tma: ") + why);
     }
     if (t == elem::bf16) {
-        if (s.stride == 1) conv1d_wgmma::launch<__nv_bfloat16, 1>(x, w, bias, y, workspace, s, stream);
-        else conv1d_wgmma::launch<__nv_bfloat16, 2>(x, w, bias, y, workspace, s, stream);
+        if (s.stride == 1) conv1d_wgmma::launch<__nv_bfloat16, 1>(x, w, bias, y, workspace, s, stream, schedule);
+        else conv1d_wgmma::launch<__nv_bfloat16, 2>(x, w, bias, y, workspace, s, stream, schedule);
     } else {
-        if (s.stride == 1) conv1d_wgmma::launch<__half, 1>(x, w, bias, y, workspace, s, stream);
-        else conv1d_wgmma::launch<__half, 2>(x, w, bias, y, workspace, s, stream);
+        if (s.stride == 1) conv1d_wgmma::launch<__half, 1>(x, w, bias, y, workspace, s, stream, schedule);
+        else conv1d_wgmma::launch<__half, 2>(x, w, bias, y, workspace, s, stream, schedule);
     }
 }
 

@@ -219,7 +219,7 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
     register_conv1d(reg);
     std::size_t fused_checked = 0, igemm_checked = 0, wgmma_checked = 0, cudnn_checked = 0, cudnn_skipped = 0;
     for (const auto& r : verify_untimed_cases(reg, "conv1d")) {
-        CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
+        CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.config, r.reason);
         const bool dense = r.c.name.rfind("dense:", 0) == 0;
         if (r.variant == "implicit_gemm") {
             // Its domain: every dense case in bf16 / fp16; skipped elsewhere, with the reason.
@@ -264,7 +264,7 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
     CHECK(fused_checked > 40);
     CHECK(igemm_checked == 16);  // 8 untimed dense cases x bf16, fp16
     if (kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{}) == nullptr) {
-        CHECK(wgmma_checked == 16);
+        CHECK(wgmma_checked == 32);  // 8 untimed dense cases x bf16, fp16 x configurations coop, pingpong
     }
     std::printf("conv1d cudnn_conv untimed cases: %zu pass, %zu skipped\n", cudnn_checked, cudnn_skipped);
 }
@@ -331,13 +331,13 @@ TEST_CASE("conv1d wgmma_tma: x in place and through stride planes, ragged channe
     registry reg;
     const suite& s = conv1d_suite(reg);
     const variant* naive = nullptr;
-    const variant* wgmma = nullptr;
+    std::vector<const variant*> wgmma;  // one entry per configuration
     for (const auto& v : s.variants) {
         if (v.name == "naive") naive = &v;
-        if (v.name == "wgmma_tma") wgmma = &v;
+        if (v.name == "wgmma_tma") wgmma.push_back(&v);
     }
     REQUIRE(naive != nullptr);
-    REQUIRE(wgmma != nullptr);
+    REQUIRE(wgmma.size() == 2);
     const device_info dev = query_device(0);
     run_options o;
     o.seed = 2028;
@@ -363,9 +363,9 @@ TEST_CASE("conv1d wgmma_tma: x in place and through stride planes, ragged channe
             c.name = "dense:b" + std::to_string(sh.b) + ":" + std::to_string(sh.ci) + "->" + std::to_string(sh.co) + ":L" +
                      std::to_string(sh.len) + ":s" + std::to_string(sh.stride);
             c.timed = false;
-            selection_item item{&s, c, {naive, wgmma}};
+            selection_item item{&s, c, {naive, wgmma[0], wgmma[1]}};
             for (const auto& r : run.run_item(item)) {
-                CAPTURE(r.c.name, std::string(dtype_name(t)), r.variant, r.reason);
+                CAPTURE(r.c.name, std::string(dtype_name(t)), r.variant, r.config, r.reason);
                 CHECK(r.result == outcome::pass);
                 if (r.variant == "wgmma_tma" && r.result == outcome::pass) {
                     REQUIRE(r.correctness.has_value());
@@ -375,7 +375,7 @@ TEST_CASE("conv1d wgmma_tma: x in place and through stride planes, ragged channe
             }
         }
     }
-    CHECK(passed == 2 * shapes.size());
+    CHECK(passed == 2 * 2 * shapes.size());  // dtypes x configurations x shapes
 }
 
 TEST_CASE("conv1d cuDNN peer: the plan chosen for the target shapes", "[gpu][conv1d][cudnn]") {
