@@ -466,16 +466,16 @@ k::conv1d_wgmma_schedule wgmma_schedule_named(std::string_view name) {
 }
 
 // The Hopper variant: the compulsory traffic, plus its packed weights (Wp[3][C_out][C_in rounded
-// to 8], written and read back) and, where it splits x into stride planes (stride 2, or rows off
-// the 16-byte grid), that copy written and read back; on the tensor cores of the storage type.
+// to 8]) and its transposed copy of x ([batch][L][C_in rounded to 8]), each written and read back;
+// on the tensor cores of the storage type.
 traffic_model wgmma_tma_model(const case_desc& c) {
     traffic_model m = fused_model(c);
     if (op_of(c) == op_dense && c.type != dtype::f32) {
         const auto s = dense_shape(c);
         const double wp = 3.0 * static_cast<double>(s.cout) * static_cast<double>((s.cin + 7) / 8 * 8) * 2.0;
-        const double xs = static_cast<double>(k::conv1d_dense_wgmma_tma_planes_bytes(s));
-        m.bytes_read += wp + xs;
-        m.bytes_written += wp + xs;
+        const double xt = static_cast<double>(k::conv1d_dense_wgmma_tma_xt_bytes(s));
+        m.bytes_read += wp + xt;
+        m.bytes_written += wp + xt;
     }
     m.unit = c.type == dtype::bf16 ? compute_unit::tensor_bf16 : compute_unit::tensor_fp16;
     return m;
@@ -598,13 +598,13 @@ void register_conv1d(registry& reg) {
     s.variants.push_back(variant{
         "wgmma_tma", variant_role::fused,
         "dense only, bf16 / fp16, sm_90a (H100 / H200), after implicit_gemm: the convolution as three accumulated "
-        "GEMMs (one per tap) by wgmma.mma_async m64n128k16 from TMA-loaded shared memory, fp32 accumulation. A first "
-        "kernel repacks the weights tap-major (part of every call); x is read as it lies (positions contiguous, "
-        "wgmma's transposed-B form), TMA's zero fill supplies the padding and the ragged edges; producer warpgroup + "
-        "two consumer warpgroups, 6-stage ring, persistent 128 x 128 tiles; bias + GELU in the epilogue. Stride 2 "
-        "and rows of L * 2 bytes off the 16-byte grid go through a copy of x into stride planes (a second kernel of "
-        "the call: TMA cannot stride the innermost dimension). Should buy: wgmma's rate and no x transposition "
-        "through registers",
+        "GEMMs (one per tap) by wgmma.mma_async m64n128k16 from TMA-loaded shared memory, fp32 accumulation. Two "
+        "small kernels of every call repack the weights tap-major and transpose x to [batch][L][C_in] (a TMA box must "
+        "start 16-byte aligned in its innermost dimension, so the taps' one-position shifts cannot be boxes of x as it "
+        "lies); a tap is then a shift of the box along positions and stride 2 TMA's traversal stride, TMA's zero fill "
+        "supplies the padding and the ragged edges; producer warpgroup + two consumer warpgroups, 6-stage ring, "
+        "persistent 128 x 128 tiles; bias + GELU in the epilogue. Should buy: wgmma's rate and the copy engine "
+        "instead of register-staged loads",
         [](const launch_args& a) {
             k::launch_conv1d_dense_wgmma_tma(to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0], a.workspace,
                                              dense_shape(a.c), a.stream, wgmma_schedule_named(a.config));
@@ -619,8 +619,8 @@ void register_conv1d(registry& reg) {
              if (op_of(c) != op_dense) return std::string("dense convolution only (depthwise and decode have no GEMM)");
              return reason_or_none(k::conv1d_dense_wgmma_tma_unsupported(to_kernel_elem(c.type), dense_shape(c)));
          },
-         "dense cases in bf16 or fp16 on sm_90a (H100 / H200), any sizes (TMA zero fill; stride 2 and unaligned rows "
-         "through a stride-plane copy of x); elsewhere implicit_gemm"},
+         "dense cases in bf16 or fp16 on sm_90a (H100 / H200), any sizes (TMA zero fill on the transposed copy of "
+         "x), batch <= 65535; elsewhere implicit_gemm"},
         false, ""});
     for (const auto& cfg : wgmma_schedules) s.variants.back().configs.push_back(variant_config{cfg.name, cfg.description});
     s.variants.push_back(variant{

@@ -1,28 +1,31 @@
 // Dense conv1d (kernel 3, padding 1, stride 1 or 2) + bias + GELU on Hopper (variant `wgmma_tma`,
-// issue 20). Versus implicit_gemm (mma.sync m16n8k16, x transposed through registers):
+// issue 20). Versus implicit_gemm (mma.sync m16n8k16, x transposed through registers per block):
 // - the convolution as three accumulated GEMMs, one per tap: Y[o, l] = sum_tap W_tap[o, :] .
-//   X[:, s l + tap - 1], M = C_out, N = output positions, K = C_in. A = the weights repacked
-//   tap-major Wp[tap][C_out][K8] (K8 = C_in rounded up to 8; a first kernel of every call, as
-//   implicit_gemm's), K-major; B = a shifted view of x, which is MN-major (positions contiguous):
-//   wgmma's transposed-B form reads it as TMA stores it, so x is never transposed;
-// - TMA loads both operands: per pipeline stage (one tap of one 64-channel chunk) a 128 x 64 tile of
-//   Wp and two 64-channel x 64-position boxes of x starting at position l0 s + tap - 1. Positions
-//   -1 and >= L, channels >= C_in and rows >= C_out arrive as zeros: the padding and every ragged
-//   tile edge cost nothing in the main loop;
+//   X[:, s l + tap - 1], M = C_out, N = output positions, K = C_in;
+// - two small kernels of every call first repack the weights tap-major, Wp[tap][C_out][C8], and
+//   transpose x to xt[b][L][C8] (channels contiguous; C8 = C_in rounded up to 8, zeros in the
+//   padding, so rows sit on TMA's 16-byte pitch for any C_in and any L). Both operands are then
+//   K-major, the layout of the wgmma Q K^T of kernels/attention/hopper_fwd.cuh;
+// - TMA loads per pipeline stage (one tap of one 64-channel chunk) a 128 x 64 tile of Wp and a
+//   128-position x 64-channel box of xt whose first row is position l0 s + tap - 1: a tap is a
+//   shift of the box along TMA's dimension 1 and the stride is that dimension's elementStrides (2
+//   loads every other row); positions -1 and >= L, channels >= C_in and rows >= C_out arrive as
+//   zeros, so the padding and every ragged edge cost nothing in the main loop;
 // - wgmma.mma_async m64n128k16 bf16 / fp16 -> fp32 from shared memory (128-byte swizzle), one
 //   group of 4 k-steps in flight while the next stage is waited for;
 // - the structure of kernels/fp8/gemm_wgmma.cu: a producer warpgroup (one thread issues TMA into a
-//   ring of 6 stages, full / empty mbarriers), two consumer warpgroups of 64 output channels each,
-//   setmaxnreg 40 / 232, persistent grid (one CTA per SM walking 128 x 128 tiles, the four row
-//   blocks of a tile of x next to each other so that they share it in L2);
+//   ring of 6 stages, full / empty mbarriers), two consumer warpgroups, setmaxnreg 40 / 232,
+//   persistent grid (one CTA per SM walking 128 x 128 tiles, the C_out / 128 row blocks of a tile
+//   of x next to each other so that they share it in L2); configurations coop (both warpgroups on
+//   each tile) and pingpong (alternate tiles, one's epilogue under the other's MMAs);
 // - epilogue from the registers: + bias, GELU (erf, the formula of the other kernels), one
 //   rounding, paired 4-byte stores where L_out is even.
-// Stride 2 and rows off TMA's 16-byte pitch rule: TMA cannot stride the innermost dimension
-// (cuTensorMapEncodeTiled ignores elementStrides[0] without interleave), and a tensor map's row
-// pitch must be a multiple of 16 bytes. So for stride 2, or L * 2 bytes % 16 != 0, a second kernel
-// of the call first copies x into the workspace as S planes (plane p holds positions s j + p) with
-// the pitch rounded up to 8 elements; tap t of output l then reads plane (l s + t - 1) % s at
-// (l s + t - 1) / s, which is l0 + const for every l of a tile, again a plain box.
+// Why x is transposed rather than read in place (positions contiguous, wgmma's transposed-B
+// form): a TMA box must start on a 16-byte boundary of its innermost dimension (PTX ISA, tensor
+// tiled mode: "the address of the bounding box must be aligned to 16 bytes"), so the taps' shifts
+// by one position cannot be boxes of x; an H100 answered those loads with an illegal-instruction
+// error (NOTES-convwg.md). TMA cannot stride the innermost dimension either (cuTensorMapEncodeTiled
+// ignores elementStrides[0] without interleave), which stride 2 would need.
 //
 // wgmma and setmaxnreg exist only for the architecture-specific sm_90a target: CMakeLists.txt adds
 // -gencode arch=compute_90a,code=sm_90a to this file, and the plain sm_90 pass compiles the kernel
@@ -59,13 +62,12 @@ constexpr int bm = 128, bn = 128, bk = 64;  // tile: output channels x positions
 constexpr int threads = 384;                // warpgroups 0, 1: consumers; 2: producer
 constexpr int stages = 6;
 constexpr int a_bytes = bm * bk * 2;       // Wp tile [bytes]: 128 rows of 128 B
-constexpr int b_half_bytes = bk * 64 * 2;  // one box of x: 64 channel rows of 64 positions (128 B)
-constexpr int b_bytes = 2 * b_half_bytes;
+constexpr int b_bytes = bn * bk * 2;      // xt box [bytes]: 128 position rows of 128 B
 constexpr int stage_bytes = a_bytes + b_bytes;
 constexpr int bar_offset = stages * stage_bytes;
 constexpr int smem_bytes = bar_offset + 16 * stages + 1024;  // + full / empty barriers + alignment slack
 static_assert(smem_bytes <= 232448, "more than the 227 KB of shared memory a block may have");
-static_assert(a_bytes % 1024 == 0 && b_half_bytes % 1024 == 0, "tiles 1024-byte aligned (swizzle atoms)");
+static_assert(a_bytes % 1024 == 0 && b_bytes % 1024 == 0, "tiles 1024-byte aligned (swizzle atoms)");
 
 struct params {
     const void* bias;
@@ -86,23 +88,15 @@ using sm90::wgmma_commit;
 using sm90::wgmma_fence;
 using sm90::wgmma_wait;
 
-__device__ __forceinline__ void tma_load_4d(std::uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2, int c3,
-                                            std::uint32_t bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
-        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
-        : "memory");
-}
-
-// D (64 x 128, fp32) += A (64 x 16, K-major) B (16 x 128, N-major: the transposed-B form), both
-// from shared memory with the 128-byte swizzle. scale_d == 0: D = A B.
+// D (64 x 128, fp32) += A (64 x 16) B (16 x 128), both K-major from shared memory with the
+// 128-byte swizzle. scale_d == 0: D = A B.
 template <typename T>
 struct wt_mma;
 template <>
 struct wt_mma<__nv_bfloat16> {
     __device__ __forceinline__ static void ss(float (&d)[64], std::uint64_t da, std::uint64_t db, int scale_d) {
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 1;\n}\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
                      : "l"(da), "l"(db), "r"(scale_d));
     }
@@ -111,16 +105,15 @@ template <>
 struct wt_mma<__half> {
     __device__ __forceinline__ static void ss(float (&d)[64], std::uint64_t da, std::uint64_t db, int scale_d) {
         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 1;\n}\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
                      : "l"(da), "l"(db), "r"(scale_d));
     }
 };
-// A: Wp tile rows of 128 B (64 channels), 8-row swizzle atoms 1024 B apart (SBO); LBO unused.
-__device__ __forceinline__ std::uint64_t desc_a(std::uint32_t addr) { return sm90::make_desc(addr, 16, 1024); }
-// B, N-major: an atom is 8 channel rows x 64 positions (1024 B); the next 8 channels 1024 B on
-// (SBO), the next 64 positions one box (b_half_bytes) on (LBO).
-__device__ __forceinline__ std::uint64_t desc_b(std::uint32_t addr) { return sm90::make_desc(addr, b_half_bytes, 1024); }
+// A and B tiles alike: rows (output channels, positions) of 128 B = 64 input channels, 8-row
+// swizzle atoms 1024 B apart (SBO); LBO unused by this layout. A k-step of 16 channels is 32 bytes
+// along the swizzled row.
+__device__ __forceinline__ std::uint64_t desc_k_major(std::uint32_t addr) { return sm90::make_desc(addr, 16, 1024); }
 
 __device__ __forceinline__ float gelu(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
 
@@ -212,12 +205,8 @@ __global__ void __launch_bounds__(threads, 1)
                         if (it >= stages) mbar_wait(empty(s), ((it / stages) & 1) ^ 1);  // fill it - stages consumed
                         mbar_expect_tx(full(s), stage_bytes);
                         sm90::tma_load_3d(stage_a(s), &tm_w, c * bk, m_blk * bm, tap, full(s));
-                        // Input position l s + tap - 1 = plane q % S, index q / S with q = tap - 1
-                        // relative to l s (floor division: q = -1 is plane S - 1, index l - 1).
-                        const int plane = S == 1 ? 0 : (tap == 1 ? 0 : 1);
-                        const int pos = S == 1 ? l0 + tap - 1 : (tap == 0 ? l0 - 1 : l0);
-                        tma_load_4d(stage_b(s), &tm_x, pos, c * bk, b, plane, full(s));
-                        tma_load_4d(stage_b(s) + b_half_bytes, &tm_x, pos + 64, c * bk, b, plane, full(s));
+                        // Rows l0 S + tap - 1 + S n, n < 128 (the map's elementStrides[1] is S).
+                        sm90::tma_load_3d(stage_b(s), &tm_x, c * bk, l0 * S + tap - 1, b, full(s));
                     }
                 }
             }
@@ -240,9 +229,8 @@ __global__ void __launch_bounds__(threads, 1)
                     wgmma_fence();
 #pragma unroll
                     for (int ks = 0; ks < bk / 16; ++ks) {
-                        // A: 16 channels = 32 bytes along the swizzled row; B: 16 channel rows = 2 atoms.
-                        wt_mma<T>::ss(acc, desc_a(stage_a(s) + static_cast<std::uint32_t>(wg * 64 * 128 + ks * 32)),
-                                      desc_b(stage_b(s) + static_cast<std::uint32_t>(ks * 2048)), kb > 0 || ks > 0 ? 1 : 0);
+                        wt_mma<T>::ss(acc, desc_k_major(stage_a(s) + static_cast<std::uint32_t>(wg * 64 * 128 + ks * 32)),
+                                      desc_k_major(stage_b(s) + static_cast<std::uint32_t>(ks * 32)), kb > 0 || ks > 0 ? 1 : 0);
                     }
                     wgmma_commit();
                     // The previous stage's group is done once at most this one is in flight: release it.
@@ -274,9 +262,9 @@ __global__ void __launch_bounds__(threads, 1)
                     wgmma_fence();
 #pragma unroll
                     for (int ks = 0; ks < bk / 16; ++ks) {
-                        const std::uint64_t db = desc_b(stage_b(s) + static_cast<std::uint32_t>(ks * 2048));
-                        wt_mma<T>::ss(acc0, desc_a(stage_a(s) + static_cast<std::uint32_t>(ks * 32)), db, kb > 0 || ks > 0 ? 1 : 0);
-                        wt_mma<T>::ss(acc1, desc_a(stage_a(s) + static_cast<std::uint32_t>(64 * 128 + ks * 32)), db,
+                        const std::uint64_t db = desc_k_major(stage_b(s) + static_cast<std::uint32_t>(ks * 32));
+                        wt_mma<T>::ss(acc0, desc_k_major(stage_a(s) + static_cast<std::uint32_t>(ks * 32)), db, kb > 0 || ks > 0 ? 1 : 0);
+                        wt_mma<T>::ss(acc1, desc_k_major(stage_a(s) + static_cast<std::uint32_t>(64 * 128 + ks * 32)), db,
                                       kb > 0 || ks > 0 ? 1 : 0);
                     }
                     wgmma_commit();
@@ -310,21 +298,24 @@ __global__ void pack_weights_kernel(const T* __restrict__ w, T* __restrict__ wp,
     }
 }
 
-// xs[plane][row][j] = x[row][j S + plane] (row = batch x C_in), zeros past the row's end and in
-// the pitch padding: S planes of lh = ceil(L / S) positions at a pitch of `pitch` elements. One
-// thread per j of a row (blockIdx.y walks the rows): 32-bit index math, a warp reads 32 S
-// consecutive inputs and writes 32 consecutive entries of each plane.
-template <typename T, int S>
-__global__ void split_planes_kernel(const T* __restrict__ x, T* __restrict__ xs, int rows, int length, int lh, int pitch) {
-    const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (j >= pitch) return;
-    for (int r = static_cast<int>(blockIdx.y); r < rows; r += static_cast<int>(gridDim.y)) {
-        const T* xr = x + static_cast<std::size_t>(r) * length;
+// xt[b][l][ci] = x[b][ci][l] for ci < C8 (zeros for ci >= C_in): 32 x 32 tiles through shared
+// memory, so that both the reads (along l) and the writes (along ci) are coalesced.
+template <typename T>
+__global__ void transpose_x_kernel(const T* __restrict__ x, T* __restrict__ xt, int cin, int c8, int length) {
+    __shared__ T tile[32][33];
+    const int l0 = static_cast<int>(blockIdx.x) * 32, c0 = static_cast<int>(blockIdx.y) * 32;
+    const std::size_t b = blockIdx.z;
+    const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);  // 32 x 8
 #pragma unroll
-        for (int plane = 0; plane < S; ++plane) {
-            const int pos = j * S + plane;
-            xs[(static_cast<std::size_t>(plane) * rows + r) * pitch + j] = j < lh && pos < length ? xr[pos] : from_f32<T>(0.0f);
-        }
+    for (int r = 0; r < 32; r += 8) {
+        const int ci = c0 + ty + r, l = l0 + tx;
+        tile[ty + r][tx] = ci < cin && l < length ? x[(b * cin + ci) * length + l] : from_f32<T>(0.0f);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < 32; r += 8) {
+        const int l = l0 + ty + r, ci = c0 + tx;
+        if (l < length && ci < c8) xt[(b * length + l) * c8 + ci] = tile[tx][ty + r];
     }
 }
 
@@ -356,20 +347,20 @@ int sm_count(int dev) {
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 std::size_t k8_of(const conv1d_dense_shape& s) { return round_up(static_cast<std::size_t>(s.cin), 8); }
-// x is read in place where TMA can: stride 1 and rows of a multiple of 16 bytes.
-bool splits_x(const conv1d_dense_shape& s) { return s.stride != 1 || (static_cast<std::size_t>(s.length) * 2) % 16 != 0; }
-int plane_length(const conv1d_dense_shape& s) { return (s.length + s.stride - 1) / s.stride; }
-std::size_t plane_pitch(const conv1d_dense_shape& s) { return round_up(static_cast<std::size_t>(plane_length(s)), 8); }
 std::size_t weights_bytes(const conv1d_dense_shape& s) { return align256(3 * static_cast<std::size_t>(s.cout) * k8_of(s) * 2); }
-std::size_t planes_bytes(const conv1d_dense_shape& s) {
-    if (!splits_x(s)) return 0;
-    return align256(static_cast<std::size_t>(s.stride) * s.batch * s.cin * plane_pitch(s) * 2);
+std::size_t xt_bytes(const conv1d_dense_shape& s) {
+    return align256(static_cast<std::size_t>(s.batch) * static_cast<std::size_t>(s.length) * k8_of(s) * 2);
 }
 
-void make_map(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, const void* ptr, const cuuint64_t* dims,
-              const cuuint64_t* strides, const cuuint32_t* box, const char* what) {
+// A 3-D map as sm90::encode_tiled_swizzle128 makes them (128-byte swizzle, 256-byte L2 promotion,
+// zeros past the ends), with a traversal stride on dimension 1 (1 or the convolution's stride).
+void make_map(CUtensorMap* map, CUtensorMapDataType type, const void* ptr, const cuuint64_t* dims, const cuuint64_t* strides,
+              const cuuint32_t* box, cuuint32_t row_step, const char* what) {
     if (sm90::tensor_map_encoder() == nullptr) throw std::runtime_error("conv1d wgmma_tma: the driver provides no cuTensorMapEncodeTiled");
-    const CUresult r = sm90::encode_tiled_swizzle128(map, type, rank, ptr, dims, strides, box);
+    const cuuint32_t elem_strides[3] = {1, row_step, 1};
+    const CUresult r = sm90::tensor_map_encoder()(map, type, 3, const_cast<void*>(ptr), dims, strides, box, elem_strides,
+                                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
         throw std::runtime_error(std::string("conv1d wgmma_tma: cuTensorMapEncodeTiled(") + what + ") failed with CUresult " +
                                  std::to_string(static_cast<int>(r)));
@@ -388,21 +379,11 @@ void launch(const void* x, const void* w, const void* bias, void* y, void* works
         pack_weights_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<const T*>(w), wp, s.cin, s.cout, static_cast<int>(k8));
         check_launch("conv1d wgmma_tma: weight packing");
     }
-    const void* xb = x;
-    std::size_t x_len = static_cast<std::size_t>(s.length), pitch = x_len, planes = 1;
-    if (splits_x(s)) {
-        T* xs = reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + weights_bytes(s));
-        x_len = static_cast<std::size_t>(plane_length(s));
-        pitch = plane_pitch(s);
-        planes = static_cast<std::size_t>(s.stride);
-        const int rows = s.batch * s.cin;
-        const dim3 grid(static_cast<unsigned>((pitch + 255) / 256), static_cast<unsigned>(std::min(rows, 65535)));
-        split_planes_kernel<T, S><<<grid, 256, 0, stream>>>(static_cast<const T*>(x), xs, rows, s.length, static_cast<int>(x_len),
-                                                            static_cast<int>(pitch));
-        check_launch("conv1d wgmma_tma: x planes");
-        xb = xs;
-    } else if (reinterpret_cast<std::uintptr_t>(x) % 16 != 0) {
-        throw std::invalid_argument("conv1d wgmma_tma: x must start on a 16-byte boundary (TMA)");
+    T* xt = reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + weights_bytes(s));
+    {
+        const dim3 grid(static_cast<unsigned>((s.length + 31) / 32), static_cast<unsigned>((k8 + 31) / 32), static_cast<unsigned>(s.batch));
+        transpose_x_kernel<T><<<grid, dim3(32, 8), 0, stream>>>(static_cast<const T*>(x), xt, s.cin, static_cast<int>(k8), s.length);
+        check_launch("conv1d wgmma_tma: x transposition");
     }
 
     CUtensorMap mw, mx;
@@ -410,14 +391,14 @@ void launch(const void* x, const void* w, const void* bias, void* y, void* works
         const cuuint64_t dims[3] = {k8, static_cast<cuuint64_t>(s.cout), 3};
         const cuuint64_t strides[2] = {k8 * 2, static_cast<cuuint64_t>(s.cout) * k8 * 2};  // [bytes]
         const cuuint32_t box[3] = {bk, bm, 1};
-        make_map(&mw, type, 3, wp, dims, strides, box, "packed weights");
+        make_map(&mw, type, wp, dims, strides, box, 1, "packed weights");
     }
     {
-        const cuuint64_t dims[4] = {x_len, static_cast<cuuint64_t>(s.cin), static_cast<cuuint64_t>(s.batch), planes};
-        const cuuint64_t row = pitch * 2;  // [bytes]
-        const cuuint64_t strides[3] = {row, row * s.cin, row * s.cin * s.batch};
-        const cuuint32_t box[4] = {64, bk, 1, 1};
-        make_map(&mx, type, 4, xb, dims, strides, box, "x");
+        const cuuint64_t dims[3] = {k8, static_cast<cuuint64_t>(s.length), static_cast<cuuint64_t>(s.batch)};
+        const cuuint64_t strides[2] = {k8 * 2, static_cast<cuuint64_t>(s.length) * k8 * 2};  // [bytes]
+        // bn rows at a step of S: the box spans bn S rows (at most 256, the limit of a box side).
+        const cuuint32_t box[3] = {bk, static_cast<cuuint32_t>(bn * S), 1};
+        make_map(&mx, type, xt, dims, strides, box, S, "x transposed");
     }
 
     params p;
@@ -451,13 +432,14 @@ const char* conv1d_dense_wgmma_tma_shape_unsupported(elem t, const conv1d_dense_
     // Tile counts and TMA coordinates are 32-bit signed.
     const std::size_t tiles = static_cast<std::size_t>(s.batch) * ((s.cout + conv1d_wgmma::bm - 1) / conv1d_wgmma::bm) *
                               ((static_cast<std::size_t>(s.out_length()) + conv1d_wgmma::bn - 1) / conv1d_wgmma::bn);
+    if (s.batch > 65535) return "batch above 65535 (grid z of the x transposition)";
     if (tiles > static_cast<std::size_t>(INT_MAX) || s.length > INT_MAX - 256 ||
         static_cast<std::size_t>(s.batch) * s.cin > static_cast<std::size_t>(INT_MAX)) {
         return "fewer than 2^31 tiles, positions and batch x C_in rows";
     }
     // TMA: global strides below 2^40 bytes.
-    if (static_cast<std::size_t>(s.batch) * s.cin * conv1d_wgmma::plane_pitch(s) * 2 >= (std::size_t{1} << 40)) {
-        return "x below 2^40 bytes (TMA global strides)";
+    if (static_cast<std::size_t>(s.length) * conv1d_wgmma::k8_of(s) * 2 >= (std::size_t{1} << 40)) {
+        return "one batch of x below 2^40 bytes (TMA global strides)";
     }
     return nullptr;
 }
@@ -469,10 +451,10 @@ const char* conv1d_dense_wgmma_tma_unsupported(elem t, const conv1d_dense_shape&
 
 std::size_t conv1d_dense_wgmma_tma_workspace_bytes(elem t, const conv1d_dense_shape& s) {
     if (t == elem::f32) return 0;
-    return conv1d_wgmma::weights_bytes(s) + conv1d_wgmma::planes_bytes(s);
+    return conv1d_wgmma::weights_bytes(s) + conv1d_wgmma::xt_bytes(s);
 }
 
-std::size_t conv1d_dense_wgmma_tma_planes_bytes(const conv1d_dense_shape& s) { return conv1d_wgmma::planes_bytes(s); }
+std::size_t conv1d_dense_wgmma_tma_xt_bytes(const conv1d_dense_shape& s) { return conv1d_wgmma::xt_bytes(s); }
 
 void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                    const conv1d_dense_shape& s, cudaStream_t stream, conv1d_wgmma_schedule schedule) {

@@ -324,8 +324,8 @@ TEST_CASE("conv1d implicit_gemm: 16-byte loads, several K chunks, ragged M and N
     CHECK(passed == 8);
 }
 
-TEST_CASE("conv1d wgmma_tma: x in place and through stride planes, ragged channel and position tiles, both strides, "
-          "within 2x the baseline's error", "[gpu][conv1d]") {
+TEST_CASE("conv1d wgmma_tma: ragged channel and position tiles, C_in off the 8-channel grid, both strides, both "
+          "configurations, within 2x the baseline's error", "[gpu][conv1d]") {
     FUSEBENCH_REQUIRE_GPU();
     if (const char* why = kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{})) SKIP(why);
     registry reg;
@@ -346,12 +346,11 @@ TEST_CASE("conv1d wgmma_tma: x in place and through stride planes, ragged channe
     struct shape {
         std::int64_t b, ci, co, len, stride;
     };
-    // x read in place (stride 1, L % 8 == 0: 264 leaves a partial position tile, 1000 eight tiles)
-    // and through the plane copy (stride 2; stride 1 with L = 301, 130 off the 16-byte grid);
-    // C_in 40 / 96 / 80 / 200 (one partial chunk of 64, 2 chunks, 2 with 16 live channels, 4 with
-    // a partial last one); C_out 136, 64, 200 (partial and single row blocks); the Whisper stem and a
-    // stride-2 C -> C layer at full length; an odd L at stride 2 (the last odd-plane entry is the
-    // padding).
+    // Both strides; L 264 / 1000 / 301 / 3000 (partial position tiles, an odd L at stride 2 whose
+    // last output's third tap is the padding); C_in 40 / 96 / 80 / 200 / 130 (one partial chunk of
+    // 64, 2 chunks, 2 with 16 live channels, 4 with a partial last one, C_in % 8 != 0); C_out 136,
+    // 64, 200, 72 (partial and single row blocks); the Whisper stem and a stride-2 C -> C layer at
+    // full length.
     const std::vector<shape> shapes{{2, 40, 136, 264, 1},  {2, 40, 136, 264, 2}, {3, 96, 64, 1000, 2}, {1, 80, 384, 3000, 1},
                                     {2, 200, 200, 301, 1}, {1, 130, 72, 301, 2},  {1, 256, 256, 3000, 2}};
     std::size_t passed = 0;
@@ -426,12 +425,14 @@ TEST_CASE("conv1d implicit_gemm and cudnn_conv declare their domains", "[suites]
         }
     }
     // wgmma_tma: sm_90a, the same dense bf16 / fp16 domain (on this device or not), its packed
-    // weights and, for stride 2 or rows off the 16-byte grid, the stride-plane copy of x.
+    // weights and its transposed copy of x, C_in rounded up to 8 in both.
     const variant* wgmma = nullptr;
+    std::size_t wgmma_entries = 0;
     for (const auto& v : s.variants) {
-        if (v.name == "wgmma_tma") wgmma = &v;
+        if (v.name == "wgmma_tma") wgmma = &v, ++wgmma_entries;
     }
     REQUIRE(wgmma != nullptr);
+    CHECK(wgmma_entries == 2);  // configurations coop, pingpong
     CHECK(wgmma->role == variant_role::fused);
     CHECK(wgmma->req.min_compute_capability == 90);
     REQUIRE(wgmma->req.supports);
@@ -447,16 +448,16 @@ TEST_CASE("conv1d implicit_gemm and cudnn_conv declare their domains", "[suites]
                                              static_cast<int>(c.dim("cout")), static_cast<int>(c.dim("length")),
                                              static_cast<int>(c.dim("stride"))};
         CHECK(kernels::conv1d_dense_wgmma_tma_shape_unsupported(kernels::elem::bf16, sh) == nullptr);
-        const double wp = 3.0 * static_cast<double>(c.dim("cout")) * static_cast<double>((c.dim("cin") + 7) / 8 * 8) * 2;
-        const bool split = c.dim("stride") == 2 || (c.dim("length") * 2) % 16 != 0;
-        const double lh = static_cast<double>((c.dim("length") + c.dim("stride") - 1) / c.dim("stride"));
-        const double planes = static_cast<double>(c.dim("stride") * c.dim("batch") * c.dim("cin")) * (std::ceil(lh / 8) * 8) * 2;
+        const double c8 = static_cast<double>((c.dim("cin") + 7) / 8 * 8);
+        const double wp = 3.0 * static_cast<double>(c.dim("cout")) * c8 * 2;
         const auto al = [](double v) { return std::ceil(v / 256) * 256; };
-        CHECK(static_cast<double>(kernels::conv1d_dense_wgmma_tma_planes_bytes(sh)) == (split ? al(planes) : 0.0));
-        CHECK(static_cast<double>(wgmma->workspace_bytes(c)) == al(wp) + (split ? al(planes) : 0.0));
+        const double xt = al(static_cast<double>(c.dim("batch") * c.dim("length")) * c8 * 2);
+        CHECK(static_cast<double>(kernels::conv1d_dense_wgmma_tma_xt_bytes(sh)) == xt);
+        CHECK(static_cast<double>(wgmma->workspace_bytes(c)) == al(wp) + xt);
         const traffic_model m = wgmma->model(c), f = s.variants[1].model(c);
         CHECK(m.flops == f.flops);
-        CHECK(m.bytes_written == f.bytes_written + wp + (split ? al(planes) : 0.0));
+        CHECK(m.bytes_written == f.bytes_written + wp + xt);
+        CHECK(m.bytes_read == f.bytes_read + wp + xt);
     }
     CHECK(kernels::conv1d_dense_wgmma_tma_shape_unsupported(kernels::elem::f32, kernels::conv1d_dense_shape{}) != nullptr);
     CHECK(kernels::conv1d_dense_wgmma_tma_shape_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{1, 8, 8, 16, 3}) != nullptr);
