@@ -17,7 +17,9 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fusebench {
@@ -441,6 +443,44 @@ traffic_model implicit_gemm_model(const case_desc& c) {
     return m;
 }
 
+// wgmma_tma's tuning configurations, each verified and timed as its own result; the first is the
+// default. Names are report keys: never rename, retire and add.
+struct wgmma_schedule_config {
+    const char* name;
+    const char* description;
+    k::conv1d_wgmma_schedule schedule;
+};
+const wgmma_schedule_config wgmma_schedules[] = {
+    {"coop", "cooperative: both consumer warpgroups on each 128 x 128 tile, 64 output channels each",
+     k::conv1d_wgmma_schedule::cooperative},
+    {"pingpong",
+     "ping-pong: the consumer warpgroups take alternate 128 x 128 tiles (128 output channels each, two m64 "
+     "accumulators) and their main loops take turns, so one's bias + GELU epilogue runs under the other's MMAs",
+     k::conv1d_wgmma_schedule::pingpong},
+};
+k::conv1d_wgmma_schedule wgmma_schedule_named(std::string_view name) {
+    if (name.empty()) return wgmma_schedules[0].schedule;
+    for (const auto& c : wgmma_schedules)
+        if (name == c.name) return c.schedule;
+    throw std::invalid_argument("wgmma_tma: no configuration named '" + std::string(name) + "'");
+}
+
+// The Hopper variant: the compulsory traffic, plus its packed weights (Wp[3][C_out][C_in rounded
+// to 8]) and its transposed copy of x ([batch][L][C_in rounded to 8]), each written and read back;
+// on the tensor cores of the storage type.
+traffic_model wgmma_tma_model(const case_desc& c) {
+    traffic_model m = fused_model(c);
+    if (op_of(c) == op_dense && c.type != dtype::f32) {
+        const auto s = dense_shape(c);
+        const double wp = 3.0 * static_cast<double>(s.cout) * static_cast<double>((s.cin + 7) / 8 * 8) * 2.0;
+        const double xt = static_cast<double>(k::conv1d_dense_wgmma_tma_xt_bytes(s));
+        m.bytes_read += wp + xt;
+        m.bytes_written += wp + xt;
+    }
+    m.unit = c.type == dtype::bf16 ? compute_unit::tensor_bf16 : compute_unit::tensor_fp16;
+    return m;
+}
+
 // cuDNN: the compulsory traffic (the conv_f32 graph's fp32 intermediate shows up as measured
 // excess traffic); tensor cores for bf16 / fp16, fp32 FMA for fp32 (TF32 engines are vetoed).
 traffic_model cudnn_model(const case_desc& c) {
@@ -555,6 +595,34 @@ void register_conv1d(registry& reg) {
          },
          "dense cases in bf16 or fp16, any sizes (ragged tiles masked); fp32 stays on the direct kernel (no TF32)"},
         false, ""});
+    s.variants.push_back(variant{
+        "wgmma_tma", variant_role::fused,
+        "dense only, bf16 / fp16, sm_90a (H100 / H200), after implicit_gemm: the convolution as three accumulated "
+        "GEMMs (one per tap) by wgmma.mma_async m64n128k16 from TMA-loaded shared memory, fp32 accumulation. Two "
+        "small kernels of every call repack the weights tap-major and transpose x to [batch][L][C_in] (a TMA box must "
+        "start 16-byte aligned in its innermost dimension, so the taps' one-position shifts cannot be boxes of x as it "
+        "lies); a tap is then a shift of the box along positions and stride 2 TMA's traversal stride, TMA's zero fill "
+        "supplies the padding and the ragged edges; producer warpgroup + two consumer warpgroups, 6-stage ring, "
+        "persistent 128 x 128 tiles; bias + GELU in the epilogue. Should buy: wgmma's rate and the copy engine "
+        "instead of register-staged loads",
+        [](const launch_args& a) {
+            k::launch_conv1d_dense_wgmma_tma(to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0], a.workspace,
+                                             dense_shape(a.c), a.stream, wgmma_schedule_named(a.config));
+        },
+        wgmma_tma_model,
+        [](const case_desc& c) -> std::size_t {
+            if (op_of(c) != op_dense || c.type == dtype::f32) return 0;
+            return k::conv1d_dense_wgmma_tma_workspace_bytes(to_kernel_elem(c.type), dense_shape(c));
+        },
+        {90,
+         [](const case_desc& c) -> std::optional<std::string> {
+             if (op_of(c) != op_dense) return std::string("dense convolution only (depthwise and decode have no GEMM)");
+             return reason_or_none(k::conv1d_dense_wgmma_tma_unsupported(to_kernel_elem(c.type), dense_shape(c)));
+         },
+         "dense cases in bf16 or fp16 on sm_90a (H100 / H200), any sizes (TMA zero fill on the transposed copy of "
+         "x), batch <= 65535; elsewhere implicit_gemm"},
+        false, ""});
+    for (const auto& cfg : wgmma_schedules) s.variants.back().configs.push_back(variant_config{cfg.name, cfg.description});
     s.variants.push_back(variant{
         "cudnn_conv", variant_role::peer,
         "peer, dense only: cuDNN's convolution through the backend graph API, plan and engine chosen once per shape "

@@ -38,6 +38,24 @@ std::size_t conv1d_dense_implicit_gemm_workspace_bytes(elem t, const conv1d_dens
 void launch_conv1d_dense_implicit_gemm(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                        const conv1d_dense_shape& s, cudaStream_t stream);
 
+// Fused Hopper variant (kernels/conv1d/wgmma_tma.cu): sm_90a only (H100 / H200; the loader must
+// pick this build's sm_90a code), bf16 / fp16, fp32 accumulation. Three accumulated GEMMs, one per
+// tap, by wgmma from TMA-loaded tiles; bias and GELU in the epilogue. Workspace: the weights
+// repacked tap-major and x transposed to [batch][L][C_in rounded up to 8] (two small kernels of
+// every call), so that TMA can shift a box by a tap and stride it by the convolution's stride.
+// shape_unsupported(): the shape's part only (no device query); unsupported(): also the device.
+const char* conv1d_dense_wgmma_tma_shape_unsupported(elem t, const conv1d_dense_shape& s);
+const char* conv1d_dense_wgmma_tma_unsupported(elem t, const conv1d_dense_shape& s);
+std::size_t conv1d_dense_wgmma_tma_workspace_bytes(elem t, const conv1d_dense_shape& s);
+// The part of that workspace holding the transposed copy of x [bytes].
+std::size_t conv1d_dense_wgmma_tma_xt_bytes(const conv1d_dense_shape& s);
+// cooperative: both consumer warpgroups on each 128 x 128 tile (64 channels each); pingpong: they
+// take alternate tiles (128 channels each), one's epilogue under the other's main loop.
+enum class conv1d_wgmma_schedule { cooperative, pingpong };
+void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
+                                   const conv1d_dense_shape& s, cudaStream_t stream,
+                                   conv1d_wgmma_schedule schedule = conv1d_wgmma_schedule::cooperative);
+
 // y = gelu_erf(z + bias[channel]) over [batch, cout, lout]: the epilogue for a library convolution
 // that cannot fuse it (the cuDNN peer). z is fp32 when z_f32, else in the storage type t.
 void launch_conv1d_bias_gelu(elem t, const void* z, bool z_f32, const void* bias, void* y, int batch, int cout, int lout,

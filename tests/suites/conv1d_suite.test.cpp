@@ -217,15 +217,27 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
     FUSEBENCH_REQUIRE_GPU();
     registry reg;
     register_conv1d(reg);
-    std::size_t fused_checked = 0, igemm_checked = 0, cudnn_checked = 0, cudnn_skipped = 0;
+    std::size_t fused_checked = 0, igemm_checked = 0, wgmma_checked = 0, cudnn_checked = 0, cudnn_skipped = 0;
     for (const auto& r : verify_untimed_cases(reg, "conv1d")) {
-        CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.reason);
+        CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.config, r.reason);
         const bool dense = r.c.name.rfind("dense:", 0) == 0;
         if (r.variant == "implicit_gemm") {
             // Its domain: every dense case in bf16 / fp16; skipped elsewhere, with the reason.
             if (dense && r.c.type != dtype::f32) {
                 CHECK(r.result == outcome::pass);
                 ++igemm_checked;
+            } else {
+                CHECK(r.result == outcome::skipped);
+                CHECK_FALSE(r.reason.empty());
+                continue;
+            }
+        } else if (r.variant == "wgmma_tma") {
+            // Its domain: every dense case in bf16 / fp16 on a device that runs its sm_90a code.
+            const bool runs = dense && r.c.type != dtype::f32 &&
+                              kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{}) == nullptr;
+            if (runs) {
+                CHECK(r.result == outcome::pass);
+                ++wgmma_checked;
             } else {
                 CHECK(r.result == outcome::skipped);
                 CHECK_FALSE(r.reason.empty());
@@ -251,6 +263,9 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
     }
     CHECK(fused_checked > 40);
     CHECK(igemm_checked == 16);  // 8 untimed dense cases x bf16, fp16
+    if (kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{}) == nullptr) {
+        CHECK(wgmma_checked == 32);  // 8 untimed dense cases x bf16, fp16 x configurations coop, pingpong
+    }
     std::printf("conv1d cudnn_conv untimed cases: %zu pass, %zu skipped\n", cudnn_checked, cudnn_skipped);
 }
 
@@ -309,6 +324,59 @@ TEST_CASE("conv1d implicit_gemm: 16-byte loads, several K chunks, ragged M and N
     CHECK(passed == 8);
 }
 
+TEST_CASE("conv1d wgmma_tma: ragged channel and position tiles, C_in off the 8-channel grid, both strides, both "
+          "configurations, within 2x the baseline's error", "[gpu][conv1d]") {
+    FUSEBENCH_REQUIRE_GPU();
+    if (const char* why = kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{})) SKIP(why);
+    registry reg;
+    const suite& s = conv1d_suite(reg);
+    const variant* naive = nullptr;
+    std::vector<const variant*> wgmma;  // one entry per configuration
+    for (const auto& v : s.variants) {
+        if (v.name == "naive") naive = &v;
+        if (v.name == "wgmma_tma") wgmma.push_back(&v);
+    }
+    REQUIRE(naive != nullptr);
+    REQUIRE(wgmma.size() == 2);
+    const device_info dev = query_device(0);
+    run_options o;
+    o.seed = 2028;
+    o.verify_only = true;
+    runner run(dev, o);
+    struct shape {
+        std::int64_t b, ci, co, len, stride;
+    };
+    // Both strides; L 264 / 1000 / 301 / 3000 (partial position tiles, an odd L at stride 2 whose
+    // last output's third tap is the padding); C_in 40 / 96 / 80 / 200 / 130 (one partial chunk of
+    // 64, 2 chunks, 2 with 16 live channels, 4 with a partial last one, C_in % 8 != 0); C_out 136,
+    // 64, 200, 72 (partial and single row blocks); the Whisper stem and a stride-2 C -> C layer at
+    // full length.
+    const std::vector<shape> shapes{{2, 40, 136, 264, 1},  {2, 40, 136, 264, 2}, {3, 96, 64, 1000, 2}, {1, 80, 384, 3000, 1},
+                                    {2, 200, 200, 301, 1}, {1, 130, 72, 301, 2},  {1, 256, 256, 3000, 2}};
+    std::size_t passed = 0;
+    for (dtype t : {dtype::bf16, dtype::f16}) {
+        case_desc base = find_case(s, "dense:b1:80->384:L3000:s1", t);
+        for (const auto& sh : shapes) {
+            case_desc c = base;
+            c.dims = {{"batch", sh.b}, {"cin", sh.ci}, {"cout", sh.co}, {"length", sh.len}, {"stride", sh.stride}};
+            c.name = "dense:b" + std::to_string(sh.b) + ":" + std::to_string(sh.ci) + "->" + std::to_string(sh.co) + ":L" +
+                     std::to_string(sh.len) + ":s" + std::to_string(sh.stride);
+            c.timed = false;
+            selection_item item{&s, c, {naive, wgmma[0], wgmma[1]}};
+            for (const auto& r : run.run_item(item)) {
+                CAPTURE(r.c.name, std::string(dtype_name(t)), r.variant, r.config, r.reason);
+                CHECK(r.result == outcome::pass);
+                if (r.variant == "wgmma_tma" && r.result == outcome::pass) {
+                    REQUIRE(r.correctness.has_value());
+                    CHECK(r.correctness->deterministic == true);
+                    ++passed;
+                }
+            }
+        }
+    }
+    CHECK(passed == 2 * 2 * shapes.size());  // dtypes x configurations x shapes
+}
+
 TEST_CASE("conv1d cuDNN peer: the plan chosen for the target shapes", "[gpu][conv1d][cudnn]") {
     FUSEBENCH_REQUIRE_GPU();
     if (!kernels::cudnn_conv_available()) SKIP(kernels::cudnn_conv_describe());
@@ -356,6 +424,49 @@ TEST_CASE("conv1d implicit_gemm and cudnn_conv declare their domains", "[suites]
             CHECK(igemm->workspace_bytes(c) == static_cast<std::size_t>(wp));
         }
     }
+    // wgmma_tma: sm_90a, the same dense bf16 / fp16 domain (on this device or not), its packed
+    // weights and its transposed copy of x, C_in rounded up to 8 in both.
+    const variant* wgmma = nullptr;
+    std::size_t wgmma_entries = 0;
+    for (const auto& v : s.variants) {
+        if (v.name == "wgmma_tma") wgmma = &v, ++wgmma_entries;
+    }
+    REQUIRE(wgmma != nullptr);
+    CHECK(wgmma_entries == 2);  // configurations coop, pingpong
+    CHECK(wgmma->role == variant_role::fused);
+    CHECK(wgmma->req.min_compute_capability == 90);
+    REQUIRE(wgmma->req.supports);
+    for (const auto& c : s.cases()) {
+        CAPTURE(c.name, std::string(dtype_name(c.type)));
+        const bool dense = c.name.rfind("dense:", 0) == 0;
+        const auto why = wgmma->req.supports(c);
+        if (!dense || c.type == dtype::f32) {
+            CHECK(why.has_value());
+            continue;
+        }
+        const kernels::conv1d_dense_shape sh{static_cast<int>(c.dim("batch")), static_cast<int>(c.dim("cin")),
+                                             static_cast<int>(c.dim("cout")), static_cast<int>(c.dim("length")),
+                                             static_cast<int>(c.dim("stride"))};
+        CHECK(kernels::conv1d_dense_wgmma_tma_shape_unsupported(kernels::elem::bf16, sh) == nullptr);
+        const double c8 = static_cast<double>((c.dim("cin") + 7) / 8 * 8);
+        const double wp = 3.0 * static_cast<double>(c.dim("cout")) * c8 * 2;
+        const auto al = [](double v) { return std::ceil(v / 256) * 256; };
+        const double xt = al(static_cast<double>(c.dim("batch") * c.dim("length")) * c8 * 2);
+        CHECK(static_cast<double>(kernels::conv1d_dense_wgmma_tma_xt_bytes(sh)) == xt);
+        CHECK(static_cast<double>(wgmma->workspace_bytes(c)) == al(wp) + xt);
+        const traffic_model m = wgmma->model(c), f = s.variants[1].model(c);
+        CHECK(m.flops == f.flops);
+        CHECK(m.bytes_written == f.bytes_written + wp + xt);
+        CHECK(m.bytes_read == f.bytes_read + wp + xt);
+    }
+    CHECK(kernels::conv1d_dense_wgmma_tma_shape_unsupported(kernels::elem::f32, kernels::conv1d_dense_shape{}) != nullptr);
+    CHECK(kernels::conv1d_dense_wgmma_tma_shape_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{1, 8, 8, 16, 3}) != nullptr);
+    const kernels::conv1d_dense_shape small{1, 8, 8, 16, 1};
+    CHECK_THROWS_AS(kernels::launch_conv1d_dense_wgmma_tma(kernels::elem::f32, nullptr, nullptr, nullptr, nullptr, nullptr, small, nullptr),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(kernels::launch_conv1d_dense_wgmma_tma(kernels::elem::bf16, nullptr, nullptr, nullptr, nullptr, nullptr, small, nullptr),
+                    std::invalid_argument);
+
     // The launcher refuses fp32 and a missing workspace before touching the device.
     const kernels::conv1d_dense_shape sh{1, 8, 8, 16, 1};
     CHECK(kernels::conv1d_dense_implicit_gemm_unsupported(kernels::elem::f32, sh) != nullptr);
