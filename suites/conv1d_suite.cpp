@@ -623,9 +623,6 @@ void register_conv1d(registry& reg) {
          "x), batch <= 65535; elsewhere implicit_gemm"},
         false, ""});
     for (const auto& cfg : wgmma_schedules) s.variants.back().configs.push_back(variant_config{cfg.name, cfg.description});
-    // Outside the default run until a GPU run has verified it (its first design faulted on an H100;
-    // this one has not run on a GPU yet): --full or --variant wgmma_tma selects it.
-    s.variants.back().full_only = true;
     s.variants.push_back(variant{
         "cudnn_conv", variant_role::peer,
         "peer, dense only: cuDNN's convolution through the backend graph API, plan and engine chosen once per shape "

@@ -218,8 +218,7 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
     registry reg;
     register_conv1d(reg);
     std::size_t fused_checked = 0, igemm_checked = 0, wgmma_checked = 0, cudnn_checked = 0, cudnn_skipped = 0;
-    // full: wgmma_tma is full-only until verified on a GPU (the conv1d suite has no full-only cases).
-    for (const auto& r : verify_untimed_cases(reg, "conv1d", true)) {
+    for (const auto& r : verify_untimed_cases(reg, "conv1d")) {
         CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.config, r.reason);
         const bool dense = r.c.name.rfind("dense:", 0) == 0;
         if (r.variant == "implicit_gemm") {

@@ -352,6 +352,9 @@ TEST_CASE("the FP8 attention mutant fails where naive_fp8 and wgmma_fp8qk pass",
         for (const auto& r : results) by[r.variant] = &r;
         for (const auto& r : results) {
             CAPTURE(r.c.name, r.variant, r.config, r.reason);
+            // The selection adds the mutants suite's own baseline (a glu variant), which is
+            // outside this family's domain; the four named variants must all run.
+            if (std::find(f.variants.begin(), f.variants.end(), r.variant) == f.variants.end()) continue;
             REQUIRE(r.result != outcome::skipped);
             if (r.must_be_caught_by.empty()) {
                 CHECK(r.result == outcome::pass);
