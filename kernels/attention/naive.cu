@@ -348,7 +348,7 @@ fp8_plan& fp8_plan_locked(fp8_state& st, int dev, const attention_shape& s) {
 // cuBLASLt 13.1 on an H100 returned CUBLAS_STATUS_NOT_SUPPORTED from cublasLtMatmul (while its
 // heuristic returned algorithms) for every E4M3 "TN" matmul with the per-tensor A / B scale
 // pointers set: fp32 and bf16 D, fast accumulation on and off, each of 8 heuristic algorithms,
-// minimum alignment 16 or 256 (a standalone probe, NOTES-fp8base.md); without them it runs. So the
+// minimum alignment 16 or 256 (a standalone probe, kernels/attention/probes/cublaslt_fp8_scales.cu); without them it runs. So the
 // GEMM writes code-unit scores (exact E4M3 products summed in the tensor cores' accumulator, as the
 // E4M3 wgmma does) and scale_eff, exact (a power of two times the softmax scale), is applied here
 // with one fp32 multiply per score, as wgmma_fp8qk folds it into its softmax.

@@ -24,7 +24,7 @@
 // form): a TMA box must start on a 16-byte boundary of its innermost dimension (PTX ISA, tensor
 // tiled mode: "the address of the bounding box must be aligned to 16 bytes"), so the taps' shifts
 // by one position cannot be boxes of x; an H100 answered those loads with an illegal-instruction
-// error (NOTES-convwg.md). TMA cannot stride the innermost dimension either (cuTensorMapEncodeTiled
+// error (kernels/conv1d/NOTES.md). TMA cannot stride the innermost dimension either (cuTensorMapEncodeTiled
 // ignores elementStrides[0] without interleave), which stride 2 would need.
 //
 // wgmma and setmaxnreg exist only for the architecture-specific sm_90a target: CMakeLists.txt adds

@@ -1,5 +1,7 @@
 // Diagnostic: why cublasLtMatmul returns 15 for naive_fp8's scores GEMM (E4M3 TN -> fp32, fast accum,
-// per-tensor scale pointers). Not part of the project.
+// per-tensor scale pointers). Not part of the build: a record of the finding in kernels/attention/NOTES.md
+// ("naive_fp8 and the lse policy for FP8 scores"). Build by hand on a GPU machine:
+//   nvcc -O2 -arch=sm_90a cublaslt_fp8_scales.cu -lcublasLt -o probe && ./probe
 #include <cublasLt.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
