@@ -161,18 +161,22 @@ std::size_t smx_workspace(const case_desc& c) { return mk::softmax_topk_mutant_w
 
 using att_launcher = void (*)(const kernels::attention_shape&, kernels::elem, const void*, const void*, const void*,
                               void*, float*, cudaStream_t);
+// An attention case's shape as the attention suite's launchers see it (scale 1 / sqrt(head_dim)).
+kernels::attention_shape att_shape(const case_desc& c) {
+    kernels::attention_shape s;
+    s.batch = static_cast<int>(c.dim("batch"));
+    s.heads_q = static_cast<int>(c.dim("heads_q"));
+    s.heads_kv = static_cast<int>(c.dim("heads_kv"));
+    s.seq_q = static_cast<int>(c.dim("seq_q"));
+    s.seq_kv = static_cast<int>(c.dim("seq_kv"));
+    s.head_dim = static_cast<int>(c.dim("head_dim"));
+    s.causal = c.param("causal", 0) != 0;
+    s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.head_dim)));
+    return s;
+}
 std::function<void(const launch_args&)> bind_att(att_launcher f) {
     return [f](const launch_args& a) {
-        kernels::attention_shape s;
-        s.batch = static_cast<int>(a.c.dim("batch"));
-        s.heads_q = static_cast<int>(a.c.dim("heads_q"));
-        s.heads_kv = static_cast<int>(a.c.dim("heads_kv"));
-        s.seq_q = static_cast<int>(a.c.dim("seq_q"));
-        s.seq_kv = static_cast<int>(a.c.dim("seq_kv"));
-        s.head_dim = static_cast<int>(a.c.dim("head_dim"));
-        s.causal = a.c.param("causal", 0) != 0;
-        s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.head_dim)));
-        f(s, to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0], static_cast<float*>(a.out[1]), a.stream);
+        f(att_shape(a.c), to_kernel_elem(a.c.type), a.in[0], a.in[1], a.in[2], a.out[0], static_cast<float*>(a.out[1]), a.stream);
     };
 }
 
@@ -380,15 +384,7 @@ std::vector<variant> mutant_variants(const real_suites& real) {
                      "its size, lse off by O(1) and O by far more than naive_fp8's error (tolerance)",
                      "out of tolerance",
                      [](const launch_args& a) {
-                         kernels::attention_shape s;
-                         s.batch = static_cast<int>(a.c.dim("batch"));
-                         s.heads_q = static_cast<int>(a.c.dim("heads_q"));
-                         s.heads_kv = static_cast<int>(a.c.dim("heads_kv"));
-                         s.seq_q = static_cast<int>(a.c.dim("seq_q"));
-                         s.seq_kv = static_cast<int>(a.c.dim("seq_kv"));
-                         s.head_dim = static_cast<int>(a.c.dim("head_dim"));
-                         s.causal = a.c.param("causal", 0) != 0;
-                         s.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.head_dim)));
+                         const kernels::attention_shape s = att_shape(a.c);
                          // Inputs of an fp8_qk case: q, k, v, q codes, q scales, k codes, k scales, ...
                          mk::launch_attention_fp8_scale_doubled(
                              s, static_cast<const std::uint8_t*>(a.in[3]), static_cast<const float*>(a.in[4]),

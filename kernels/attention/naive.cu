@@ -377,16 +377,8 @@ const char* attention_naive_fp8_unsupported(const attention_shape& s, elem type)
         return "a shape the attention launchers reject (validate_attention_shape)";
     }
     if (const char* why = fp8_layout_rule(s, type)) return why;
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        cudaGetLastError();
-        return "no CUDA device to ask cuBLASLt whether it runs this shape";
-    }
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) {
-        cudaGetLastError();
-        return "cudaGetDevice failed: cuBLASLt was not asked";
-    }
+    if (const char* why = cublaslt_device_to_ask(dev)) return why;
     fp8_state& st = fp8_global();
     std::lock_guard<std::mutex> lock(st.mu);
     const fp8_plan& p = fp8_plan_locked(st, dev, s);

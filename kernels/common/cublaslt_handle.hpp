@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cublasLt.h>
+#include <cuda_runtime_api.h>
 
 #include <map>
 #include <mutex>
@@ -30,6 +31,21 @@ inline cublasLtHandle_t cublaslt_handle_for_device(int dev) {
     check_cublaslt(cublasLtCreate(&h), "cuBLASLt", "cublasLtCreate");
     handles.emplace(dev, h);
     return h;
+}
+
+// For a domain check that asks cuBLASLt's heuristic: the current device's ordinal in `dev`, or the
+// reason cuBLASLt cannot be asked (no device, or cudaGetDevice failed; the error is cleared).
+inline const char* cublaslt_device_to_ask(int& dev) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        return "no CUDA device to ask cuBLASLt whether it runs this shape";
+    }
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        cudaGetLastError();
+        return "cudaGetDevice failed: cuBLASLt was not asked";
+    }
+    return nullptr;
 }
 
 }  // namespace fusebench::kernels

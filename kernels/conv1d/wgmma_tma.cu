@@ -42,7 +42,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
@@ -331,20 +330,6 @@ __global__ void conv1d_wgmma_probe_kernel(int* out) {
 
 sm90::sm90a_probe sm90a_code{reinterpret_cast<const void*>(&conv1d_wgmma_probe_kernel)};
 
-constexpr int max_devices = 64;
-std::atomic<int> sm_count_cache[max_devices];
-
-int sm_count(int dev) {
-    if (dev >= 0 && dev < max_devices) {
-        const int known = sm_count_cache[dev].load();
-        if (known > 0) return known;
-    }
-    int sms = 0;
-    check_call(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute(SM count)");
-    if (dev >= 0 && dev < max_devices) sm_count_cache[dev].store(sms);
-    return sms;
-}
-
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 std::size_t k8_of(const conv1d_dense_shape& s) { return round_up(static_cast<std::size_t>(s.cin), 8); }
 std::size_t weights_bytes(const conv1d_dense_shape& s) { return align256(3 * static_cast<std::size_t>(s.cout) * k8_of(s) * 2); }
@@ -417,7 +402,7 @@ void launch(const void* x, const void* w, const void* bias, void* y, void* works
     auto* kernel = schedule == conv1d_wgmma_schedule::pingpong ? conv1d_wgmma_tma_kernel<T, S, true> : conv1d_wgmma_tma_kernel<T, S, false>;
     check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes),
                "cudaFuncSetAttribute(conv1d wgmma_tma shared memory)");
-    const int grid = std::min(p.tiles, sm_count(dev));
+    const int grid = std::min(p.tiles, cached_sm_count(dev));
     kernel<<<grid, threads, smem_bytes, stream>>>(mw, mx, p);
     check_launch("conv1d wgmma_tma kernel");
 }

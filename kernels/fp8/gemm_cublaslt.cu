@@ -163,16 +163,8 @@ std::string fp8_gemm_cublaslt_describe() {
 
 const char* fp8_gemm_cublaslt_unsupported(const fp8_gemm_shape& s) {
     if (const char* why = layout_rule(s)) return why;
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        cudaGetLastError();
-        return "no CUDA device to ask cuBLASLt whether it runs this shape";
-    }
     int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) {
-        cudaGetLastError();
-        return "cudaGetDevice failed: cuBLASLt was not asked";
-    }
+    if (const char* why = cublaslt_device_to_ask(dev)) return why;
     state& st = global_state();
     std::lock_guard<std::mutex> lock(st.mu);
     const plan& p = plan_locked(st, dev, s);

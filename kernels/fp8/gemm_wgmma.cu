@@ -338,21 +338,9 @@ sm90::sm90a_probe sm90a_code{reinterpret_cast<const void*>(&fp8_gemm_wgmma_probe
 
 // Per device ordinal, facts of the device written once (racing writers write the same value).
 constexpr int max_devices = 64;
-std::atomic<int> sm_count_cache[max_devices];
 std::atomic<int> cluster_capacity_cache[max_devices];  // clusters of 2 CTAs resident at once
 
 int cluster_capacity(int dev) { return dev >= 0 && dev < max_devices ? cluster_capacity_cache[dev].load() : 0; }
-
-int sm_count(int dev) {
-    if (dev >= 0 && dev < max_devices) {
-        const int known = sm_count_cache[dev].load();
-        if (known > 0) return known;
-    }
-    int sms = 0;
-    check_call(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute(SM count)");
-    if (dev >= 0 && dev < max_devices) sm_count_cache[dev].store(sms);
-    return sms;
-}
 
 // 2-D map over [rows][cols] elements at `pitch` bytes, box box_cols x box_rows, 128-byte swizzle
 // (box_cols x element size = 128 bytes); what lies past rows or cols reads as zero (loads) or is
@@ -441,7 +429,7 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
 
     int dev = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
-    const int sms = sm_count(dev);
+    const int sms = cached_sm_count(dev);
     if (opt.cluster != 1 && opt.cluster != 2) {
         throw std::invalid_argument("fp8_gemm wgmma: cluster must be 1 or 2, got " + std::to_string(opt.cluster));
     }
