@@ -273,12 +273,7 @@ std::size_t fp8_default_chunk(const attention_shape& s, const group_sizes& z) {
 // (head_dim x padded keys), B = the Q
 // codes (head_dim x seq_q), the "TN" form cuBLASLt's FP8 kernels take. Kept for the process; a
 // plan cuBLASLt rejected keeps the reason.
-struct fp8_plan {
-    cublasLtMatmulDesc_t desc = nullptr;
-    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
-    cublasLtMatmulAlgo_t algo{};
-    std::string why_not;  // empty: usable
-};
+using fp8_plan = cublaslt_plan;
 
 struct fp8_state {
     std::mutex mu;

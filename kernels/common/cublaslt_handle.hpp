@@ -33,6 +33,16 @@ inline cublasLtHandle_t cublaslt_handle_for_device(int dev) {
     return h;
 }
 
+// A matmul planned once per shape and kept for the process (destroying it at exit races the
+// driver's teardown, as the handle): descriptor, layouts, the heuristic's algorithm, or the
+// reason cuBLASLt rejected the shape (why_not non-empty: unusable).
+struct cublaslt_plan {
+    cublasLtMatmulDesc_t desc = nullptr;
+    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
+    cublasLtMatmulAlgo_t algo{};
+    std::string why_not;  // empty: usable
+};
+
 // For a domain check that asks cuBLASLt's heuristic: the current device's ordinal in `dev`, or the
 // reason cuBLASLt cannot be asked (no device, or cudaGetDevice failed; the error is cleared).
 inline const char* cublaslt_device_to_ask(int& dev) {

@@ -40,12 +40,7 @@ void check_lt(cublasStatus_t st, const char* what) { check_cublaslt(st, "cuBLASL
 
 // One plan per (device, shape), created on first use and kept for the process (as the handle:
 // destroying them at exit races the driver's teardown). A plan that cuBLASLt rejected keeps the reason.
-struct plan {
-    cublasLtMatmulDesc_t desc = nullptr;
-    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
-    cublasLtMatmulAlgo_t algo{};
-    std::string why_not;  // empty: usable
-};
+using plan = cublaslt_plan;
 
 struct state {
     std::mutex mu;
