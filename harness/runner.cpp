@@ -1083,14 +1083,11 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
     double input_bytes = 0, output_bytes = 0;
     for (const auto& t : in_specs) input_bytes += static_cast<double>(t.bytes());
     for (const auto& t : out_specs) output_bytes += static_cast<double>(t.bytes());
-    for (auto& r : results) {
+    for (std::size_t vi = 0; vi < results.size(); ++vi) {
+        variant_result& r = results[vi];
         // The baseline error shown beside a result is its judging baseline's (the suite's
         // baseline unless the variant names a same-precision one).
-        const variant* rv = nullptr;
-        for (std::size_t k = 0; k < results.size(); ++k) {
-            if (&results[k] == &r) rv = item.variants[k];
-        }
-        const variant_result* judge = rv ? judge_of(*rv) : baseline_result;
+        const variant_result* judge = judge_of(*item.variants[vi]);
         if (judge && &r != judge && r.correctness && judge->correctness) {
             r.correctness->baseline_outputs = judge->correctness->outputs;
         }

@@ -65,7 +65,7 @@ inline void attach_split_partials(flash::params& p, int splits, void* workspace,
 
 #if defined(FUSEBENCH_HOPPER_DEVICE_CODE)
 #include "kernels/attention/hopper_device.cuh"
-#include "kernels/attention/hopper_wgmma.cuh"
+#include "kernels/common/sm90_wgmma.cuh"
 
 namespace fusebench::kernels::hopper {
 
@@ -196,14 +196,14 @@ __device__ __forceinline__ void attention_fwd(const CUtensorMap& tm_q, const CUt
             for (int ks = 0; ks < D / 16; ++ks) {
                 const std::uint64_t da = make_desc(sq_addr + (ks >> 2) * (BM * 128) + wg * (64 * 128) + (ks & 3) * 32, 16, 1024);
                 const std::uint64_t db = make_desc(k_st + (ks >> 2) * (BN * 128) + (ks & 3) * 32, 16, 1024);
-                wgmma_op<BN, F16>::ss(s, da, db, ks > 0 ? 1 : 0);
+                sm90::wgmma_op<BN, F16>::ss(s, da, db, ks > 0 ? 1 : 0);
             }
         }
     };
     auto issue_pv = [&](float (&o)[D / 2], const std::uint32_t (&pa)[BN / 16][4], int j) {
         const std::uint32_t v_st = sv_addr + (j % STAGES) * cfg::v_bytes;
 #pragma unroll
-        for (int kk = 0; kk < BN / 16; ++kk) wgmma_op<D, F16>::rs_tb(o, pa[kk], make_desc(v_st + kk * (16 * 128), BN * 128, 1024), 1);
+        for (int kk = 0; kk < BN / 16; ++kk) sm90::wgmma_op<D, F16>::rs_tb(o, pa[kk], make_desc(v_st + kk * (16 * 128), BN * 128, 1024), 1);
     };
     // Global tile index g: does some key of it lie past the end or past some row's diagonal?
     auto tile_needs_mask = [&](int g) {

@@ -285,7 +285,8 @@ fp8_state& fp8_global() {
     return st;
 }
 
-void check_lt(cublasStatus_t st, const char* what) { check_cublaslt(st, "attention naive_fp8: cuBLASLt", what); }
+constexpr const char* fp8_lt_prefix = "attention naive_fp8: cuBLASLt";
+void check_lt(cublasStatus_t st, const char* what) { check_cublaslt(st, fp8_lt_prefix, what); }
 
 fp8_plan& fp8_plan_locked(fp8_state& st, int dev, const attention_shape& s) {
     const auto key = std::make_tuple(dev, s.seq_kv, s.seq_q, s.head_dim);
@@ -294,10 +295,7 @@ fp8_plan& fp8_plan_locked(fp8_state& st, int dev, const attention_shape& s) {
     fp8_plan& p = st.plans[key];
     try {
         cublasLtHandle_t h = cublaslt_handle_for_device(dev);
-        check_lt(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
-        const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-        check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
-        check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
+        cublaslt_create_tn_desc(p, fp8_lt_prefix);
         const std::int8_t fast = 1;
         check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast), "FAST_ACCUM");
         const auto d = static_cast<std::uint64_t>(s.head_dim), skv = static_cast<std::uint64_t>(fp8_keys_padded(s)),
@@ -306,32 +304,14 @@ fp8_plan& fp8_plan_locked(fp8_state& st, int dev, const attention_shape& s) {
         check_lt(cublasLtMatrixLayoutCreate(&p.lb, CUDA_R_8F_E4M3, d, sq, static_cast<std::int64_t>(d)), "layout B (Q codes)");
         check_lt(cublasLtMatrixLayoutCreate(&p.ld, CUDA_R_32F, skv, sq, static_cast<std::int64_t>(fp8_score_pitch(s))),
                  "layout D (fp32 scores)");
-        cublasLtMatmulPreference_t pref = nullptr;
-        check_lt(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
-        const std::size_t ws = fp8_lt_workspace_bytes;
-        check_lt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
-                 "MAX_WORKSPACE_BYTES");
         // The per-head pointers are only 16-byte aligned (Q heads of seq_q * head_dim bytes, score
-        // blocks of seq_q * pitch floats); the heuristic assumes 256 unless told, and an algorithm
-        // picked for 256 may reject (status 15) or not serve a less aligned pointer.
-        const std::uint32_t align = 16;
-        for (const auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-                                CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
-            check_lt(cublasLtMatmulPreferenceSetAttribute(pref, attr, &align, sizeof align), "MIN_ALIGNMENT");
-        }
-        cublasLtMatmulHeuristicResult_t result{};
-        int found = 0;
-        const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(h, p.desc, p.la, p.lb, p.ld, p.ld, pref, 1, &result, &found);
-        cublasLtMatmulPreferenceDestroy(pref);
-        if (hs != CUBLAS_STATUS_SUCCESS || found == 0) {
-            p.why_not = "cuBLASLt " + std::to_string(cublasLtGetVersion()) +
-                        " returns no E4M3 x E4M3 -> fp32 fast-accumulation algorithm for the per-head scores GEMM (m=" +
-                        std::to_string(fp8_keys_padded(s)) + " n=" + std::to_string(s.seq_q) + " k=" + std::to_string(s.head_dim) +
-                        ") on this device (heuristic status " + std::to_string(static_cast<int>(hs)) + ", " +
-                        cublasGetStatusName(hs) + ", " + std::to_string(found) + " algorithms)";
-        } else {
-            p.algo = result.algo;
-        }
+        // blocks of seq_q * pitch floats); an algorithm picked for 256 may reject (status 15) or not
+        // serve a less aligned pointer.
+        cublaslt_choose_algo(h, p, fp8_lt_workspace_bytes, 16,
+                             "E4M3 x E4M3 -> fp32 fast-accumulation algorithm for the per-head scores GEMM (m=" +
+                                 std::to_string(fp8_keys_padded(s)) + " n=" + std::to_string(s.seq_q) +
+                                 " k=" + std::to_string(s.head_dim) + ")",
+                             fp8_lt_prefix);
     } catch (const std::exception& e) {
         p.why_not = e.what();
     }

@@ -7,6 +7,8 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -42,6 +44,52 @@ struct cublaslt_plan {
     cublasLtMatmulAlgo_t algo{};
     std::string why_not;  // empty: usable
 };
+
+// Creates p.desc in the "TN" form cuBLASLt's FP8 kernels take: fp32 compute and scale type, A
+// transposed, B not. Throws as check_cublaslt.
+inline void cublaslt_create_tn_desc(cublaslt_plan& p, const char* prefix) {
+    check_cublaslt(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), prefix, "cublasLtMatmulDescCreate");
+    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    check_cublaslt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), prefix, "TRANSA");
+    check_cublaslt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), prefix, "TRANSB");
+}
+
+// Asks the heuristic for one algorithm for p's descriptor and layouts (C = D) within
+// workspace_bytes; min_alignment > 0 tells it the operands' pointers are only that many bytes
+// aligned (it assumes 256 otherwise). Sets p.algo, or p.why_not = "cuBLASLt <version> returns no
+// <wanted> on this device (heuristic status ...)". Throws as check_cublaslt for a failed setup call.
+inline void cublaslt_choose_algo(cublasLtHandle_t h, cublaslt_plan& p, std::size_t workspace_bytes, std::uint32_t min_alignment,
+                                 const std::string& wanted, const char* prefix) {
+    cublasLtMatmulPreference_t pref = nullptr;
+    check_cublaslt(cublasLtMatmulPreferenceCreate(&pref), prefix, "cublasLtMatmulPreferenceCreate");
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    cublasStatus_t hs = CUBLAS_STATUS_SUCCESS;
+    try {
+        check_cublaslt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+                                                            sizeof workspace_bytes),
+                       prefix, "MAX_WORKSPACE_BYTES");
+        if (min_alignment > 0) {
+            for (const auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                                    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
+                check_cublaslt(cublasLtMatmulPreferenceSetAttribute(pref, attr, &min_alignment, sizeof min_alignment), prefix,
+                               "MIN_ALIGNMENT");
+            }
+        }
+        hs = cublasLtMatmulAlgoGetHeuristic(h, p.desc, p.la, p.lb, p.ld, p.ld, pref, 1, &result, &found);
+    } catch (...) {
+        cublasLtMatmulPreferenceDestroy(pref);
+        throw;
+    }
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (hs != CUBLAS_STATUS_SUCCESS || found == 0) {
+        p.why_not = "cuBLASLt " + std::to_string(cublasLtGetVersion()) + " returns no " + wanted + " on this device (heuristic status " +
+                    std::to_string(static_cast<int>(hs)) + ", " + cublasGetStatusName(hs) + ", " + std::to_string(found) +
+                    " algorithms)";
+    } else {
+        p.algo = result.algo;
+    }
+}
 
 // For a domain check that asks cuBLASLt's heuristic: the current device's ordinal in `dev`, or the
 // reason cuBLASLt cannot be asked (no device, or cudaGetDevice failed; the error is cleared).

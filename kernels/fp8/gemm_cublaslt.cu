@@ -36,7 +36,8 @@ constexpr std::size_t lt_workspace_bytes = std::size_t{32} << 20;  // cuBLASLt's
 std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }
 std::size_t padded_pitch(std::size_t kb) { return (kb + 3) / 4 * 4; }
 
-void check_lt(cublasStatus_t st, const char* what) { check_cublaslt(st, "cuBLASLt fp8", what); }
+constexpr const char* lt_prefix = "cuBLASLt fp8";
+void check_lt(cublasStatus_t st, const char* what) { check_cublaslt(st, lt_prefix, what); }
 
 // One plan per (device, shape), created on first use and kept for the process (as the handle:
 // destroying them at exit races the driver's teardown). A plan that cuBLASLt rejected keeps the reason.
@@ -80,10 +81,7 @@ plan& plan_locked(state& st, int dev, const fp8_gemm_shape& s) {
     plan& p = st.plans[key];
     try {
         cublasLtHandle_t h = handle_locked(st, dev);
-        check_lt(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
-        const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-        check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
-        check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
+        cublaslt_create_tn_desc(p, lt_prefix);
         const std::int32_t mode_a = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, mode_b = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
         check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode_a, sizeof mode_a), "A_SCALE_MODE");
         check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode_b, sizeof mode_b), "B_SCALE_MODE");
@@ -96,24 +94,10 @@ plan& plan_locked(state& st, int dev, const fp8_gemm_shape& s) {
         check_lt(cublasLtMatrixLayoutCreate(&p.la, CUDA_R_8F_E4M3, k, n, static_cast<std::int64_t>(k)), "layout A (weights)");
         check_lt(cublasLtMatrixLayoutCreate(&p.lb, CUDA_R_8F_E4M3, k, m, static_cast<std::int64_t>(k)), "layout B (activations)");
         check_lt(cublasLtMatrixLayoutCreate(&p.ld, CUDA_R_16BF, n, m, static_cast<std::int64_t>(n)), "layout D");
-        cublasLtMatmulPreference_t pref = nullptr;
-        check_lt(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
-        const std::size_t ws = lt_workspace_bytes;
-        check_lt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
-                 "MAX_WORKSPACE_BYTES");
-        cublasLtMatmulHeuristicResult_t result{};
-        int found = 0;
-        const cublasStatus_t hs = cublasLtMatmulAlgoGetHeuristic(h, p.desc, p.la, p.lb, p.ld, p.ld, pref, 1, &result, &found);
-        cublasLtMatmulPreferenceDestroy(pref);
-        if (hs != CUBLAS_STATUS_SUCCESS || found == 0) {
-            p.why_not = "cuBLASLt " + std::to_string(cublasLtGetVersion()) +
-                        " returns no E4M3 x E4M3 -> bf16 algorithm with 128x128 / 1x128 block scales for m=" +
-                        std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
-                        " on this device (heuristic status " + std::to_string(static_cast<int>(hs)) + ", " +
-                        cublasGetStatusName(hs) + ", " + std::to_string(found) + " algorithms)";
-        } else {
-            p.algo = result.algo;
-        }
+        cublaslt_choose_algo(h, p, lt_workspace_bytes, 0,
+                             "E4M3 x E4M3 -> bf16 algorithm with 128x128 / 1x128 block scales for m=" + std::to_string(s.m) +
+                                 " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k),
+                             lt_prefix);
     } catch (const std::exception& e) {
         p.why_not = e.what();
     }

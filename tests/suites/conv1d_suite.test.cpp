@@ -43,6 +43,19 @@ case_desc find_case(const suite& s, const std::string& name, dtype t) {
     return {};
 }
 
+// A dense shape the suite does not list, untimed, built on one of its dense cases of dtype t.
+struct dense_dims {
+    std::int64_t b, ci, co, len, stride;
+};
+case_desc dense_case(const suite& s, dtype t, const dense_dims& sh) {
+    case_desc c = find_case(s, "dense:b1:80->384:L3000:s1", t);
+    c.dims = {{"batch", sh.b}, {"cin", sh.ci}, {"cout", sh.co}, {"length", sh.len}, {"stride", sh.stride}};
+    c.name = "dense:b" + std::to_string(sh.b) + ":" + std::to_string(sh.ci) + "->" + std::to_string(sh.co) + ":L" +
+             std::to_string(sh.len) + ":s" + std::to_string(sh.stride);
+    c.timed = false;
+    return c;
+}
+
 std::vector<host_tensor> inputs_of(const suite& s, const case_desc& c, std::uint64_t seed) {
     std::vector<host_tensor> in;
     for (const auto& t : s.input_specs(c)) in.emplace_back(t);
@@ -289,22 +302,14 @@ TEST_CASE("conv1d implicit_gemm: 16-byte loads, several K chunks, ragged M and N
     o.seed = 2027;
     o.verify_only = true;
     runner run(dev, o);
-    struct shape {
-        std::int64_t b, ci, co, len, stride;
-    };
     // L % 8 == 0 (the 16-byte path; 264 and 1000 leave partial position tiles), C_in 40 / 96 / 80
     // (2, 3, 3 chunks of 32, the last partial for 40 and 80), C_out 136 and 64 (partial and single
     // channel tiles), and the Whisper stem at full length.
-    const std::vector<shape> shapes{{2, 40, 136, 264, 1}, {2, 40, 136, 264, 2}, {3, 96, 64, 1000, 2}, {1, 80, 384, 3000, 1}};
+    const std::vector<dense_dims> shapes{{2, 40, 136, 264, 1}, {2, 40, 136, 264, 2}, {3, 96, 64, 1000, 2}, {1, 80, 384, 3000, 1}};
     std::size_t passed = 0;
     for (dtype t : {dtype::bf16, dtype::f16}) {
-        case_desc base = find_case(s, "dense:b1:80->384:L3000:s1", t);
         for (const auto& sh : shapes) {
-            case_desc c = base;
-            c.dims = {{"batch", sh.b}, {"cin", sh.ci}, {"cout", sh.co}, {"length", sh.len}, {"stride", sh.stride}};
-            c.name = "dense:b" + std::to_string(sh.b) + ":" + std::to_string(sh.ci) + "->" + std::to_string(sh.co) + ":L" +
-                     std::to_string(sh.len) + ":s" + std::to_string(sh.stride);
-            c.timed = false;
+            const case_desc c = dense_case(s, t, sh);
             selection_item item{&s, c, {naive, igemm, cudnn}};
             for (const auto& r : run.run_item(item)) {
                 CAPTURE(r.c.name, std::string(dtype_name(t)), r.variant, r.reason);
@@ -343,25 +348,17 @@ TEST_CASE("conv1d wgmma_tma: ragged channel and position tiles, C_in off the 8-c
     o.seed = 2028;
     o.verify_only = true;
     runner run(dev, o);
-    struct shape {
-        std::int64_t b, ci, co, len, stride;
-    };
     // Both strides; L 264 / 1000 / 301 / 3000 (partial position tiles, an odd L at stride 2 whose
     // last output's third tap is the padding); C_in 40 / 96 / 80 / 200 / 130 (one partial chunk of
     // 64, 2 chunks, 2 with 16 live channels, 4 with a partial last one, C_in % 8 != 0); C_out 136,
     // 64, 200, 72 (partial and single row blocks); the Whisper stem and a stride-2 C -> C layer at
     // full length.
-    const std::vector<shape> shapes{{2, 40, 136, 264, 1},  {2, 40, 136, 264, 2}, {3, 96, 64, 1000, 2}, {1, 80, 384, 3000, 1},
+    const std::vector<dense_dims> shapes{{2, 40, 136, 264, 1},  {2, 40, 136, 264, 2}, {3, 96, 64, 1000, 2}, {1, 80, 384, 3000, 1},
                                     {2, 200, 200, 301, 1}, {1, 130, 72, 301, 2},  {1, 256, 256, 3000, 2}};
     std::size_t passed = 0;
     for (dtype t : {dtype::bf16, dtype::f16}) {
-        case_desc base = find_case(s, "dense:b1:80->384:L3000:s1", t);
         for (const auto& sh : shapes) {
-            case_desc c = base;
-            c.dims = {{"batch", sh.b}, {"cin", sh.ci}, {"cout", sh.co}, {"length", sh.len}, {"stride", sh.stride}};
-            c.name = "dense:b" + std::to_string(sh.b) + ":" + std::to_string(sh.ci) + "->" + std::to_string(sh.co) + ":L" +
-                     std::to_string(sh.len) + ":s" + std::to_string(sh.stride);
-            c.timed = false;
+            const case_desc c = dense_case(s, t, sh);
             selection_item item{&s, c, {naive, wgmma[0], wgmma[1]}};
             for (const auto& r : run.run_item(item)) {
                 CAPTURE(r.c.name, std::string(dtype_name(t)), r.variant, r.config, r.reason);

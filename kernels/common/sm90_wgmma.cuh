@@ -1,9 +1,10 @@
-// wgmma.mma_async wrappers (sm_90a), f32 accumulators, for kernels/attention/hopper.cu. Written out
-// per shape because inline asm needs every accumulator register as its own operand. ss: A and B
+// wgmma.mma_async wrappers (sm_90a), bf16 / fp16 operands (F16: fp16), f32 accumulators, m64 x N x
+// k16, for the Hopper kernels (kernels/attention/hopper_fwd.cuh, kernels/conv1d/wgmma_tma.cu).
+// Written out per shape because inline asm needs every accumulator register as its own operand. ss: A and B
 // from shared memory, both K-major; rs_tb: A from registers, B from shared memory MN-major.
 #pragma once
 #include <cstdint>
-namespace fusebench::kernels::hopper {
+namespace fusebench::kernels::sm90 {
 template <int N, bool F16> struct wgmma_op;
 template <> struct wgmma_op<64, false> {
     __device__ __forceinline__ static void ss(float (&d)[32], std::uint64_t da, std::uint64_t db, int scale_d) {
@@ -80,4 +81,4 @@ template <> struct wgmma_op<256, true> {
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
     }
 };
-}  // namespace fusebench::kernels::hopper
+}  // namespace fusebench::kernels::sm90
