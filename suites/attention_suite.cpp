@@ -713,6 +713,10 @@ const wgmma_tma_config wgmma_tma_configs[] = {
      "head_dim 256's tiling (the only one that fits 227 KB of shared memory there): 64 keys per step, 2-stage ring, "
      "Q 64 KB + 2 x (K 32 KB + V 32 KB); P V on m64n256k16, a 128-register O accumulator per consumer thread",
      {64, 2, true}},
+    {"bm128_bn128_s2_pp",
+     "the default's tiling with FlashAttention-3's ping-pong schedule: the two consumer warpgroups take turns issuing "
+     "their Q K^T and P V (named barriers), so one's softmax runs while the other's GEMMs hold the tensor cores",
+     {128, 2, true, true}},
 };
 
 // The configuration that covers a head_dim like the default does (every case, timed included): the

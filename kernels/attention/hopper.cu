@@ -55,12 +55,12 @@ template <int D, int BN, int STAGES>
 using tma_config = fwd_config<D, BN, STAGES, false>;
 
 // The body (hopper_fwd.cuh) is shared with wgmma_fp8qk.
-template <typename T, int D, int BN, int STAGES>
+template <typename T, int D, int BN, int STAGES, bool PINGPONG>
 __global__ void __launch_bounds__(384, 1)
     attention_wgmma_tma_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                                const __grid_constant__ CUtensorMap tm_v, const fa_params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    attention_fwd<T, D, BN, STAGES, false>(tm_q, tm_k, tm_v, p, nullptr, nullptr);
+    attention_fwd<T, D, BN, STAGES, false, PINGPONG>(tm_q, tm_k, tm_v, p, nullptr, nullptr);
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
@@ -112,7 +112,7 @@ int current_sm_count() {
     return sms;
 }
 
-template <typename T, int D, int BN, int STAGES>
+template <typename T, int D, int BN, int STAGES, bool PINGPONG = false>
 void launch_config(const attention_shape& s, const wgmma_tma_plan& pl, const void* q, const void* k, const void* v, void* o,
                    float* lse, void* workspace, cudaStream_t stream) {
     using cfg = tma_config<D, BN, STAGES>;
@@ -127,11 +127,11 @@ void launch_config(const attention_shape& s, const wgmma_tma_plan& pl, const voi
     check_call(make_map(&mq, q, p.bh, p.seq_q, D, cfg::bm, f16), "cuTensorMapEncodeTiled(Q)");
     check_call(make_map(&mk, k, s.batch * s.heads_kv, s.seq_kv, D, BN, f16), "cuTensorMapEncodeTiled(K)");
     check_call(make_map(&mv, v, s.batch * s.heads_kv, s.seq_kv, D, BN, f16), "cuTensorMapEncodeTiled(V)");
-    check_call(cudaFuncSetAttribute(attention_wgmma_tma_kernel<T, D, BN, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    check_call(cudaFuncSetAttribute(attention_wgmma_tma_kernel<T, D, BN, STAGES, PINGPONG>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     cfg::smem_bytes),
                "cudaFuncSetAttribute(attention wgmma_tma shared memory)");
     const dim3 grid(static_cast<unsigned>(p.q_blocks * p.splits), static_cast<unsigned>(p.heads_q), static_cast<unsigned>(s.batch));
-    attention_wgmma_tma_kernel<T, D, BN, STAGES><<<grid, cfg::threads, cfg::smem_bytes, stream>>>(mq, mk, mv, p);
+    attention_wgmma_tma_kernel<T, D, BN, STAGES, PINGPONG><<<grid, cfg::threads, cfg::smem_bytes, stream>>>(mq, mk, mv, p);
     check_launch("attention wgmma_tma kernel");
     if (p.splits > 1) {
         const std::size_t rows = static_cast<std::size_t>(p.bh) * p.seq_q;
@@ -144,7 +144,9 @@ void launch_config(const attention_shape& s, const wgmma_tma_plan& pl, const voi
 // them. head_dim 256 has one: 64 keys, 2 stages. Q (128 x 256) is 64 KB and a 64-key K or V tile
 // 32 KB, so 2 stages take 192 KB of the 227 KB; 128 keys (320 KB) or a third stage (256 KB) do not
 // fit. Per consumer thread O is 128 fp32 registers, S 32, P and the previous tile's P 16 each.
+// The ping-pong schedule is instantiated for (128, 2) at head_dim 64 and 128.
 bool known_tiling(const wgmma_tma_options& opt, int head_dim) {
+    if (opt.pingpong) return head_dim != 256 && opt.bn == 128 && opt.stages == 2;
     if (head_dim == 256) return opt.bn == 64 && opt.stages == 2;
     return (opt.bn == 128 && (opt.stages == 2 || opt.stages == 3)) || (opt.bn == 64 && opt.stages == 3);
 }
@@ -152,7 +154,8 @@ bool known_tiling(const wgmma_tma_options& opt, int head_dim) {
 template <typename T, int D>
 void dispatch(const attention_shape& s, const wgmma_tma_options& opt, const wgmma_tma_plan& pl, const void* q, const void* k,
               const void* v, void* o, float* lse, void* ws, cudaStream_t stream) {
-    if (opt.bn == 128 && opt.stages == 2) launch_config<T, D, 128, 2>(s, pl, q, k, v, o, lse, ws, stream);
+    if (opt.pingpong) launch_config<T, D, 128, 2, true>(s, pl, q, k, v, o, lse, ws, stream);
+    else if (opt.bn == 128 && opt.stages == 2) launch_config<T, D, 128, 2>(s, pl, q, k, v, o, lse, ws, stream);
     else if (opt.bn == 128 && opt.stages == 3) launch_config<T, D, 128, 3>(s, pl, q, k, v, o, lse, ws, stream);
     else launch_config<T, D, 64, 3>(s, pl, q, k, v, o, lse, ws, stream);
 }
@@ -203,6 +206,7 @@ int wgmma_tma_choose_splits(long long blocks, int tiles, int sms) {
 const char* wgmma_tma_tiling_unsupported(int head_dim, const wgmma_tma_options& opt) {
     if (head_dim != 64 && head_dim != 128 && head_dim != 256) return "head_dim 64, 128 or 256 only";
     if (hopper::known_tiling(opt, head_dim)) return nullptr;
+    if (opt.pingpong) return "the ping-pong schedule runs (bn, stages) = (128, 2) at head_dim 64 and 128 only";
     return head_dim == 256 ? "head_dim 256 runs (bn, stages) = (64, 2) only (128 keys or a third stage exceed 227 KB of shared memory)"
                            : "(bn, stages) must be (128, 2), (128, 3) or (64, 3) at head_dim 64 and 128 ((64, 2) is head_dim 256's)";
 }

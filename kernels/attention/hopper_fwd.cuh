@@ -74,7 +74,11 @@ namespace fusebench::kernels::hopper {
 // q_blocks, and for split-KV splits, bh, part_o and part_lse (the layout flash::combine_splits
 // merges). tiles_per_split and head_group are the wmma launch's and stay at their defaults here.
 // q_scale, k_scale: FP8QK only (one per batch * heads_q and batch * heads_kv).
-template <typename T, int D, int BN, int STAGES, bool FP8QK>
+// PINGPONG: the two consumer warpgroups take turns issuing their GEMMs (named barriers 1 and 2,
+// FlashAttention-3's inter-warpgroup schedule): warpgroup w issues Q K^T of tile j and P V of tile
+// j - 1 only after the other one has issued its own, so one warpgroup's softmax runs while the
+// other's GEMMs hold the tensor cores. Without it the warp schedulers interleave the two freely.
+template <typename T, int D, int BN, int STAGES, bool FP8QK, bool PINGPONG = false>
 __device__ __forceinline__ void attention_fwd(const CUtensorMap& tm_q, const CUtensorMap& tm_k, const CUtensorMap& tm_v,
                                               const flash::params& p, const float* __restrict__ q_scale,
                                               const float* __restrict__ k_scale) {
@@ -219,9 +223,15 @@ __device__ __forceinline__ void attention_fwd(const CUtensorMap& tm_q, const CUt
 
     if (n_tiles > 0) {
     std::uint32_t pa_prev[BN / 16][4];
+    // Ping-pong turns (both warpgroups run the same n_tiles): warpgroup w waits on barrier 1 + w and
+    // hands the turn over by arriving on the other's; warpgroup 1 opens warpgroup 0's first turn and
+    // skips its last hand-over, so each barrier completes exactly n_tiles times.
+    const bool pingpong = PINGPONG && consumers == 2;
+    if (pingpong && wg == 1) sm90::named_barrier_arrive(1, 256);
     mbar_wait(full_q, 0);
     for (int j = 0; j < n_tiles; ++j) {
         mbar_wait(full_k(j % STAGES), (j / STAGES) & 1);
+        if (pingpong) sm90::named_barrier_sync(1 + wg, 256);
         float s[BN / 2];
         wgmma_fence();
         issue_s(s, j);
@@ -230,8 +240,10 @@ __device__ __forceinline__ void attention_fwd(const CUtensorMap& tm_q, const CUt
             mbar_wait(full_v((j - 1) % STAGES), ((j - 1) / STAGES) & 1);
             issue_pv(o_acc, pa_prev, j - 1);
             wgmma_commit();
+            if (pingpong && !(wg == 1 && j == n_tiles - 1)) sm90::named_barrier_arrive(2 - wg, 256);
             wgmma_wait<1>();
         } else {
+            if (pingpong && !(wg == 1 && j == n_tiles - 1)) sm90::named_barrier_arrive(2 - wg, 256);
             wgmma_wait<0>();
         }
         reg_fence(s);

@@ -57,6 +57,15 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parit
             : "memory");
     } while (!done);
 }
+// Named barriers 1..15 (0 is __syncthreads): `count` threads, a multiple of 32, take part; sync
+// waits for them all, arrive counts without waiting (producer / consumer handoffs between warpgroups).
+__device__ __forceinline__ void named_barrier_sync(int id, int count) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
 __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2, std::uint32_t bar) {
     asm volatile(
         "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
