@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""The README's two board-against-board tables, from two fusebench reports (default runs).
+
+Usage: scripts/readme_tables.py H100.json H200.json [--section memory|attention|all]
+
+- memory: glu, rmsnorm and softmax_topk, one row per timed (suite, case, dtype): the fastest
+  passing fused variant of the first report, with its figures on both boards (`% floor` =
+  derived.pct_of_floor, `vs naive` = derived.speedup_vs_baseline).
+- attention: every timed attention result of the first report (variant[config]), naive, fused
+  and peers, with the same result of the second report (`% ceiling` = derived.pct_of_ceiling).
+
+A result missing from a report, or not timed there, prints "-" with no figure made up. The
+column headers name each report's board label (device.label).
+"""
+import json
+import sys
+
+MEMORY_SUITES = ("glu", "rmsnorm", "softmax_topk")
+
+
+def load(path):
+    with open(path) as f:
+        r = json.load(f)
+    label = (r.get("device") or {}).get("label") or path
+    return label.upper(), r["results"]
+
+
+def key(x):
+    return (x["suite"], x["case"], x["dtype"], x["variant"], x.get("config") or "")
+
+
+def name(x):
+    return x["variant"] + (f"[{x['config']}]" if x.get("config") else "")
+
+
+def timed(x):
+    return x.get("outcome") == "pass" and (x.get("timing") or {}).get("median_us")
+
+
+def cells(x, fig):
+    if x is None or not timed(x):
+        return ["-", "-", "-"]
+    d = x.get("derived") or {}
+    v = d.get(fig)
+    sp = d.get("speedup_vs_baseline")
+    out = [f"{x['timing']['median_us']:.2f}"]
+    if fig == "pct_of_ceiling":
+        tf = d.get("achieved_tflops")
+        out.append(f"{tf:.1f}" if tf is not None else "-")
+    out.append(f"{v:.1f}" if v is not None else "-")
+    out.append(f"{sp:.2f}x" if sp is not None else "-")
+    return out
+
+
+def memory_table(a, b):
+    la, ra = a
+    lb, rb = b
+    index_b = {key(x): x for x in rb}
+    best = {}
+    order = []
+    for x in ra:
+        if x["suite"] not in MEMORY_SUITES or x.get("role") != "fused" or not timed(x):
+            continue
+        k = (x["suite"], x["case"], x["dtype"])
+        if k not in best:
+            order.append(k)
+            best[k] = x
+        elif x["timing"]["median_us"] < best[k]["timing"]["median_us"]:
+            best[k] = x
+    print(f"| suite | case | dtype | variant | {la} us | {la} % floor | {la} vs naive | {lb} us | {lb} % floor | {lb} vs naive |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for k in order:
+        x = best[k]
+        ca = cells(x, "pct_of_floor")
+        cb = cells(index_b.get(key(x)), "pct_of_floor")
+        print(f"| {x['suite']} | {x['case']} | {x['dtype']} | {name(x)} | " + " | ".join(ca + cb) + " |")
+
+
+def attention_table(a, b):
+    la, ra = a
+    lb, rb = b
+    index_b = {key(x): x for x in rb}
+    print(f"| case | dtype | variant | {la} us | {la} TFLOP/s | {la} % ceiling | {la} vs naive | "
+          f"{lb} us | {lb} TFLOP/s | {lb} % ceiling | {lb} vs naive |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for x in ra:
+        if x["suite"] != "attention" or not timed(x):
+            continue
+        ca = cells(x, "pct_of_ceiling")
+        cb = cells(index_b.get(key(x)), "pct_of_ceiling")
+        print(f"| {x['case']} | {x['dtype']} | {name(x)} | " + " | ".join(ca + cb) + " |")
+
+
+def main(argv):
+    args = [a for a in argv if not a.startswith("--section")]
+    section = "all"
+    for i, a in enumerate(argv):
+        if a.startswith("--section="):
+            section = a.split("=", 1)[1]
+        elif a == "--section" and i + 1 < len(argv):
+            section = argv[i + 1]
+            args.remove(section)
+    if len(args) != 2 or section not in ("memory", "attention", "all"):
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    a, b = load(args[0]), load(args[1])
+    if section in ("memory", "all"):
+        memory_table(a, b)
+    if section == "all":
+        print()
+    if section in ("attention", "all"):
+        attention_table(a, b)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
