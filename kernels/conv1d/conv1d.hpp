@@ -62,8 +62,10 @@ void launch_conv1d_bias_gelu(elem t, const void* z, bool z_f32, const void* bias
                              cudaStream_t stream);
 
 // Depthwise causal conv1d + bias + SiLU. Naive: three kernels through an fp32 workspace of
-// batch * channels * length floats. Fused: one pass, 8 outputs per thread from one vector load of
-// x (16-byte aligned rows) plus the width - 1 earlier inputs.
+// batch * channels * length floats. Fused: one pass; rows of whole 16-byte vectors (length a
+// multiple of 4 fp32 / 8 bf16, fp16 elements, 16-byte aligned x and y) by blocks that each stream
+// one contiguous stretch of a row, two 16-byte loads in flight per thread, the width - 1 earlier
+// inputs from the neighbouring lane by a warp shuffle; other rows 8 outputs per thread by scalar loads.
 std::size_t conv1d_depthwise_naive_workspace_bytes(const conv1d_depthwise_shape& s);
 void launch_conv1d_depthwise_naive(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                    const conv1d_depthwise_shape& s, cudaStream_t stream);
