@@ -601,8 +601,9 @@ void register_conv1d(registry& reg) {
     s.variants.push_back(variant{
         "wgmma_tma", variant_role::fused,
         "dense only, bf16 / fp16, sm_90a (H100 / H200), after implicit_gemm: the convolution as three accumulated "
-        "GEMMs (one per tap) by wgmma.mma_async m64n128k16 from TMA-loaded shared memory, fp32 accumulation. Two "
-        "small kernels of every call repack the weights tap-major and transpose x to [batch][L][C_in] (a TMA box must "
+        "GEMMs (one per tap) by wgmma.mma_async m64n128k16 from TMA-loaded shared memory, fp32 accumulation. A "
+        "first kernel of every call repacks the weights tap-major and transposes x to [batch][L][C_in] (64 x 64 tiles, "
+        "16-byte loads and stores; a TMA box must "
         "start 16-byte aligned in its innermost dimension, so the taps' one-position shifts cannot be boxes of x as it "
         "lies); a tap is then a shift of the box along positions and stride 2 TMA's traversal stride, TMA's zero fill "
         "supplies the padding and the ragged edges; producer warpgroup + two consumer warpgroups, 6-stage ring, "

@@ -41,8 +41,8 @@ void launch_conv1d_dense_implicit_gemm(elem t, const void* x, const void* w, con
 // Fused Hopper variant (kernels/conv1d/wgmma_tma.cu): sm_90a only (H100 / H200; the loader must
 // pick this build's sm_90a code), bf16 / fp16, fp32 accumulation. Three accumulated GEMMs, one per
 // tap, by wgmma from TMA-loaded tiles; bias and GELU in the epilogue. Workspace: the weights
-// repacked tap-major and x transposed to [batch][L][C_in rounded up to 8] (two small kernels of
-// every call), so that TMA can shift a box by a tap and stride it by the convolution's stride.
+// repacked tap-major and x transposed to [batch][L][C_in rounded up to 8] (one kernel before the
+// GEMMs in every call), so that TMA can shift a box by a tap and stride it by the convolution's stride.
 // shape_unsupported(): the shape's part only (no device query); unsupported(): also the device.
 const char* conv1d_dense_wgmma_tma_shape_unsupported(elem t, const conv1d_dense_shape& s);
 const char* conv1d_dense_wgmma_tma_unsupported(elem t, const conv1d_dense_shape& s);
