@@ -100,6 +100,8 @@ std::vector<case_desc> conv1d_cases() {
             out.push_back(dw_case(t, 2, 8, 7, w, true, false));      // one partial chunk of 8
             out.push_back(dw_case(t, 1, 33, 1003, w, true, false));  // rows off the 16-byte grid
             out.push_back(dw_case(t, 2, 2048, 64, w, false, false));
+            out.push_back(dw_case(t, 1, 33, 1004, w, false, false));  // rows on fp32's 16-byte grid, off bf16 / fp16's
+            out.push_back(dw_case(t, 2, 40, 8800, w, false, false));  // rows of several vector spans, the last partial
             out.push_back(decode_case(t, 3, 33, w, true, false));
         }
         for (std::int64_t b : {1, 8, 64}) out.push_back(decode_case(t, b, 4096, 4, false, true));
@@ -558,8 +560,9 @@ void register_conv1d(registry& reg) {
     s.variants.push_back(variant{
         "fused", variant_role::fused,
         "one kernel per operation: dense, a direct convolution over shared-memory tiles (64 channels x 64 positions per "
-        "block) with bias and GELU in the epilogue; depthwise, a sliding window of 8 outputs per thread from 16-byte "
-        "loads; decode, one thread per channel writing y and the shifted state",
+        "block) with bias and GELU in the epilogue; depthwise, one contiguous stretch of a row per block, two 16-byte "
+        "loads in flight per thread, the earlier inputs from the neighbouring lane by a warp shuffle (rows off the "
+        "16-byte grid: 8 outputs per thread by scalar loads); decode, one thread per channel writing y and the shifted state",
         [](const launch_args& a) {
             const auto t = to_kernel_elem(a.c.type);
             switch (op_of(a.c)) {
@@ -598,8 +601,9 @@ void register_conv1d(registry& reg) {
     s.variants.push_back(variant{
         "wgmma_tma", variant_role::fused,
         "dense only, bf16 / fp16, sm_90a (H100 / H200), after implicit_gemm: the convolution as three accumulated "
-        "GEMMs (one per tap) by wgmma.mma_async m64n128k16 from TMA-loaded shared memory, fp32 accumulation. Two "
-        "small kernels of every call repack the weights tap-major and transpose x to [batch][L][C_in] (a TMA box must "
+        "GEMMs (one per tap) by wgmma.mma_async m64n128k16 from TMA-loaded shared memory, fp32 accumulation. A "
+        "first kernel of every call repacks the weights tap-major and transposes x to [batch][L][C_in] (64 x 64 tiles, "
+        "16-byte loads and stores; a TMA box must "
         "start 16-byte aligned in its innermost dimension, so the taps' one-position shifts cannot be boxes of x as it "
         "lies); a tap is then a shift of the box along positions and stride 2 TMA's traversal stride, TMA's zero fill "
         "supplies the padding and the ragged edges; producer warpgroup + two consumer warpgroups, 6-stage ring, "

@@ -146,11 +146,11 @@ __global__ void depthwise_conv_only(const T* x, const T* w, float* z, std::size_
     }
 }
 
-// 8 outputs per thread: x[t0 .. t0 + 7] in one or two 16-byte loads when the row allows (VEC),
-// the width - 1 earlier inputs by scalar loads (cached: the neighbouring thread loaded them).
-template <typename T, int W, bool VEC>
-__global__ void depthwise_fused(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
-                                T* __restrict__ y, std::size_t rows, int channels, int length) {
+// Any row length and alignment: 8 outputs per thread by scalar loads, the width - 1 earlier inputs
+// reloaded (cached: the neighbouring thread loaded them). The path of rows off the 16-byte grid.
+template <typename T, int W>
+__global__ void depthwise_fused_scalar(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+                                       T* __restrict__ y, std::size_t rows, int channels, int length) {
     const int chunks = (length + 7) / 8;
     const std::size_t n = rows * chunks;
     for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
@@ -169,41 +169,84 @@ __global__ void depthwise_fused(const T* __restrict__ x, const T* __restrict__ w
             const int p = t0 - (W - 1) + k;
             v[k] = p >= 0 ? ld(xr, p) : 0.0f;
         }
-        const bool full = t0 + 8 <= length;
-        if (VEC && full) {
-            alignas(16) T buf[8];
-            static_assert(sizeof(T) * 8 == 16 || sizeof(T) * 8 == 32, "8 elements are one or two 16-byte vectors");
-            const uint4* src = reinterpret_cast<const uint4*>(xr + t0);
-            uint4* dst = reinterpret_cast<uint4*>(buf);
 #pragma unroll
-            for (int q = 0; q < static_cast<int>(sizeof(T) * 8 / 16); ++q) dst[q] = src[q];
-#pragma unroll
-            for (int j = 0; j < 8; ++j) v[W - 1 + j] = to_f32(buf[j]);
-        } else {
-#pragma unroll
-            for (int j = 0; j < 8; ++j) v[W - 1 + j] = t0 + j < length ? ld(xr, t0 + j) : 0.0f;
-        }
-        alignas(16) T out[8];
+        for (int j = 0; j < 8; ++j) v[W - 1 + j] = t0 + j < length ? ld(xr, t0 + j) : 0.0f;
+        T* yr = y + r * length;
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
             float acc = 0.0f;
 #pragma unroll
             for (int k = 0; k < W; ++k) acc = fmaf(wv[k], v[j + k], acc);
-            out[j] = from_f32<T>(silu(acc + bc));
-        }
-        T* yr = y + r * length;
-        if (VEC && full) {
-            const uint4* src = reinterpret_cast<const uint4*>(out);
-            uint4* dst = reinterpret_cast<uint4*>(yr + t0);
-#pragma unroll
-            for (int q = 0; q < static_cast<int>(sizeof(T) * 8 / 16); ++q) dst[q] = src[q];
-        } else {
-#pragma unroll
-            for (int j = 0; j < 8; ++j)
-                if (t0 + j < length) yr[t0 + j] = out[j];
+            if (t0 + j < length) yr[t0 + j] = from_f32<T>(silu(acc + bc));
         }
     }
 }
+
+// Rows of a whole number of 16-byte vectors (E = 16 / sizeof(T) elements: 4 fp32, 8 bf16 / fp16),
+// x and y 16-byte aligned. Block (row blockIdx.x, span blockIdx.y) covers blockDim.x * VPT
+// consecutive vectors of one row, thread tid the vectors span + tid + k blockDim.x (k < VPT): one
+// contiguous stretch per block, as the copy ceiling's kernel, and VPT 16-byte loads in flight per
+// thread, all issued before any is used. The row's channel, weights and bias are per block. The
+// W - 1 inputs before a vector are the previous vector's last ones: lane - 1's (a warp shuffle, no
+// second read); lane 0 loads the previous vector itself (the neighbouring warp reads it too, so
+// it comes from L2, not DRAM); a row's first vector gets zeros. Accumulation order as the other
+// kernels (w[0] x[t - W + 1] first, the bias added last), so results are the scalar path's bit for bit.
+template <typename T, int W, int VPT>
+__global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+                                                           T* __restrict__ y, int channels, int vecs_per_row) {
+    constexpr int E = 16 / static_cast<int>(sizeof(T));
+    static_assert(W - 1 <= E, "the halo must lie in one vector");
+    const std::size_t r = blockIdx.x;
+    const uint4* xr = reinterpret_cast<const uint4*>(x) + r * static_cast<std::size_t>(vecs_per_row);
+    uint4* yr = reinterpret_cast<uint4*>(y) + r * static_cast<std::size_t>(vecs_per_row);
+    const int j0 = static_cast<int>(blockIdx.y * blockDim.x * VPT + threadIdx.x);
+    const bool lane0 = (threadIdx.x & 31u) == 0;
+    uint4 cur[VPT], prev[VPT];
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+        const int j = j0 + k * static_cast<int>(blockDim.x);
+        cur[k] = make_uint4(0, 0, 0, 0);
+        prev[k] = make_uint4(0, 0, 0, 0);  // zeros: the causal padding before a row's first vector
+        if (j < vecs_per_row) {
+            cur[k] = __ldg(xr + j);
+            if (lane0 && j > 0) prev[k] = __ldg(xr + j - 1);
+        }
+    }
+    const int c = static_cast<int>(blockIdx.x % static_cast<unsigned>(channels));
+    float wv[W];
+#pragma unroll
+    for (int k = 0; k < W; ++k) wv[k] = ld(w, static_cast<std::size_t>(c) * W + k);
+    const float bc = ld(bias, c);
+#pragma unroll
+    for (int k = 0; k < VPT; ++k) {
+        const int j = j0 + k * static_cast<int>(blockDim.x);
+        alignas(16) T in[E];
+        *reinterpret_cast<uint4*>(in) = cur[k];
+        float v[E + W - 1];
+#pragma unroll
+        for (int e = 0; e < E; ++e) v[W - 1 + e] = to_f32(in[e]);
+        alignas(16) T pv[E];
+        *reinterpret_cast<uint4*>(pv) = prev[k];
+#pragma unroll
+        for (int h = 0; h < W - 1; ++h) {
+            // Every lane shuffles (full mask); lane - 1's v[E + h] is its element E - (W - 1) + h.
+            const float up = __shfl_up_sync(0xffffffffu, v[E + h], 1);
+            v[h] = lane0 ? to_f32(pv[E - (W - 1) + h]) : up;
+        }
+        alignas(16) T out[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            float acc = 0.0f;
+#pragma unroll
+            for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e + q], acc);
+            out[e] = from_f32<T>(silu(acc + bc));
+        }
+        if (j < vecs_per_row) yr[j] = *reinterpret_cast<const uint4*>(out);
+    }
+}
+
+// 16-byte vectors in flight per thread of depthwise_fused_vec, and its widest block.
+constexpr int dw_vecs_per_thread = 2, dw_max_threads = 256;
 
 // ------------------------------------------------------------------ decode
 template <typename T>
@@ -349,22 +392,31 @@ void launch_conv1d_depthwise_naive(elem t, const void* x, const void* w, const v
 void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const void* bias, void* y, const conv1d_depthwise_shape& s,
                                    cudaStream_t stream) {
     check_depthwise(s);
-    const std::size_t n = rows_of(s) * static_cast<std::size_t>((s.length + 7) / 8);
     dispatch_elem(t, [&](auto tag) {
         using T = decltype(tag);
-        // 16-byte vectors need every row start on the 16-byte grid: length a multiple of 8
-        // elements and 16-byte aligned base pointers.
-        const bool vec = s.length % 8 == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+        constexpr int E = 16 / static_cast<int>(sizeof(T));
+        const int vecs_per_row = s.length / E;
+        // The vector path: rows of whole 16-byte vectors from 16-byte aligned bases. Block: up to
+        // 256 threads (fewer for short rows, a multiple of 32 for the warp shuffle), VPT vectors
+        // each; grid: rows x spans of a row.
+        const int threads = std::max(
+            32, std::min(dw_max_threads, ((vecs_per_row + dw_vecs_per_thread - 1) / dw_vecs_per_thread + 31) / 32 * 32));
+        const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * dw_vecs_per_thread - 1) /
+                                (static_cast<long long>(threads) * dw_vecs_per_thread);
+        const bool vec = s.length % E == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
+                         reinterpret_cast<std::uintptr_t>(y) % 16 == 0 && rows_of(s) <= 0x7fffffffu && spans <= 65535;
         auto go = [&](auto width_tag) {
             constexpr int W = decltype(width_tag)::value;
             if (vec) {
-                depthwise_fused<T, W, true><<<grid_for(n, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w),
-                                                                                   static_cast<const T*>(bias), static_cast<T*>(y),
-                                                                                   rows_of(s), s.channels, s.length);
+                const dim3 grid(static_cast<unsigned>(rows_of(s)), static_cast<unsigned>(spans));
+                depthwise_fused_vec<T, W, dw_vecs_per_thread><<<grid, threads, 0, stream>>>(
+                    static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y), s.channels,
+                    vecs_per_row);
             } else {
-                depthwise_fused<T, W, false><<<grid_for(n, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w),
-                                                                                    static_cast<const T*>(bias), static_cast<T*>(y),
-                                                                                    rows_of(s), s.channels, s.length);
+                const std::size_t n = rows_of(s) * static_cast<std::size_t>((s.length + 7) / 8);
+                depthwise_fused_scalar<T, W><<<std::min(grid_for(n, 256), 65535u * 32u), 256, 0, stream>>>(
+                    static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y), rows_of(s),
+                    s.channels, s.length);
             }
         };
         switch (s.width) {

@@ -41,8 +41,8 @@ void launch_conv1d_dense_implicit_gemm(elem t, const void* x, const void* w, con
 // Fused Hopper variant (kernels/conv1d/wgmma_tma.cu): sm_90a only (H100 / H200; the loader must
 // pick this build's sm_90a code), bf16 / fp16, fp32 accumulation. Three accumulated GEMMs, one per
 // tap, by wgmma from TMA-loaded tiles; bias and GELU in the epilogue. Workspace: the weights
-// repacked tap-major and x transposed to [batch][L][C_in rounded up to 8] (two small kernels of
-// every call), so that TMA can shift a box by a tap and stride it by the convolution's stride.
+// repacked tap-major and x transposed to [batch][L][C_in rounded up to 8] (one kernel before the
+// GEMMs in every call), so that TMA can shift a box by a tap and stride it by the convolution's stride.
 // shape_unsupported(): the shape's part only (no device query); unsupported(): also the device.
 const char* conv1d_dense_wgmma_tma_shape_unsupported(elem t, const conv1d_dense_shape& s);
 const char* conv1d_dense_wgmma_tma_unsupported(elem t, const conv1d_dense_shape& s);
@@ -62,8 +62,10 @@ void launch_conv1d_bias_gelu(elem t, const void* z, bool z_f32, const void* bias
                              cudaStream_t stream);
 
 // Depthwise causal conv1d + bias + SiLU. Naive: three kernels through an fp32 workspace of
-// batch * channels * length floats. Fused: one pass, 8 outputs per thread from one vector load of
-// x (16-byte aligned rows) plus the width - 1 earlier inputs.
+// batch * channels * length floats. Fused: one pass; rows of whole 16-byte vectors (length a
+// multiple of 4 fp32 / 8 bf16, fp16 elements, 16-byte aligned x and y) by blocks that each stream
+// one contiguous stretch of a row, two 16-byte loads in flight per thread, the width - 1 earlier
+// inputs from the neighbouring lane by a warp shuffle; other rows 8 outputs per thread by scalar loads.
 std::size_t conv1d_depthwise_naive_workspace_bytes(const conv1d_depthwise_shape& s);
 void launch_conv1d_depthwise_naive(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                    const conv1d_depthwise_shape& s, cudaStream_t stream);

@@ -2,9 +2,9 @@
 // issue 20). Versus implicit_gemm (mma.sync m16n8k16, x transposed through registers per block):
 // - the convolution as three accumulated GEMMs, one per tap: Y[o, l] = sum_tap W_tap[o, :] .
 //   X[:, s l + tap - 1], M = C_out, N = output positions, K = C_in;
-// - two small kernels of every call first repack the weights tap-major, Wp[tap][C_out][C8], and
-//   transpose x to xt[b][L][C8] (channels contiguous; C8 = C_in rounded up to 8, zeros in the
-//   padding, so rows sit on TMA's 16-byte pitch for any C_in and any L). Both operands are then
+// - a first kernel of every call (prepare_operands_kernel) repacks the weights tap-major,
+//   Wp[tap][C_out][C8], and transposes x to xt[b][L][C8] (channels contiguous; C8 = C_in rounded
+//   up to 8, zeros in the padding, so rows sit on TMA's 16-byte pitch for any C_in and any L). Both operands are then
 //   K-major, the layout of the wgmma Q K^T of kernels/attention/hopper_fwd.cuh;
 // - TMA loads per pipeline stage (one tap of one 64-channel chunk) a 128 x 64 tile of Wp and a
 //   128-position x 64-channel box of xt whose first row is position l0 s + tap - 1: a tap is a
@@ -267,37 +267,71 @@ __global__ void __launch_bounds__(threads, 1)
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-// Wp[tap][o][ci] (ci < k8) from w[o][ci][tap], zeros for ci >= C_in: rows on TMA's 16-byte pitch.
-template <typename T>
-__global__ void pack_weights_kernel(const T* __restrict__ w, T* __restrict__ wp, int cin, int cout, int k8) {
-    const std::size_t n = static_cast<std::size_t>(3) * cout * k8;
-    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
-         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        const int ci = static_cast<int>(idx % k8);
-        const int o = static_cast<int>((idx / k8) % cout);
-        const int tap = static_cast<int>(idx / (static_cast<std::size_t>(k8) * cout));
-        wp[idx] = ci < cin ? w[(static_cast<std::size_t>(o) * cin + ci) * 3 + tap] : from_f32<T>(0.0f);
-    }
-}
+// The operands of the GEMMs, in one launch before it. Blocks [0, tiles): xt[b][l][ci] = x[b][ci][l]
+// for ci < C8 (zeros for ci >= C_in), one 64-position x 64-channel tile per block: two 16-byte
+// loads per thread along positions (VEC: L a multiple of 8 and x 16-byte aligned; else 8 scalar
+// loads each), scattered into shared memory as position rows of 8 16-byte channel chunks, chunk
+// index XOR (row / 8) % 8 (conflict-free 2-byte stores and 16-byte reads), then 16-byte stores
+// along channels: both global sides coalesced, 32 bytes in flight per thread. Blocks [tiles, ...):
+// Wp[tap][o][ci] (ci < C8) from w[o][ci][tap], zeros for ci >= C_in, grid-stride.
+constexpr int prep_threads = 256, prep_tile = 64;
 
-// xt[b][l][ci] = x[b][ci][l] for ci < C8 (zeros for ci >= C_in): 32 x 32 tiles through shared
-// memory, so that both the reads (along l) and the writes (along ci) are coalesced.
-template <typename T>
-__global__ void transpose_x_kernel(const T* __restrict__ x, T* __restrict__ xt, int cin, int c8, int length) {
-    __shared__ T tile[32][33];
-    const int l0 = static_cast<int>(blockIdx.x) * 32, c0 = static_cast<int>(blockIdx.y) * 32;
-    const std::size_t b = blockIdx.z;
-    const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);  // 32 x 8
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(prep_threads) prepare_operands_kernel(const T* __restrict__ x, T* __restrict__ xt, const T* __restrict__ w,
+                                                                        T* __restrict__ wp, int cin, int c8, int length, int cout,
+                                                                        int tiles_l, int tiles_c, int tiles) {
+    static_assert(sizeof(T) == 2, "16-bit storage types");
+    const int tid = static_cast<int>(threadIdx.x);
+    const int blk = static_cast<int>(blockIdx.x);
+    if (blk >= tiles) {
+        const std::size_t n = static_cast<std::size_t>(3) * cout * c8;
+        const std::size_t step = static_cast<std::size_t>(gridDim.x - tiles) * prep_threads;
+        for (std::size_t idx = static_cast<std::size_t>(blk - tiles) * prep_threads + tid; idx < n; idx += step) {
+            const int ci = static_cast<int>(idx % c8);
+            const std::size_t rest = idx / c8;
+            const int o = static_cast<int>(rest % cout);
+            const int tap = static_cast<int>(rest / cout);
+            wp[idx] = ci < cin ? w[(static_cast<std::size_t>(o) * cin + ci) * 3 + tap] : from_f32<T>(0.0f);
+        }
+        return;
+    }
+    __shared__ uint4 tile[prep_tile * 8];  // [position row][channel chunk ^ (row / 8) % 8], 8 channels a chunk
+    const int l0 = (blk % tiles_l) * prep_tile;
+    const int c0 = (blk / tiles_l % tiles_c) * prep_tile;
+    const std::size_t b = static_cast<std::size_t>(blk / tiles_l / tiles_c);
+    const int q = tid & 7;   // loads: 8-position chunk; stores: 8-channel chunk
+    const int r = tid >> 3;  // 0 .. 31
+    uint4 v[2];
 #pragma unroll
-    for (int r = 0; r < 32; r += 8) {
-        const int ci = c0 + ty + r, l = l0 + tx;
-        tile[ty + r][tx] = ci < cin && l < length ? x[(b * cin + ci) * length + l] : from_f32<T>(0.0f);
+    for (int p = 0; p < 2; ++p) {
+        const int ci = c0 + r + 32 * p, l = l0 + 8 * q;
+        const T* src = x + (b * cin + ci) * length + l;
+        if (VEC) {
+            v[p] = ci < cin && l < length ? __ldg(reinterpret_cast<const uint4*>(src)) : make_uint4(0, 0, 0, 0);
+        } else {
+            alignas(16) T e8[8];
+#pragma unroll
+            for (int e = 0; e < 8; ++e) e8[e] = ci < cin && l + e < length ? src[e] : from_f32<T>(0.0f);
+            v[p] = *reinterpret_cast<const uint4*>(e8);
+        }
+    }
+    T* ts = reinterpret_cast<T*>(tile);
+#pragma unroll
+    for (int p = 0; p < 2; ++p) {
+        alignas(16) T e8[8];
+        *reinterpret_cast<uint4*>(e8) = v[p];
+        const int i = r + 32 * p;  // channel within the tile; its positions are rows 8 q .. 8 q + 7 (row / 8 = q)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) ts[(8 * q + e) * prep_tile + (((i >> 3) ^ q) << 3) + (i & 7)] = e8[e];
     }
     __syncthreads();
 #pragma unroll
-    for (int r = 0; r < 32; r += 8) {
-        const int l = l0 + ty + r, ci = c0 + tx;
-        if (l < length && ci < c8) xt[(b * length + l) * c8 + ci] = tile[tx][ty + r];
+    for (int p = 0; p < 2; ++p) {
+        const int j = r + 32 * p;  // position row
+        const int l = l0 + j, cc = c0 + 8 * q;
+        if (l < length && cc < c8) {
+            *reinterpret_cast<uint4*>(xt + (b * length + l) * c8 + cc) = tile[j * 8 + (q ^ ((j >> 3) & 7))];
+        }
     }
 }
 
@@ -341,17 +375,20 @@ void launch(const void* x, const void* w, const void* bias, void* y, void* works
     const CUtensorMapDataType type = std::is_same_v<T, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     const std::size_t k8 = k8_of(s);
     T* wp = static_cast<T*>(workspace);
-    {
-        const std::size_t n = 3 * static_cast<std::size_t>(s.cout) * k8;
-        const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 4096));
-        pack_weights_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<const T*>(w), wp, s.cin, s.cout, static_cast<int>(k8));
-        check_launch("conv1d wgmma_tma: weight packing");
-    }
     T* xt = reinterpret_cast<T*>(static_cast<unsigned char*>(workspace) + weights_bytes(s));
     {
-        const dim3 grid(static_cast<unsigned>((s.length + 31) / 32), static_cast<unsigned>((k8 + 31) / 32), static_cast<unsigned>(s.batch));
-        transpose_x_kernel<T><<<grid, dim3(32, 8), 0, stream>>>(static_cast<const T*>(x), xt, s.cin, static_cast<int>(k8), s.length);
-        check_launch("conv1d wgmma_tma: x transposition");
+        const int tiles_l = (s.length + prep_tile - 1) / prep_tile;
+        const int tiles_c = static_cast<int>((k8 + prep_tile - 1) / prep_tile);
+        const long long tiles = static_cast<long long>(tiles_l) * tiles_c * s.batch;
+        const std::size_t n_w = 3 * static_cast<std::size_t>(s.cout) * k8;
+        const long long pack_blocks = static_cast<long long>(std::min<std::size_t>((n_w + prep_threads - 1) / prep_threads, 4096));
+        if (tiles + pack_blocks > INT_MAX) throw std::invalid_argument("conv1d wgmma_tma: too many blocks for the operand preparation");
+        const bool vec = s.length % 8 == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
+        auto* prep = vec ? prepare_operands_kernel<T, true> : prepare_operands_kernel<T, false>;
+        prep<<<static_cast<unsigned>(tiles + pack_blocks), prep_threads, 0, stream>>>(static_cast<const T*>(x), xt, static_cast<const T*>(w),
+                                                                                      wp, s.cin, static_cast<int>(k8), s.length, s.cout,
+                                                                                      tiles_l, tiles_c, static_cast<int>(tiles));
+        check_launch("conv1d wgmma_tma: x transposition and weight packing");
     }
 
     CUtensorMap mw, mx;
@@ -400,7 +437,7 @@ const char* conv1d_dense_wgmma_tma_shape_unsupported(elem t, const conv1d_dense_
     // Tile counts and TMA coordinates are 32-bit signed.
     const std::size_t tiles = static_cast<std::size_t>(s.batch) * ((s.cout + conv1d_wgmma::bm - 1) / conv1d_wgmma::bm) *
                               ((static_cast<std::size_t>(s.out_length()) + conv1d_wgmma::bn - 1) / conv1d_wgmma::bn);
-    if (s.batch > 65535) return "batch above 65535 (grid z of the x transposition)";
+    if (s.batch > 65535) return "batch above 65535";
     if (tiles > static_cast<std::size_t>(INT_MAX) || s.length > INT_MAX - 256 ||
         static_cast<std::size_t>(s.batch) * s.cin > static_cast<std::size_t>(INT_MAX)) {
         return "fewer than 2^31 tiles, positions and batch x C_in rows";
