@@ -71,10 +71,12 @@ struct fp8_gemm_wgmma_options {
     bool tma_store = true;
     // Two block accumulators per thread: K block kb + 1's wgmma run while block kb is promoted
     // into the fp32 accumulator, and each tile's epilogue runs while the next tile's first block
-    // is on the tensor cores. The same arithmetic in the same order: bit-identical D.
+    // is on the tensor cores. The same arithmetic in the same order: bit-identical D. Up to 4%
+    // faster at M = 4096 on an H100 (kernels/fp8/NOTES.md, run 3).
     bool overlap = false;
     // cluster 2: a persistent grid of SMs / 2 clusters instead of the count that
-    // cudaOccupancyMaxActiveClusters reports (which may be what made cluster 2 run ~2x slower).
+    // cudaOccupancyMaxActiveClusters reports. Measured the same as without (H100): that count is
+    // not what makes cluster 2 ~2x slower; kept as a configuration to measure.
     bool cluster_grid_from_sms = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
