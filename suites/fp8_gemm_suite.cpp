@@ -465,6 +465,16 @@ const wgmma_block_config wgmma_block_configs[] = {
      "clusters of 2 CTAs, each loading half of B's tile into both (TMA multicast to a pair of row blocks): correct, "
      "measured ~2x slower than c1 on an H100 (kernels/fp8/NOTES.md), kept to measure and fix",
      {2, true}},
+    {"c1_overlap",
+     "c1 with two block accumulators: K block kb + 1's wgmma run while block kb is promoted (wait_group 1), and each "
+     "tile's epilogue runs while the next tile's first block is on the tensor cores: up to 4% faster than c1 at M = 4096 "
+     "on an H100, no gain on the long-K down projections (kernels/fp8/NOTES.md)",
+     {1, true, true}},
+    {"c2_sms",
+     "c2 with a persistent grid of SMs / 2 clusters instead of cudaOccupancyMaxActiveClusters's count: measured within 1% "
+     "of c2 on an H100, so that count is not what makes c2 ~2x slower (kernels/fp8/NOTES.md)",
+     {2, true, false, true}},
+    {"c2_sms_overlap", "c2_sms with c1_overlap's two block accumulators", {2, true, true, true}},
 };
 
 const wgmma_block_config& wgmma_block_config_named(std::string_view name) {

@@ -52,7 +52,7 @@ void launch_fp8_gemm_cublaslt(const fp8_gemm_shape& s, const std::uint8_t* a, co
 // ---- wgmma_block: the fused Hopper kernel (gemm_wgmma.cu, sm_90a). TMA loads of the E4M3 tiles of
 // A and B into a shared-memory ring, wgmma m64n128k32 e4m3 x e4m3 -> fp32 per 128-wide K block,
 // each block's product promoted into the fp32 accumulator times a_scale * b_scale, bf16 out;
-// persistent (one CTA per SM), D through TMA stores. Every shape runs; where K is not a multiple of 16 (TMA needs a
+// persistent (one CTA per SM), D through TMA stores; options below. Every shape runs; where K is not a multiple of 16 (TMA needs a
 // 16-byte row pitch) A and B are first copied with a padded pitch into the workspace (0 bytes
 // otherwise). A and B must start on 16-byte boundaries.
 std::size_t fp8_gemm_wgmma_workspace_bytes(const fp8_gemm_shape& s);
@@ -69,6 +69,15 @@ struct fp8_gemm_wgmma_options {
     // D through shared memory and TMA stores where n % 8 == 0 (a 16-byte row pitch) and D is
     // 16-byte aligned; false, or any other shape: bf16 stores straight from the registers.
     bool tma_store = true;
+    // Two block accumulators per thread: K block kb + 1's wgmma run while block kb is promoted
+    // into the fp32 accumulator, and each tile's epilogue runs while the next tile's first block
+    // is on the tensor cores. The same arithmetic in the same order: bit-identical D. Up to 4%
+    // faster at M = 4096 on an H100 (kernels/fp8/NOTES.md, run 3).
+    bool overlap = false;
+    // cluster 2: a persistent grid of SMs / 2 clusters instead of the count that
+    // cudaOccupancyMaxActiveClusters reports. Measured the same as without (H100): that count is
+    // not what makes cluster 2 ~2x slower; kept as a configuration to measure.
+    bool cluster_grid_from_sms = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,

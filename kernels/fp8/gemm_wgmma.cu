@@ -19,7 +19,11 @@
 //   that the consumers do not wait for: 11-24% faster than bf16 stores from the registers on the
 //   M = 4096 shapes (H100, NOTES.md);
 // - optional 2-CTA clusters with B multicast (options.cluster = 2): verified, but measured ~2x
-//   slower, so off by default (NOTES.md).
+//   slower, so off by default (NOTES.md);
+// - optional overlap (options.overlap): two block accumulators, so that the next K block's wgmma
+//   run while the previous block is promoted, and each tile's epilogue runs after the next tile's
+//   first block is issued: +3-4% on the wide M = 4096 shapes, nothing on the long-K ones (H100,
+//   NOTES.md run 3).
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
@@ -140,9 +144,80 @@ __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, std::uint
 __device__ __forceinline__ void named_barrier_sync(int id, int count) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
+
+// The consumers' D block of 64 x 128 (one warpgroup's half of the tile) to global memory: through
+// shared memory and TMA stores (p.tma_store), else bf16 stores straight from the registers.
+__device__ __forceinline__ void store_block(const float (&acc)[64], const params& p, const CUtensorMap* tm_d, std::uint32_t stage_c,
+                                            int tid, int wg, int row_in_wg, int col_q, int m_blk, int n_blk, int r0, int r1) {
+    if (p.tma_store) {
+        // Epilogue through shared memory: the warpgroup's 64 x 128 bf16 block as two
+        // [64 rows][128 B] halves in the 128-byte swizzle (16-byte chunk c of row r at
+        // c ^ (r % 8): a warp's 8 rows of one chunk hit 8 different bank groups), then one
+        // thread's TMA stores, which clip rows >= m and columns >= n. The staging is reused
+        // once the previous tile's stores have read it.
+        if ((tid & 127) == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+        named_barrier_sync(1 + wg, 128);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = row_in_wg + 8 * h;
+#pragma unroll
+            for (int nb = 0; nb < bn / 8; ++nb) {
+                __nv_bfloat162 v = __floats2bfloat162_rn(acc[nb * 4 + 2 * h], acc[nb * 4 + 2 * h + 1]);
+                const std::uint32_t addr =
+                    stage_c + static_cast<std::uint32_t>((nb >> 3) * (64 * 128) + row * 128 + (((nb & 7) ^ (row & 7)) << 4) + col_q * 2);
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(*reinterpret_cast<std::uint32_t*>(&v)) : "memory");
+            }
+        }
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the writes, visible to the TMA engine
+        named_barrier_sync(1 + wg, 128);
+        if ((tid & 127) == 0) {
+            tma_store_2d(tm_d, stage_c, n_blk * bn, m_blk * bm + wg * 64);
+            tma_store_2d(tm_d, stage_c + 64 * 128, n_blk * bn + 64, m_blk * bm + wg * 64);
+            asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+        }
+    } else {
+        // Epilogue straight from the registers (rows < m, columns < n; pairs as one 4-byte
+        // store where n is even, so the pair is aligned).
+        const int c_base = n_blk * bn + col_q;
+        const bool pairs = (p.n & 1) == 0;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = h ? r1 : r0;
+            if (row >= p.m) continue;
+            __nv_bfloat16* drow = p.d + static_cast<std::size_t>(row) * p.n;
+#pragma unroll
+            for (int nb = 0; nb < bn / 8; ++nb) {
+                const int col = c_base + nb * 8;
+                const float v0 = acc[nb * 4 + 2 * h], v1 = acc[nb * 4 + 2 * h + 1];
+                if (pairs && col + 1 < p.n) {
+                    *reinterpret_cast<__nv_bfloat162*>(drow + col) = __floats2bfloat162_rn(v0, v1);
+                } else {
+                    if (col < p.n) drow[col] = __float2bfloat16_rn(v0);
+                    if (col + 1 < p.n) drow[col + 1] = __float2bfloat16_rn(v1);
+                }
+            }
+        }
+    }
+}
+
+// acc += f0 * blk on rows r0, f1 * blk on rows r1 (the wgmma m64nN fragment: elements 0, 1 of
+// every group of 4 on row r0, elements 2, 3 on r1).
+__device__ __forceinline__ void promote(float (&acc)[64], const float (&blk)[64], float f0, float f1) {
+#pragma unroll
+    for (int nb = 0; nb < bn / 8; ++nb) {
+        acc[nb * 4 + 0] = fmaf(f0, blk[nb * 4 + 0], acc[nb * 4 + 0]);
+        acc[nb * 4 + 1] = fmaf(f0, blk[nb * 4 + 1], acc[nb * 4 + 1]);
+        acc[nb * 4 + 2] = fmaf(f1, blk[nb * 4 + 2], acc[nb * 4 + 2]);
+        acc[nb * 4 + 3] = fmaf(f1, blk[nb * 4 + 3], acc[nb * 4 + 3]);
+    }
+}
 #endif  // FUSEBENCH_FP8_WGMMA_DEVICE_CODE
 
-template <int STAGES, int CLUSTER>
+// OVERLAP: two block accumulators per consumer thread, so that K block kb + 1's wgmma run on the
+// tensor cores while block kb's product is promoted (wgmma.wait_group 1 instead of 0), and the next
+// tile's first K block is issued before the epilogue: the tensor cores no longer idle during the
+// promotion FMAs nor during the epilogue. Same promotion order, so bit-identical to OVERLAP = false.
+template <int STAGES, int CLUSTER, bool OVERLAP>
 __global__ void __launch_bounds__(threads, 1)
     fp8_gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                           const __grid_constant__ CUtensorMap tm_d, const params p) {
@@ -206,101 +281,135 @@ __global__ void __launch_bounds__(threads, 1)
         const int row_in_wg = warp * 16 + (lane >> 2);  // and + 8
         const int col_q = (lane & 3) * 2;
         const std::uint32_t stage_c = base + cfg::c_offset + static_cast<std::uint32_t>(wg * (64 * bn * 2));
-        int it = 0;
-        for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
-            int mp, n_blk;
-            tile_coords(p, t, mp, n_blk);
-            const int m_blk = mp * CLUSTER + static_cast<int>(rank);
-            const int r0 = m_blk * bm + wg * 64 + row_in_wg, r1 = r0 + 8;
-            // Rows past m: their A rows arrive as zeros; scale 0 keeps them finite and unwritten.
-            const float* as0 = r0 < p.m ? p.a_scale + static_cast<std::size_t>(r0) * p.k_blocks : nullptr;
-            const float* as1 = r1 < p.m ? p.a_scale + static_cast<std::size_t>(r1) * p.k_blocks : nullptr;
-            const float* bs = p.b_scale + static_cast<std::size_t>(n_blk) * p.k_blocks;
-
-            float acc[64];
+        // Tile t's block coordinates and scale rows. Rows past m: their A rows arrive as zeros;
+        // scale 0 keeps them finite and unwritten.
+        struct tile_info {
+            int m_blk, n_blk, r0, r1;
+            const float *as0, *as1, *bs;
+        };
+        auto tile_at = [&](int t) {
+            tile_info ti;
+            int mp;
+            tile_coords(p, t, mp, ti.n_blk);
+            ti.m_blk = mp * CLUSTER + static_cast<int>(rank);
+            ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
+            ti.r1 = ti.r0 + 8;
+            ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
+            ti.as1 = ti.r1 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r1) * p.k_blocks : nullptr;
+            ti.bs = p.b_scale + static_cast<std::size_t>(ti.n_blk) * p.k_blocks;
+            return ti;
+        };
+        // K block kb's scales: B's tile, A's rows r0 and r1 (loads only: the products are taken
+        // where they are used, so the loads stay in flight under the barrier wait and the wgmma).
+        struct scales {
+            float sa0, sa1, sb;
+        };
+        auto block_scales = [&](const tile_info& ti, int kb) {
+            scales sc;
+            sc.sb = __ldg(ti.bs + kb);
+            sc.sa0 = ti.as0 ? __ldg(ti.as0 + kb) : 0.f;
+            sc.sa1 = ti.as1 ? __ldg(ti.as1 + kb) : 0.f;
+            return sc;
+        };
+        // Waits for fill `fill` of the ring and issues its four k-steps into blk (one commit group).
+        auto issue_block = [&](float (&blk)[64], int fill) {
+            const int s = fill % STAGES;
+            mbar_wait(full(s), (fill / STAGES) & 1);
+            wgmma_fence();
 #pragma unroll
-            for (int i = 0; i < 64; ++i) acc[i] = 0.f;
-            for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
-                // The scales first: their loads are in flight while the stage arrives and the
-                // block's wgmma run.
-                const float sb = __ldg(bs + kb);
-                const float sa0 = as0 ? __ldg(as0 + kb) : 0.f;
-                const float sa1 = as1 ? __ldg(as1 + kb) : 0.f;
-                const int s = it % STAGES;
-                mbar_wait(full(s), (it / STAGES) & 1);
-                float blk[64];
-                wgmma_fence();
-#pragma unroll
-                for (int ks = 0; ks < bk / 32; ++ks) {
-                    const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
-                    const std::uint64_t db = make_desc(stage_b(s) + ks * 32);
-                    sm90::wgmma_fp8_op<bn>::ss(blk, da, db, ks > 0 ? 1 : 0);
-                }
-                wgmma_commit();
-                wgmma_wait<0>();
-                reg_fence(blk);
-                if (lane == 0) {
-                    mbar_arrive(empty(s));
-                    if constexpr (CLUSTER > 1) mbar_arrive_cluster(empty(s), rank ^ 1u);
-                }
-                const float f0 = sa0 * sb, f1 = sa1 * sb;
-#pragma unroll
-                for (int nb = 0; nb < bn / 8; ++nb) {
-                    acc[nb * 4 + 0] = fmaf(f0, blk[nb * 4 + 0], acc[nb * 4 + 0]);
-                    acc[nb * 4 + 1] = fmaf(f0, blk[nb * 4 + 1], acc[nb * 4 + 1]);
-                    acc[nb * 4 + 2] = fmaf(f1, blk[nb * 4 + 2], acc[nb * 4 + 2]);
-                    acc[nb * 4 + 3] = fmaf(f1, blk[nb * 4 + 3], acc[nb * 4 + 3]);
-                }
+            for (int ks = 0; ks < bk / 32; ++ks) {
+                const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
+                const std::uint64_t db = make_desc(stage_b(s) + ks * 32);
+                sm90::wgmma_fp8_op<bn>::ss(blk, da, db, ks > 0 ? 1 : 0);
             }
-
-            if (p.tma_store) {
-                // Epilogue through shared memory: the warpgroup's 64 x 128 bf16 block as two
-                // [64 rows][128 B] halves in the 128-byte swizzle (16-byte chunk c of row r at
-                // c ^ (r % 8): a warp's 8 rows of one chunk hit 8 different bank groups), then one
-                // thread's TMA stores, which clip rows >= m and columns >= n. The staging is reused
-                // once the previous tile's stores have read it.
-                if ((tid & 127) == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-                named_barrier_sync(1 + wg, 128);
+            wgmma_commit();
+        };
+        // Fill `fill` read by this warpgroup's wgmma: lane 0 of each warp frees the stage.
+        auto release = [&](int fill) {
+            if (lane == 0) {
+                mbar_arrive(empty(fill % STAGES));
+                if constexpr (CLUSTER > 1) mbar_arrive_cluster(empty(fill % STAGES), rank ^ 1u);
+            }
+        };
+        int it = 0;
+        if constexpr (!OVERLAP) {
+            for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
+                const tile_info ti = tile_at(t);
+                float acc[64];
 #pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int row = row_in_wg + 8 * h;
-#pragma unroll
-                    for (int nb = 0; nb < bn / 8; ++nb) {
-                        __nv_bfloat162 v = __floats2bfloat162_rn(acc[nb * 4 + 2 * h], acc[nb * 4 + 2 * h + 1]);
-                        const std::uint32_t addr = stage_c + static_cast<std::uint32_t>((nb >> 3) * (64 * 128) + row * 128 +
-                                                                                       (((nb & 7) ^ (row & 7)) << 4) + col_q * 2);
-                        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(*reinterpret_cast<std::uint32_t*>(&v)) : "memory");
-                    }
+                for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+                for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
+                    // The scales first: their loads are in flight while the stage arrives and the
+                    // block's wgmma run.
+                    const scales sc = block_scales(ti, kb);
+                    float blk[64];
+                    issue_block(blk, it);
+                    wgmma_wait<0>();
+                    reg_fence(blk);
+                    release(it);
+                    promote(acc, blk, sc.sa0 * sc.sb, sc.sa1 * sc.sb);
                 }
-                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the writes, visible to the TMA engine
-                named_barrier_sync(1 + wg, 128);
-                if ((tid & 127) == 0) {
-                    tma_store_2d(&tm_d, stage_c, n_blk * bn, m_blk * bm + wg * 64);
-                    tma_store_2d(&tm_d, stage_c + 64 * 128, n_blk * bn + 64, m_blk * bm + wg * 64);
-                    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+                store_block(acc, p, &tm_d, stage_c, tid, wg, row_in_wg, col_q, ti.m_blk, ti.n_blk, ti.r0, ti.r1);
+            }
+        } else {
+            // b0 holds the even K blocks of a tile, b1 the odd ones; s0, s1 their scales. The
+            // epilogue of tile t runs in the next iteration, after tile t + 1's first block is
+            // issued, so the tensor cores work during it; acc is free again once it is stored.
+            // (Issuing that block at the end of iteration t instead, so that it is in flight
+            // across the loop's back edge, makes ptxas serialize every wgmma of the kernel: C7514.)
+            float b0[64], b1[64], acc[64];
+            scales s0{0.f, 0.f, 0.f}, s1{0.f, 0.f, 0.f};
+            tile_info prev{};
+            for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
+                const tile_info ti = tile_at(t);
+                s0 = block_scales(ti, 0);
+                issue_block(b0, it);
+                if (t != cluster_id) {
+                    store_block(acc, p, &tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
                 }
-            } else {
-                // Epilogue straight from the registers (rows < m, columns < n; pairs as one 4-byte
-                // store where n is even, so the pair is aligned).
-                const int c_base = n_blk * bn + col_q;
-                const bool pairs = (p.n & 1) == 0;
 #pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int row = h ? r1 : r0;
-                    if (row >= p.m) continue;
-                    __nv_bfloat16* drow = p.d + static_cast<std::size_t>(row) * p.n;
-#pragma unroll
-                    for (int nb = 0; nb < bn / 8; ++nb) {
-                        const int col = c_base + nb * 8;
-                        const float v0 = acc[nb * 4 + 2 * h], v1 = acc[nb * 4 + 2 * h + 1];
-                        if (pairs && col + 1 < p.n) {
-                            *reinterpret_cast<__nv_bfloat162*>(drow + col) = __floats2bfloat162_rn(v0, v1);
-                        } else {
-                            if (col < p.n) drow[col] = __float2bfloat16_rn(v0);
-                            if (col + 1 < p.n) drow[col + 1] = __float2bfloat16_rn(v1);
-                        }
-                    }
+                for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+                // b0: block kb in flight; blocks kb + 1 and kb + 2 exist.
+                int kb = 0;
+                for (; kb + 2 < p.k_blocks; kb += 2) {
+                    s1 = block_scales(ti, kb + 1);
+                    issue_block(b1, it + 1);
+                    wgmma_wait<1>();
+                    reg_fence(b0);
+                    release(it);
+                    promote(acc, b0, s0.sa0 * s0.sb, s0.sa1 * s0.sb);
+                    s0 = block_scales(ti, kb + 2);
+                    issue_block(b0, it + 2);
+                    wgmma_wait<1>();
+                    reg_fence(b1);
+                    release(it + 1);
+                    promote(acc, b1, s1.sa0 * s1.sb, s1.sa1 * s1.sb);
+                    it += 2;
                 }
+                // The last one or two blocks of the tile (b0: block kb in flight).
+                if (kb + 1 < p.k_blocks) {
+                    s1 = block_scales(ti, kb + 1);
+                    issue_block(b1, it + 1);
+                    wgmma_wait<1>();
+                    reg_fence(b0);
+                    release(it);
+                    promote(acc, b0, s0.sa0 * s0.sb, s0.sa1 * s0.sb);
+                    wgmma_wait<0>();
+                    reg_fence(b1);
+                    release(it + 1);
+                    promote(acc, b1, s1.sa0 * s1.sb, s1.sa1 * s1.sb);
+                    it += 2;
+                } else {
+                    wgmma_wait<0>();
+                    reg_fence(b0);
+                    release(it);
+                    promote(acc, b0, s0.sa0 * s0.sb, s0.sa1 * s0.sb);
+                    it += 1;
+                }
+                prev = ti;
+            }
+            if (cluster_id < p.sched_tiles) {
+                store_block(acc, p, &tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
             }
         }
         // The last stores finish before the CTA (and its shared memory) goes.
@@ -445,14 +554,15 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
 
     using cfg = config<stages>;
     if (cluster == 1) {
-        check_call(cudaFuncSetAttribute(fp8_gemm_wgmma_kernel<stages, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes),
+        auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<stages, 1, true> : fp8_gemm_wgmma_kernel<stages, 1, false>;
+        check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes),
                    "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
         const int grid = std::min(p.sched_tiles, sms);
-        fp8_gemm_wgmma_kernel<stages, 1><<<grid, threads, cfg::smem_bytes, stream>>>(ma, mb, md, p);
+        kernel<<<grid, threads, cfg::smem_bytes, stream>>>(ma, mb, md, p);
         check_launch("fp8_gemm wgmma kernel");
         return;
     }
-    auto* kernel = fp8_gemm_wgmma_kernel<stages, 2>;
+    auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<stages, 2, true> : fp8_gemm_wgmma_kernel<stages, 2, false>;
     check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes),
                "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
     cudaLaunchConfig_t lc{};
@@ -468,7 +578,7 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     lc.numAttrs = 1;
     // As many clusters as fit at once (not every SM pairs up within its GPC): a persistent grid
     // larger than that would run its last clusters as a second, nearly empty wave.
-    int fit = cluster_capacity(dev);
+    int fit = opt.cluster_grid_from_sms ? sms / 2 : cluster_capacity(dev);
     if (fit <= 0) {
         lc.gridDim = dim3(static_cast<unsigned>(2 * std::max(1, sms / 2)));
         check_call(cudaOccupancyMaxActiveClusters(&fit, kernel, &lc), "cudaOccupancyMaxActiveClusters");

@@ -56,7 +56,7 @@ TEST_CASE("fp8_gemm wgmma: every shape is in the domain; only K off the 16-byte 
 }
 
 TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element written, none past D, deterministic, "
-          "with and without a cluster and the TMA-store epilogue",
+          "with and without a cluster, the TMA-store epilogue and the overlapped consumer",
           "[gpu][fp8]") {
     FUSEBENCH_REQUIRE_GPU();
     if (const char* why = k::fp8_gemm_wgmma_unsupported({128, 128, 128})) SKIP(why);
@@ -65,7 +65,8 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
                                                                                    {200, 200, 200},
                                                                                    {129, 257, 4000},
                                                                                    {257, 384, 512},
-                                                                                   {1536, 1544, 256}}));  // 12 x 13 tiles > SMs
+                                                                                   {1536, 1544, 256},     // 12 x 13 tiles > SMs
+                                                                                   {1664, 1536, 384}}));  // 13 x 12, 3 K blocks
     CAPTURE(m, n, kk);
     const std::size_t kb = (kk + 127) / 128, nb = (n + 127) / 128;
     std::vector<std::uint8_t> codes(7);
@@ -118,7 +119,12 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
     check_cuda(cudaMemcpy(d_bs, bs.data(), bs.size() * 4, cudaMemcpyHostToDevice));
     // The default options, a 2-CTA cluster (an odd row-block count leaves a CTA of the pair a tile
     // of zeros to compute and nothing to store), and the register-store epilogue.
-    const k::fp8_gemm_wgmma_options options[] = {{1, true}, {2, true}, {1, false}};
+    // The overlapped consumer (two block accumulators, the epilogue after the next tile's first
+    // block) with both epilogues, and the cluster of 2 on a grid of SMs / 2 clusters, with and
+    // without it.
+    const k::fp8_gemm_wgmma_options options[] = {{1, true},        {2, true},       {1, false},
+                                                 {1, true, true},  {1, false, true}, {2, true, false, true},
+                                                 {2, true, true, true}};
     std::vector<std::vector<std::uint8_t>> got(2 * std::size(options), std::vector<std::uint8_t>(d_bytes + guard));
     for (std::size_t run = 0; run < got.size(); ++run) {
         // Two different poisons (0xFF: bf16 NaN; 0x7F: a large finite value): unwritten elements differ.
@@ -136,7 +142,7 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
     if (d_ws) cudaFree(d_ws);
 
     for (std::size_t run = 0; run < got.size(); run += 2) {
-        CAPTURE(options[run / 2].cluster, options[run / 2].tma_store);
+        CAPTURE(options[run / 2].cluster, options[run / 2].tma_store, options[run / 2].overlap, options[run / 2].cluster_grid_from_sms);
         std::size_t wrong = 0, first_wrong = m * n;
         for (std::size_t i = 0; i < m * n; ++i) {
             std::uint16_t g;
