@@ -548,10 +548,11 @@ void register_softmax_topk(registry& reg) {
     v6.role = variant_role::fused;
     v6.description =
         "v6: radix select, speed independent of the logits' order and distribution: a cluster of C blocks per row "
-        "(48 KB of the row each); one DRAM read computes max / sum and an 11-bit histogram of the order-preserving "
-        "keys, summed over the cluster through distributed shared memory; a second read (L2) appends the elements "
-        "at or above the K-th key's bin when they fit 2048 candidates, otherwise further digits (11, 10 bits) and "
-        "ties at the exact K-th key taken in index order; block 0 selects and sorts the exact top K";
+        "(96 KB of the row each, C >= 4K/1024); one DRAM read computes max / sum and the maxima of 1024 C slots that "
+        "partition the row; the K-th largest slot maximum (cluster histograms of the maxima) bounds the K-th largest "
+        "from below in any order; a second read (L2) by the slots that reach the bound appends the elements above "
+        "and at it (ties at the bound by lowest index when fewer than K lie above); more than 2048 above the bound "
+        "falls back to 11-bit key histograms; block 0 selects and sorts the exact top K";
     v6.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_radix(args_of(a), a.stream); };
     v6.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     v6.req.min_compute_capability = 90;
