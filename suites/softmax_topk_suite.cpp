@@ -534,7 +534,9 @@ void register_softmax_topk(registry& reg) {
         "composite (value, index) tests, candidate vectors parked in a shared list and drained 32 at a time, loads "
         "in batches of 3 (fp32) or 2 (16-bit) steps; a row with fewer than K above the sample's threshold is read "
         "again in order; one block per SM with the rows split evenly; the final top K ordered by value-range bins "
-        "(count, scatter, rank within a bin) or, when bins crowd, an exact select and a register sort";
+        "(count, scatter, rank within a bin) or, when bins crowd, an exact select and a register sort. Best: the "
+        "fastest variant on logits in no particular order (every measured random-logit case, and every adversarial "
+        "kind but rows rising along the index, where it slows 5-12x; H100, kernels/softmax_topk/NOTES.md)";
     v5.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_stream(args_of(a), a.stream); };
     v5.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     v5.req.supports = [](const case_desc& c) {
@@ -548,10 +550,14 @@ void register_softmax_topk(registry& reg) {
     v6.role = variant_role::fused;
     v6.description =
         "v6: radix select, speed independent of the logits' order and distribution: a cluster of C blocks per row "
-        "(48 KB of the row each); one DRAM read computes max / sum and an 11-bit histogram of the order-preserving "
-        "keys, summed over the cluster through distributed shared memory; a second read (L2) appends the elements "
-        "at or above the K-th key's bin when they fit 2048 candidates, otherwise further digits (11, 10 bits) and "
-        "ties at the exact K-th key taken in index order; block 0 selects and sorts the exact top K";
+        "(96 KB of the row each, C >= 4K/1024); one DRAM read computes max / sum and the maxima of 1024 C slots that "
+        "partition the row; the K-th largest slot maximum (cluster histograms of the maxima) bounds the K-th largest "
+        "from below in any order; a second read (L2) by the slots that reach the bound appends the elements above "
+        "and at it (ties at the bound by lowest index when fewer than K lie above); more than 2048 above the bound "
+        "falls back to 11-bit key histograms; block 0 selects and sorts the exact top K. Best: rows that may be sorted "
+        "(ascending rows: 0.29-0.53x fused_stream's time at fp32 K = 10 / 256 and bf16 K = 10 on an H100); its time "
+        "stays within 1.82x of its random-logit time on every measured kind, but on random logits it is 1.8-4.4x slower than "
+        "fused_stream (per-row selection phases not overlapped with streaming: kernels/softmax_topk/NOTES.md)";
     v6.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_radix(args_of(a), a.stream); };
     v6.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     v6.req.min_compute_capability = 90;
@@ -559,8 +565,8 @@ void register_softmax_topk(registry& reg) {
         return k_limit(c, k::softmax_topk_max_k, "one bitonic sort of K in shared memory");
     };
     v6.req.domain = "any V, K <= 1024, fp32/bf16/fp16, any input (sm_90: thread-block clusters)";
-    // Full-only: 5-12x slower than fused_stream on random logits (8-14% of the floor on an H100),
-    // so it would only lengthen the default run; --full and softmax_topk_adversarial run it.
+    // Full-only: 1.8-4.4x slower than fused_stream on random logits (7-51% of the floor on an H100 at
+    // 4096 rows), so it would only lengthen the default run; --full and softmax_topk_adversarial run it.
     v6.full_only = true;
     s.variants.push_back(std::move(v6));
 

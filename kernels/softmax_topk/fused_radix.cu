@@ -1,24 +1,33 @@
-// Fused softmax + top-k, v6 `fused_radix`: a radix select whose work does not depend on the order
-// or the distribution of the logits (the threshold designs v1-v5 let more candidates through when
-// the row rises along its index, and their compactions multiply with ties).
+// Fused softmax + top-k, v6 `fused_radix`: a selection whose work barely depends on the order or
+// the distribution of the logits (the threshold designs v1-v5 let more candidates through when the
+// row rises along its index, and their compactions multiply with ties).
 //
 // One thread-block cluster of C blocks per row (C = row bytes / 48 KB, 1 to 8); block r of the
-// cluster owns a contiguous chunk of the row. Per row:
-// 1. one read of the chunk from DRAM: online max / sum of exp per thread, and a 2048-bin histogram
-//    of the top 11 bits of each logit's order-preserving key (warp-aggregated shared atomics);
-// 2. the blocks add their histograms through distributed shared memory (each block sums 1/C of the
-//    bins over the cluster and writes the sums into every block), then every block scans the same
-//    sums for the bin that holds the K-th largest;
-// 3. when the elements at or above that bin fit the candidate buffer (2048), a second read of the
-//    chunk (from L2: at most ~25 MB of rows are in flight, C x 48 KB each) appends them;
-//    otherwise the next 11 and then 10 bits are histogrammed among the bin's elements (one read of
-//    the chunk each), and after the last digit the K-th key is exact: the elements above it are
-//    appended and the ties equal to it are taken in index order (each block takes its share, lower
-//    chunks first, with an early exit);
-// 4. block 0 gathers the clusters' candidates (at most 2048) through distributed shared memory,
+// cluster owns a contiguous chunk of the row. Each thread takes strided 16-byte vectors of the chunk
+// in batches of U (4 for fp32, 2 for 16-bit logits); the vectors a thread loads at batch position u
+// form its slot u, so the 256 U C slots of a cluster partition the row. Per row:
+// 1. one read of the chunk from DRAM: online max / sum of exp per thread, and each slot's maximum
+//    (one fmax per vector: no per-element selection work in the stream);
+// 2. a lower bound L of the row's K-th largest key: the K-th largest of the cluster's slot maxima
+//    (they are K distinct elements at or above it, in any order of the row; needs K <= 256 U C), to
+//    11, 22 or all 32 bits (digits 11 / 11 / 10, stopping once the digit's bin is taken whole) from
+//    histograms of the maxima summed through distributed shared memory;
+// 3. a second read of the chunk (from L2: at most ~25 MB of rows are in flight) by the slots whose
+//    maximum reaches L only (the others hold nothing >= L), appending the elements above L and,
+//    apart, those equal to L (composites of key and ~index, warp-aggregated appends). With A above
+//    and T equal over the cluster: A + T <= 2048 takes them all; A >= K takes the A above; A < K
+//    makes L the exact K-th key, and the K - A ties at L with the lowest indices are taken (lower
+//    chunks first, from each block's stored ties or an in-order scan with an early exit);
+// 4. only when more than 2048 lie above L (or K > 256 U C) the digit path runs: an 11-bit histogram
+//    of every key (one L2 read), then the next 11 and 10 bits among the K-th's bin until the
+//    elements at or above the bin fit, or the K-th key is exact and its ties are taken in index
+//    order;
+// 5. block 0 gathers the cluster's candidates (at most 2048) through distributed shared memory,
 //    selects the exact top K of (value, ~index) composites and sorts them.
-// Random logits take passes 1 and 3 (one DRAM read, one L2 read); all-equal rows or rows of few
-// distinct values take at most three L2 reads more, however the values are ordered.
+// Random logits: one DRAM read, a few KB from L2. All-equal or few-distinct rows: the same plus one
+// L2 read of the chunk. Step 4 is for rows with more than 2048 elements above the bound (sorted rows
+// at K = 1024, say). The first version histogrammed every element in step 1: its shared atomics made
+// it 7x slower than fused_stream on random logits (NOTES.md, v6).
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/softmax_topk/select.cuh"
@@ -37,25 +46,32 @@ namespace cg = cooperative_groups;
 
 constexpr int radix_bins = 2048;           // 11-bit digits (the last digit has 10 bits: 1024 bins)
 constexpr int radix_cap = 2048;            // candidates the final select holds [composites]
+constexpr int radix_tie_cap = 1024;        // elements equal to the bound each block stores [composites]
 constexpr int radix_max_cluster = 8;       // portable cluster size
-constexpr int radix_chunk_bytes = 48 << 10;  // bytes of a row per block [bytes]
+constexpr int radix_chunk_bytes = 96 << 10;  // bytes of a row per block, at most [bytes]
+constexpr int radix_slots_per_block = 1024;   // 256 threads x 4 slots (fp32: 4 positions; 16-bit: 2 x 2 halves)
 constexpr int radix_blocks_per_sm = 4;     // 64 registers per thread
-// 16-byte loads in flight per thread: 4 for fp32, 2 for 16-bit logits (4 spilled: 8 floats a vector)
+// 16-byte loads in flight per thread (the slots per thread): 4 for fp32, 2 for 16-bit logits (4
+// spilled: 8 floats a vector)
 template <class T> constexpr int radix_unroll = sizeof(T) == 4 ? 4 : 2;
 
 static_assert(radix_cap * sizeof(std::uint64_t) == 2 * radix_bins * sizeof(unsigned),
               "block 0 gathers the candidates into the two local histograms");
+static_assert(radix_tie_cap * sizeof(std::uint64_t) == radix_bins * sizeof(unsigned),
+              "the ties at the bound are stored in the cluster histogram's space");
 
 struct radix_smem {
     unsigned local_hist[2][radix_bins];  // this block's counts, by level parity (read by the cluster)
-    unsigned global_hist[radix_bins];    // the cluster's counts (written by the cluster)
+    unsigned global_hist[radix_bins];    // the cluster's counts (written by the cluster); then ties at L
     std::uint64_t cand[radix_cap];       // this block's candidates, then block 0's winners
     select_smem sel;                     // block 0's final select
     float red[warps_per_block];
     unsigned scan_warp[warps_per_block];
     float m, s;  // this block's max and sum of exp(x - m)
-    unsigned cand_count;
-    unsigned digit, above, in_bin;
+    float M, S;  // the row's (every block computes them)
+    unsigned cand_count, tie_count;
+    unsigned n_above, n_ties;  // this block's counts above / at the bound after step 3 (read by the cluster)
+    unsigned digit, above, in_bin, total;
 };
 
 template <class T> struct alignas(16) vec16 {
@@ -63,12 +79,14 @@ template <class T> struct alignas(16) vec16 {
     T v[n];
 };
 
-// Calls on_vec(x, j0, nvalid) for the chunk [lo, hi) of the row: x holds 16 bytes of elements
-// (as float, j0 the index of x[0]), the first nvalid of them real, the rest -inf. The scalar head
-// (up to a 16-byte boundary) and tail come one element per call. Trip counts are uniform across
-// each warp (on_vec may use warp votes); radix_unroll<T> loads per thread are issued before use.
+// Calls on_vec(x, j0, nvalid, u) for the chunk [lo, hi) of the row: x holds 16 bytes of elements
+// (as float, j0 the index of x[0]), the first nvalid of them real, the rest -inf; u is the slot (the
+// vector's position in its batch; the scalar head and tail, one element per call, are slot 0).
+// Vectors of a slot whose bit in `want` is clear are not loaded (nvalid 0). Trip counts are
+// uniform across each warp (on_vec may use warp votes); radix_unroll<T> loads per thread are issued
+// before use. Every call with the same [lo, hi) gives each thread the same elements in the same slots.
 template <class T, class F>
-__device__ __forceinline__ void for_vectors(const T* row, int lo, int hi, F&& on_vec) {
+__device__ __forceinline__ void for_vectors(const T* row, int lo, int hi, unsigned want, F&& on_vec) {
     constexpr int W = vec16<T>::n;
     const T* p = row + lo;
     const int n = hi - lo;
@@ -82,11 +100,11 @@ __device__ __forceinline__ void for_vectors(const T* row, int lo, int hi, F&& on
     const auto scalars = [&](int b0, int b1) {
         for (int b = b0; b < b1; b += block_threads) {
             const int i = b + static_cast<int>(threadIdx.x);
-            const bool ok = i < b1;
+            const bool ok = i < b1 && (want & 1u);
             x[0] = ok ? to_f32(p[i]) : -INFINITY;
 #pragma unroll
             for (int e = 1; e < W; ++e) x[e] = -INFINITY;
-            on_vec(x, lo + i, ok ? 1 : 0);
+            on_vec(x, lo + i, ok ? 1 : 0, 0);
         }
     };
     scalars(0, head);
@@ -96,23 +114,24 @@ __device__ __forceinline__ void for_vectors(const T* row, int lo, int hi, F&& on
 #pragma unroll
         for (int u = 0; u < radix_unroll<T>; ++u) {
             const int i = b + u * block_threads + static_cast<int>(threadIdx.x);
-            if (i < nvec) r[u] = v[i];
+            if (i < nvec && ((want >> u) & 1u)) r[u] = v[i];
         }
 #pragma unroll
         for (int u = 0; u < radix_unroll<T>; ++u) {
             const int i = b + u * block_threads + static_cast<int>(threadIdx.x);
-            const bool ok = i < nvec;
+            const bool ok = i < nvec && ((want >> u) & 1u);
 #pragma unroll
             for (int e = 0; e < W; ++e) x[e] = ok ? to_f32(r[u].v[e]) : -INFINITY;
-            on_vec(x, lo + head + i * W, ok ? W : 0);
+            on_vec(x, lo + head + i * W, ok ? W : 0, u);
         }
     }
     scalars(tail, n);
 }
 
-// Scans hist[0, nbins) from the top for the bin where the count of larger items reaches `need`
-// (the bins hold at least `need`): sm.digit, sm.above (count in higher bins), sm.in_bin. All
-// threads call it; the results are visible to all on return.
+// Scans hist[0, nbins) from the top for the bin where the count of larger items reaches `need`:
+// sm.digit, sm.above (count in higher bins), sm.in_bin, and sm.total (all bins; when it is below
+// `need`, no bin is found and the other three are stale). All threads call it; the results are
+// visible to all on return.
 __device__ __forceinline__ void scan_digit(const unsigned* hist, int nbins, unsigned need, radix_smem& sm) {
     const int t = static_cast<int>(threadIdx.x), lane = t & 31, warp = t >> 5;
     const int per = nbins / block_threads;  // 8 or 4
@@ -132,6 +151,7 @@ __device__ __forceinline__ void scan_digit(const unsigned* hist, int nbins, unsi
     if (lane == 31) sm.scan_warp[warp] = incl;
     __syncthreads();
     for (int w = 0; w < warp; ++w) incl += sm.scan_warp[w];
+    if (t == block_threads - 1) sm.total = incl;
     unsigned above = incl - tot;
     if (above < need && incl >= need) {
 #pragma unroll
@@ -163,11 +183,66 @@ __device__ __forceinline__ void append(radix_smem& sm, std::uint32_t key, int j)
     sm.cand[pos] = composite(key, static_cast<std::uint32_t>(j));
 }
 
+// Warp-aggregated append: the lanes with `pred` take consecutive places from *count (one atomic
+// per warp) and store `c` there while it is below `cap`; *count keeps counting past it. All 32
+// lanes call it.
+__device__ __forceinline__ void warp_append(unsigned* count, std::uint64_t* buf, unsigned cap, bool pred,
+                                            std::uint64_t c) {
+    const unsigned b = __ballot_sync(full_mask, pred);
+    if (b == 0) return;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const int leader = __ffs(b) - 1;
+    unsigned base = 0;
+    if (lane == leader) base = atomicAdd(count, static_cast<unsigned>(__popc(b)));
+    base = __shfl_sync(full_mask, base, leader);
+    if (pred) {
+        const unsigned pos = base + static_cast<unsigned>(__popc(b & ((1u << lane) - 1u)));
+        if (pos < cap) buf[pos] = c;
+    }
+}
+
+// Appends this block's `take` elements with key `key` of lowest index in [lo, hi) to sm.cand (an
+// in-order scan of the chunk that stops once they are found). All threads call it.
+template <class T>
+__device__ __forceinline__ void append_ties_in_order(radix_smem& sm, const T* x, int lo, int hi, std::uint32_t key,
+                                                     unsigned take) {
+    const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
+    unsigned taken = 0;
+    for (int b = lo; b < hi && taken < take; b += block_threads) {
+        const int j = b + tid;
+        const bool tie = j < hi && float_key(to_f32(x[j])) == key;
+        const unsigned bal = __ballot_sync(full_mask, tie);
+        if (lane == 0) sm.scan_warp[warp] = static_cast<unsigned>(__popc(bal));
+        __syncthreads();
+        unsigned before_w = 0, tile = 0;
+        for (int w = 0; w < warps_per_block; ++w) {
+            const unsigned c = sm.scan_warp[w];
+            before_w += w < warp ? c : 0u;
+            tile += c;
+        }
+        const unsigned r = taken + before_w + static_cast<unsigned>(__popc(bal & ((1u << lane) - 1u)));
+        if (tie && r < take) append(sm, key, j);
+        taken += tile;
+        __syncthreads();
+    }
+}
+
+// How step 3's candidates are taken (the same in every block of a cluster).
+enum class take_mode : int {
+    all,          // every element >= L (above and ties) fits: gather both
+    above,        // at least K above L, at most radix_cap: the ties at L do not matter
+    exact_ties,   // fewer than K above L: L is the K-th key, the K - A ties of lowest index join
+    digits,       // more than radix_cap above L, or no bound: the digit path
+};
+
 template <class T>
 __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     softmax_topk_radix_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                               std::int32_t* __restrict__ indices, int V, int K, int chunk, std::int64_t row0) {
     constexpr int W = vec16<T>::n;
+    constexpr int U = radix_unroll<T>;
+    constexpr int SH = W / 4;  // slots per batch position: a 16-bit vector's halves are two slots
+    constexpr int NS = U * SH;  // slots per thread (4)
     extern __shared__ __align__(16) unsigned char smem_raw[];
     radix_smem& sm = *reinterpret_cast<radix_smem*>(smem_raw);
     cg::cluster_group cl = cg::this_cluster();
@@ -177,15 +252,27 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     const std::int64_t row = row0 + blockIdx.x / C;
     const T* x = logits + row * V;
     const int lo = min(V, rank * chunk), hi = min(V, lo + chunk);
+    auto* ties = reinterpret_cast<std::uint64_t*>(&sm.global_hist[0]);
 
-    // 1. One read: max / sum and the top-digit histogram.
-    for (int b = tid; b < radix_bins; b += block_threads) sm.local_hist[0][b] = 0;
-    __syncthreads();
+    // 1. One read (DRAM): max / sum and each slot's maximum.
     float m = -INFINITY, s = 0.0f;
-    for_vectors(x, lo, hi, [&](const float (&v)[W], int, int nvalid) {
-        float vm = v[0];
+    float tm[NS];
 #pragma unroll
-        for (int e = 1; e < W; ++e) vm = fmaxf(vm, v[e]);
+    for (int q = 0; q < NS; ++q) tm[q] = -INFINITY;
+    for_vectors(x, lo, hi, ~0u, [&](const float (&v)[W], int, int, int u) {
+        float h[SH];
+#pragma unroll
+        for (int hh = 0; hh < SH; ++hh) h[hh] = fmaxf(fmaxf(v[4 * hh], v[4 * hh + 1]), fmaxf(v[4 * hh + 2], v[4 * hh + 3]));
+        float vm = h[0];
+#pragma unroll
+        for (int hh = 1; hh < SH; ++hh) vm = fmaxf(vm, h[hh]);
+#pragma unroll
+        for (int q = 0; q < U; ++q) {
+            if (q == u) {
+#pragma unroll
+                for (int hh = 0; hh < SH; ++hh) tm[q * SH + hh] = fmaxf(tm[q * SH + hh], h[hh]);
+            }
+        }
         if (vm > m) {
             s = s == 0.0f ? 0.0f : s * fast_exp2((m - vm) * log2e);
             m = vm;
@@ -193,8 +280,6 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
         // -inf adds nothing (and -inf - -inf would be NaN); NaN and +inf - +inf make the sum NaN.
 #pragma unroll
         for (int e = 0; e < W; ++e) s += v[e] == -INFINITY ? 0.0f : fast_exp2((v[e] - m) * log2e);
-#pragma unroll
-        for (int e = 0; e < W; ++e) hist_add(sm.local_hist[0], float_key(v[e]) >> 21, e < nvalid);
     });
     const float mb = block_reduce_max(m, sm.red);
     float sb = s == 0.0f ? 0.0f : s * fast_exp2((m - mb) * log2e);
@@ -206,13 +291,143 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     cl.sync();
     float M = -INFINITY, S = 0.0f;
     for (int c = 0; c < C; ++c) merge_max_sum(M, S, *cl.map_shared_rank(&sm.m, c), *cl.map_shared_rank(&sm.s, c));
-    // Same inputs in the same order in every block: the branch is uniform over the cluster.
+    // Same inputs in the same order in every block: the branches below are uniform over the cluster.
     const bool finite = !(S != S || M == INFINITY || M == -INFINITY);
-    if (finite) {
+    take_mode mode = take_mode::digits;
+    if (tid == 0) {
+        sm.M = M;  // read back at the end: two registers fewer through steps 2-4
+        sm.S = S;
+    }
+    if (finite && K <= NS * block_threads * C) {
+        // 2. The bound L: the K-th largest slot maximum, digit by digit from the top until its bin is
+        // taken whole (then exactly K maxima are >= the bin's floor) or the key is exact. A slot with
+        // no element has the maximum -inf, which can only lower L (and L = key(-inf) admits every
+        // element).
+        std::uint32_t tk[NS];
+#pragma unroll
+        for (int q = 0; q < NS; ++q) tk[q] = float_key(tm[q]);
+        std::uint32_t bound = 0;
+        unsigned need = static_cast<unsigned>(K);
+        bool found = true;
+        int par = 0, prev_shift = 32;
+        for (int shift = 21;; shift = shift == 21 ? 10 : 0) {
+            const int nbins = shift == 0 ? radix_bins / 2 : radix_bins;
+            for (int b = tid; b < nbins; b += block_threads) sm.local_hist[par][b] = 0;
+            __syncthreads();
+#pragma unroll
+            for (int q = 0; q < NS; ++q) {
+                const bool in_prefix = prev_shift == 32 || (tk[q] >> prev_shift) == (bound >> prev_shift);
+                hist_add(sm.local_hist[par], (tk[q] >> shift) & static_cast<unsigned>(nbins - 1), in_prefix);
+            }
+            cl.sync();
+            cluster_reduce_hist(cl, sm, par, nbins, C, rank);
+            cl.sync();
+            scan_digit(sm.global_hist, nbins, need, sm);
+            if (sm.total < need) {  // cannot happen (256 NS C >= K maxima, the bin holds >= need)
+                found = false;
+                break;
+            }
+            need -= sm.above;
+            bound |= sm.digit << shift;
+            if (sm.in_bin == need || shift == 0) break;
+            prev_shift = shift;
+            par ^= 1;  // its last remote readers finished before the previous level's second barrier
+        }
+        if (found) {
+            // 3. One read (L2) by the slots whose maximum reaches L: elements above L to sm.cand,
+            // elements equal to L to `ties` (global_hist's space: no remote block writes it now).
+            unsigned want = 0;
+#pragma unroll
+            for (int q = 0; q < NS; ++q) want |= (tk[q] >= bound ? 1u : 0u) << (q / SH);
+            if (tid == 0) {
+                sm.cand_count = 0;
+                sm.tie_count = 0;
+            }
+            __syncthreads();
+            for_vectors(x, lo, hi, want, [&](const float (&v)[W], int j0, int nvalid, int) {
+                float vm = v[0];
+#pragma unroll
+                for (int e = 1; e < W; ++e) vm = fmaxf(vm, v[e]);
+                if (!__any_sync(full_mask, nvalid > 0 && float_key(vm) >= bound)) return;
+#pragma unroll
+                for (int e = 0; e < W; ++e) {
+                    const std::uint32_t k = float_key(v[e]);
+                    const std::uint64_t c = composite(k, static_cast<std::uint32_t>(j0 + e));
+                    warp_append(&sm.cand_count, sm.cand, radix_cap, e < nvalid && k > bound, c);
+                    warp_append(&sm.tie_count, ties, radix_tie_cap, e < nvalid && k == bound, c);
+                }
+            });
+            __syncthreads();
+            if (tid == 0) {
+                sm.n_above = sm.cand_count;
+                sm.n_ties = sm.tie_count;
+            }
+            cl.sync();
+            unsigned A = 0, Tt = 0, before = 0;
+            bool ties_stored = true;
+            for (int c = 0; c < C; ++c) {
+                const unsigned a = *cl.map_shared_rank(&sm.n_above, c), t = *cl.map_shared_rank(&sm.n_ties, c);
+                A += a;
+                Tt += t;
+                ties_stored = ties_stored && t <= static_cast<unsigned>(radix_tie_cap);
+                if (c < rank) before += t;
+            }
+            const unsigned Ku = static_cast<unsigned>(K);
+            if (A + Tt <= static_cast<unsigned>(radix_cap) && ties_stored) {
+                mode = take_mode::all;
+            } else if (A > static_cast<unsigned>(radix_cap)) {
+                mode = take_mode::digits;
+            } else if (A >= Ku) {
+                mode = take_mode::above;
+            } else {
+                // Fewer than K above L and at least K at or above it: L is the K-th key. This block's
+                // share of the K - A ties of lowest index: lower chunks give theirs first.
+                mode = take_mode::exact_ties;
+                const unsigned need_t = Ku - A, mine = sm.n_ties;
+                const unsigned take = before >= need_t ? 0u : min(mine, need_t - before);
+                if (take > 0 && mine <= static_cast<unsigned>(radix_tie_cap)) {
+                    // All of this block's ties are stored: all of them, or the `take` largest
+                    // composites among them (same key: the lowest indices), by a radix select over
+                    // the index bits.
+                    if (take == mine) {
+                        const unsigned base = sm.n_above;
+                        for (unsigned i = static_cast<unsigned>(tid); i < take; i += block_threads) sm.cand[base + i] = ties[i];
+                        if (tid == 0) sm.cand_count = base + take;
+                    } else {
+                        clear_select_smem(sm.sel);
+                        __syncthreads();
+                        std::uint64_t t_prefix = static_cast<std::uint64_t>(bound) << 32, t_mask = 0xFFFFFFFF00000000ull;
+                        block_radix_select(static_cast<int>(take),
+                                           make_strided(static_cast<int>(mine), [ties](int i) { return ties[i]; }), sm.sel,
+                                           t_prefix, t_mask, 24);
+                        for (unsigned i = static_cast<unsigned>(tid); i < mine; i += block_threads) {
+                            if ((ties[i] & t_mask) >= t_prefix) sm.cand[atomicAdd(&sm.cand_count, 1u)] = ties[i];
+                        }
+                    }
+                    __syncthreads();
+                } else if (take > 0) {
+                    // More ties here than stored: an in-order scan of the chunk that stops once found.
+                    append_ties_in_order(sm, x, lo, hi, bound, take);
+                }
+            }
+            // Blocks that go on to the digits reset cand_count only after two more cluster
+            // barriers, so every block has read the same counts.
+        }
+    }
+    if (finite && mode == take_mode::digits) {
+        // 4. More than radix_cap above the bound, or no bound: the top-digit histogram of every
+        // element (one read, L2), then digits from the top until the candidates fit or the K-th key
+        // is exact.
+        for (int b = tid; b < radix_bins; b += block_threads) sm.local_hist[0][b] = 0;
+        __syncthreads();
+        for_vectors(x, lo, hi, ~0u, [&](const float (&v)[W], int, int nvalid, int) {
+#pragma unroll
+            for (int e = 0; e < W; ++e) hist_add(sm.local_hist[0], float_key(v[e]) >> 21, e < nvalid);
+        });
+        cl.sync();
         cluster_reduce_hist(cl, sm, 0, radix_bins, C, rank);
         cl.sync();
 
-        // 2. Digits from the top until the candidates fit or the K-th key is exact.
         unsigned need = static_cast<unsigned>(K), above_all = 0;
         std::uint32_t prefix = 0;
         int shift = 21, nbins = radix_bins, par = 0;
@@ -236,7 +451,7 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
             const int np = par ^ 1;  // its last readers finished before the previous level's barrier
             for (int b = tid; b < next_bins; b += block_threads) sm.local_hist[np][b] = 0;
             __syncthreads();
-            for_vectors(x, lo, hi, [&](const float (&v)[W], int, int nvalid) {
+            for_vectors(x, lo, hi, ~0u, [&](const float (&v)[W], int, int nvalid, int) {
 #pragma unroll
                 for (int e = 0; e < W; ++e) {
                     const std::uint32_t k = float_key(v[e]);
@@ -252,13 +467,13 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
             nbins = next_bins;
         }
 
-        // 3. Candidates into this block's buffer.
+        // Candidates into this block's buffer.
         if (tid == 0) sm.cand_count = 0;
         __syncthreads();
         if (!exact || above_all > 0) {
             // Keys at or above the bin (prefix's lower bits are zero), or strictly above the exact K-th.
             const std::uint32_t lowest = exact ? prefix + 1 : prefix;
-            for_vectors(x, lo, hi, [&](const float (&v)[W], int j0, int nvalid) {
+            for_vectors(x, lo, hi, ~0u, [&](const float (&v)[W], int j0, int nvalid, int) {
 #pragma unroll
                 for (int e = 0; e < W; ++e) {
                     const std::uint32_t k = float_key(v[e]);
@@ -272,31 +487,14 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
             for (int c = 0; c < rank; ++c) before += *cl.map_shared_rank(&sm.local_hist[par][d_last], c);
             const unsigned mine = sm.local_hist[par][d_last];
             const unsigned take = before >= need ? 0u : min(mine, need - before);
-            const int lane = tid & 31, warp = tid >> 5;
-            unsigned taken = 0;
-            for (int b = lo; b < hi && taken < take; b += block_threads) {
-                const int j = b + tid;
-                const bool tie = j < hi && float_key(to_f32(x[j])) == prefix;
-                const unsigned bal = __ballot_sync(full_mask, tie);
-                if (lane == 0) sm.scan_warp[warp] = static_cast<unsigned>(__popc(bal));
-                __syncthreads();
-                unsigned before_w = 0, tile = 0;
-                for (int w = 0; w < warps_per_block; ++w) {
-                    const unsigned c = sm.scan_warp[w];
-                    before_w += w < warp ? c : 0u;
-                    tile += c;
-                }
-                const unsigned r = taken + before_w + static_cast<unsigned>(__popc(bal & ((1u << lane) - 1u)));
-                if (tie && r < take) append(sm, prefix, j);
-                taken += tile;
-                __syncthreads();
-            }
+            __syncthreads();
+            append_ties_in_order(sm, x, lo, hi, prefix, take);
         }
         __syncthreads();
     }
     cl.sync();  // every block's candidates are in place, the tie counts read
 
-    // 4. Block 0 gathers, selects and sorts.
+    // 5. Block 0 gathers, selects and sorts.
     auto* gathered = reinterpret_cast<std::uint64_t*>(&sm.local_hist[0][0]);
     unsigned n = 0;
     if (rank == 0 && finite) {
@@ -305,6 +503,12 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
             const std::uint64_t* src = cl.map_shared_rank(&sm.cand[0], c);
             for (unsigned i = static_cast<unsigned>(tid); i < nc; i += block_threads) gathered[n + i] = src[i];
             n += nc;
+            if (mode == take_mode::all) {
+                const unsigned nt = *cl.map_shared_rank(&sm.tie_count, c);
+                const std::uint64_t* tsrc = reinterpret_cast<const std::uint64_t*>(cl.map_shared_rank(&sm.global_hist[0], c));
+                for (unsigned i = static_cast<unsigned>(tid); i < nt; i += block_threads) gathered[n + i] = tsrc[i];
+                n += nt;
+            }
         }
     }
     cl.sync();  // no block leaves while block 0 reads its shared memory
@@ -338,18 +542,21 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     for (int i = K + tid; i < P; i += block_threads) win[i] = 0;
     __syncthreads();
     block_bitonic_sort_desc(win, P);
-    const float inv_S = 1.0f / S;
+    const float row_M = sm.M, inv_S = 1.0f / sm.S;
     for (int t = tid; t < K; t += block_threads) {
         const std::uint64_t c = win[t];
-        p_out[t] = expf(composite_value(c) - M) * inv_S;
+        p_out[t] = expf(composite_value(c) - row_M) * inv_S;
         i_out[t] = static_cast<std::int32_t>(composite_index(c));
     }
 }
 
 template <class T> void launch_radix(const softmax_topk_args& a, cudaStream_t stream) {
     const std::int64_t row_bytes = a.V * static_cast<std::int64_t>(sizeof(T));
-    const int C = static_cast<int>(
-        std::clamp<std::int64_t>((row_bytes + radix_chunk_bytes - 1) / radix_chunk_bytes, 1, radix_max_cluster));
+    // Enough blocks for the row's bytes, and for K: 4 K slot maxima (radix_slots_per_block a block)
+    // keep the bound near the top quarter of the maxima, so about K (1 + 1/8) elements pass it.
+    const std::int64_t by_bytes = (row_bytes + radix_chunk_bytes - 1) / radix_chunk_bytes;
+    const std::int64_t by_k = (4 * a.K + radix_slots_per_block - 1) / radix_slots_per_block;
+    const int C = static_cast<int>(std::clamp<std::int64_t>(std::max(by_bytes, by_k), 1, radix_max_cluster));
     std::int64_t chunk = (a.V + C - 1) / C;
     chunk = (chunk + 63) / 64 * 64;
     const auto smem = static_cast<int>(sizeof(radix_smem));

@@ -98,13 +98,17 @@ void launch_softmax_topk_fused_warp(const softmax_topk_args& a, cudaStream_t str
 void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream);
 
 // v6, a radix select (kernels/softmax_topk/fused_radix.cu): one thread-block cluster per row (C
-// blocks of 256, C = row bytes / 48 KB up to 8, each a contiguous chunk of the row). One DRAM read
-// computes max / sum and a histogram of the top 11 bits of the order-preserving keys; the cluster
-// adds its histograms through distributed shared memory; if the elements at or above the K-th
-// key's bin fit 2048 candidates, a second read (L2) appends them, otherwise the next digits are
-// histogrammed (11, then 10 bits) and ties at the exact K-th key are taken in index order. Block 0
-// selects the exact top K of the candidates and sorts them. Work does not depend on the order or
-// distribution of the logits. Any V, fp32/bf16/fp16, K <= softmax_topk_max_k. Needs sm_90.
+// blocks of 256, each a contiguous chunk of the row; C from the row's bytes, 96 KB a block, and
+// C >= 4K / 1024, at most 8). One DRAM read computes max / sum and the maximum of each of the
+// cluster's 1024 C slots (a thread's vectors at one batch position, or one half of them for 16-bit
+// logits: they partition the row). The K-th largest slot maximum (histograms of the maxima summed
+// through distributed shared memory) bounds the row's K-th largest from below in any order; a second
+// read (L2) by the slots that reach it appends the elements above it and those equal to it. When the
+// elements at or above it fit 2048 candidates they are selected; fewer than K above it make it the
+// exact K-th key and the ties of lowest index join; more than 2048 above it (or no bound) take the
+// digit path: 11-bit histograms of the keys (11, 11, 10 bits) until the candidates fit, ties at the
+// exact K-th key in index order. Block 0 selects the exact top K of the candidates and sorts them.
+// Any V, fp32/bf16/fp16, K <= softmax_topk_max_k. Needs sm_90.
 void launch_softmax_topk_fused_radix(const softmax_topk_args& a, cudaStream_t stream);
 
 }  // namespace fusebench::kernels

@@ -425,3 +425,25 @@ TEST_CASE("fused_radix takes ties at the K-th key in index order across the bloc
     }
     expect_exact_topk(kernels::launch_softmax_topk_fused_radix, x, rows, V, K);
 }
+
+TEST_CASE("fused_radix: top values in one slot over equal ones, ties at the bound, more than 2048 above it",
+          "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // V = 60000 fp32: 3 blocks per row for K <= 512, 4 for K = 1024 (4 K slot maxima). Row 0: 1.0
+    // everywhere but columns 4096 q + 1 (5.0 + q, 15 of them): within a block those columns are one
+    // thread's vectors at one batch position, so only ~3 slot maxima exceed 1.0 and the bound L is
+    // exactly 1.0. K = 10: 15 above L, the 60000 - 15 ties at L are not stored (take the 15 above).
+    // K >= 20: fewer than K above L, so the K - 15 ties of lowest index join (an in-order scan).
+    // Row 1: strictly ascending: the top slot maxima are the ends of the row's last vectors, about
+    // 4 K elements pass L, more than 2048 for K = 600 and 1024 (the digit path). Row 2: distinct
+    // values in no order.
+    const std::int64_t rows = 3, V = 60000;
+    const std::int64_t K = GENERATE(10, 20, 600, 1024);
+    std::vector<float> x(static_cast<std::size_t>(rows * V), 1.0f);
+    for (std::int64_t q = 0; 4096 * q + 1 < V; ++q) x[static_cast<std::size_t>(4096 * q + 1)] = 5.0f + static_cast<float>(q);
+    for (std::int64_t j = 0; j < V; ++j) {
+        x[static_cast<std::size_t>(V + j)] = -30.0f + static_cast<float>(j) * 1e-3f;
+        x[static_cast<std::size_t>(2 * V + j)] = std::sin(0.37f * static_cast<float>(j)) * 4.0f + static_cast<float>(j % 97) * 1e-3f;
+    }
+    expect_exact_topk(kernels::launch_softmax_topk_fused_radix, x, rows, V, K);
+}
