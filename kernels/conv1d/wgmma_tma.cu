@@ -82,6 +82,8 @@ using sm90::mbar_arrive;
 using sm90::mbar_expect_tx;
 using sm90::mbar_init;
 using sm90::mbar_wait;
+using sm90::named_barrier_arrive;
+using sm90::named_barrier_sync;
 using sm90::reg_fence;
 using sm90::smem_u32;
 using sm90::wgmma_commit;
@@ -106,12 +108,6 @@ __device__ __forceinline__ void tile_coords(const params& p, int t, int& b, int&
     const int r = t / p.m_blocks;
     n_blk = r % p.n_blocks;
     b = r / p.n_blocks;
-}
-__device__ __forceinline__ void named_barrier_sync(int id, int count) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
-__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
-    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
 // Epilogue of one warpgroup's 64 x 128 accumulator (thread `t` of the warpgroup): + bias, GELU,

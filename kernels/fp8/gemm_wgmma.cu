@@ -100,6 +100,7 @@ using sm90::mbar_arrive;
 using sm90::mbar_expect_tx;
 using sm90::mbar_init;
 using sm90::mbar_wait;
+using sm90::named_barrier_sync;
 using sm90::reg_fence;
 using sm90::smem_u32;
 using sm90::tma_load_2d;
@@ -140,9 +141,6 @@ __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, std::uint
         "[remote];\n}\n" ::"r"(bar),
         "r"(rank)
         : "memory");
-}
-__device__ __forceinline__ void named_barrier_sync(int id, int count) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
 // The consumers' D block of 64 x 128 (one warpgroup's half of the tile) to global memory: through
@@ -360,6 +358,13 @@ __global__ void __launch_bounds__(threads, 1)
             float b0[64], b1[64], acc[64];
             scales s0{0.f, 0.f, 0.f}, s1{0.f, 0.f, 0.f};
             tile_info prev{};
+            // A block whose wgmma are complete: its stage goes back to the producer and its
+            // scaled partial sum into acc.
+            auto retire = [&](float (&blk)[64], int stage_it, const scales& sc) {
+                reg_fence(blk);
+                release(stage_it);
+                promote(acc, blk, sc.sa0 * sc.sb, sc.sa1 * sc.sb);
+            };
             for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
                 const tile_info ti = tile_at(t);
                 s0 = block_scales(ti, 0);
@@ -375,15 +380,11 @@ __global__ void __launch_bounds__(threads, 1)
                     s1 = block_scales(ti, kb + 1);
                     issue_block(b1, it + 1);
                     wgmma_wait<1>();
-                    reg_fence(b0);
-                    release(it);
-                    promote(acc, b0, s0.sa0 * s0.sb, s0.sa1 * s0.sb);
+                    retire(b0, it, s0);
                     s0 = block_scales(ti, kb + 2);
                     issue_block(b0, it + 2);
                     wgmma_wait<1>();
-                    reg_fence(b1);
-                    release(it + 1);
-                    promote(acc, b1, s1.sa0 * s1.sb, s1.sa1 * s1.sb);
+                    retire(b1, it + 1, s1);
                     it += 2;
                 }
                 // The last one or two blocks of the tile (b0: block kb in flight).
@@ -391,19 +392,13 @@ __global__ void __launch_bounds__(threads, 1)
                     s1 = block_scales(ti, kb + 1);
                     issue_block(b1, it + 1);
                     wgmma_wait<1>();
-                    reg_fence(b0);
-                    release(it);
-                    promote(acc, b0, s0.sa0 * s0.sb, s0.sa1 * s0.sb);
+                    retire(b0, it, s0);
                     wgmma_wait<0>();
-                    reg_fence(b1);
-                    release(it + 1);
-                    promote(acc, b1, s1.sa0 * s1.sb, s1.sa1 * s1.sb);
+                    retire(b1, it + 1, s1);
                     it += 2;
                 } else {
                     wgmma_wait<0>();
-                    reg_fence(b0);
-                    release(it);
-                    promote(acc, b0, s0.sa0 * s0.sb, s0.sa1 * s0.sb);
+                    retire(b0, it, s0);
                     it += 1;
                 }
                 prev = ti;
