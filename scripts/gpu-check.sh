@@ -38,12 +38,17 @@ label=${label:-gpu}
 "$FUSEBENCH_BUILD_DIR/fusebench" run --json "$out/$label.json" "$@" >"$out/run.txt" 2>"$out/run.err"
 rc=$?
 echo "fusebench run rc=$rc ($(( $(date +%s) - t0 )) s)"
+# The device returns files of at most 16 MiB: a larger report (the H100 default run's was 17.7 MB at
+# a24f77c) comes back gzipped (gunzip it into reports/baselines/).
+if [ -f "$out/$label.json" ] && [ "$(stat -c %s "$out/$label.json")" -gt 15000000 ]; then
+  gzip -f "$out/$label.json" && echo "report gzipped: $out/$label.json.gz"
+fi
 tail -5 "$out/run.err"
 if [ -n "${FUSEBENCH_EXTRA:-}" ]; then
   bash -c "$FUSEBENCH_EXTRA" >"$out/extra.log" 2>&1; echo "extra rc=$?"
 fi
 cat "$out/run.txt"
 if [ "${FUSEBENCH_BUNDLE_LOGS:-0}" = 1 ]; then
-  (cd "$out" && find . -maxdepth 1 -type f ! -name logs.tgz ! -name "$label.json" ! -name run.txt ! -name .bundle -printf '%f\n' >.bundle &&
+  (cd "$out" && find . -maxdepth 1 -type f ! -name logs.tgz ! -name "$label.json" ! -name "$label.json.gz" ! -name run.txt ! -name .bundle -printf '%f\n' >.bundle &&
     tar czf logs.tgz -T .bundle && xargs rm -f <.bundle && rm -f .bundle)
 fi
