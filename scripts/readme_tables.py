@@ -12,6 +12,7 @@ Usage: scripts/readme_tables.py H100.json H200.json [--section memory|attention|
 A result missing from a report, or not timed there, prints "-" with no figure made up. The
 column headers name each report's board label (device.label).
 """
+import argparse
 import json
 import sys
 
@@ -92,23 +93,17 @@ def attention_table(a, b):
 
 
 def main(argv):
-    args = [a for a in argv if not a.startswith("--section")]
-    section = "all"
-    for i, a in enumerate(argv):
-        if a.startswith("--section="):
-            section = a.split("=", 1)[1]
-        elif a == "--section" and i + 1 < len(argv):
-            section = argv[i + 1]
-            args.remove(section)
-    if len(args) != 2 or section not in ("memory", "attention", "all"):
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
-        return 2
-    a, b = load(args[0]), load(args[1])
-    if section in ("memory", "all"):
+    ap = argparse.ArgumentParser(description="The README's board-against-board tables from two default-run reports.")
+    ap.add_argument("first", help="report whose timed results choose the rows (e.g. h100.json)")
+    ap.add_argument("second", help="report shown beside it (e.g. h200.json)")
+    ap.add_argument("--section", choices=("memory", "attention", "all"), default="all")
+    args = ap.parse_args(argv)
+    a, b = load(args.first), load(args.second)
+    if args.section in ("memory", "all"):
         memory_table(a, b)
-    if section == "all":
+    if args.section == "all":
         print()
-    if section in ("attention", "all"):
+    if args.section in ("attention", "all"):
         attention_table(a, b)
     return 0
 

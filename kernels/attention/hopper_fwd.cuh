@@ -227,6 +227,9 @@ __device__ __forceinline__ void attention_fwd(const CUtensorMap& tm_q, const CUt
     // hands the turn over by arriving on the other's; warpgroup 1 opens warpgroup 0's first turn and
     // skips its last hand-over, so each barrier completes exactly n_tiles times.
     const bool pingpong = PINGPONG && consumers == 2;
+    auto hand_over = [&](int j) {  // after issuing tile j's GEMMs
+        if (pingpong && !(wg == 1 && j == n_tiles - 1)) sm90::named_barrier_arrive(2 - wg, 256);
+    };
     if (pingpong && wg == 1) sm90::named_barrier_arrive(1, 256);
     mbar_wait(full_q, 0);
     for (int j = 0; j < n_tiles; ++j) {
@@ -240,10 +243,10 @@ __device__ __forceinline__ void attention_fwd(const CUtensorMap& tm_q, const CUt
             mbar_wait(full_v((j - 1) % STAGES), ((j - 1) / STAGES) & 1);
             issue_pv(o_acc, pa_prev, j - 1);
             wgmma_commit();
-            if (pingpong && !(wg == 1 && j == n_tiles - 1)) sm90::named_barrier_arrive(2 - wg, 256);
+            hand_over(j);
             wgmma_wait<1>();
         } else {
-            if (pingpong && !(wg == 1 && j == n_tiles - 1)) sm90::named_barrier_arrive(2 - wg, 256);
+            hand_over(j);
             wgmma_wait<0>();
         }
         reg_fence(s);

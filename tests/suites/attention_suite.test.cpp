@@ -293,38 +293,27 @@ TEST_CASE("wgmma_fp8qk: O passes the suite's policy on every untimed fp8_qk case
     FUSEBENCH_REQUIRE_GPU();
     registry reg;
     attention_suite(reg);
-    const device_info dev = query_device(0);
-    if (dev.compute_capability() != 90) SKIP("wgmma_fp8qk needs compute capability 9.0");
-    run_options o;
-    o.seed = 2026;
-    o.verify_only = true;
-    runner run(dev, o);
-    selection_filter f;
-    f.suites = {"attention_fp8"};
-    f.variants = {"naive", "wgmma_fp8qk"};
+    if (query_device(0).compute_capability() != 90) SKIP("wgmma_fp8qk needs compute capability 9.0");
     std::map<std::string, std::size_t> checked;  // per configuration
-    for (const auto& item : select_work(reg, f)) {
-        if (item.c.timed) continue;
-        for (const auto& r : run.run_item(item)) {
-            CAPTURE(r.c.name, r.variant, r.reason);
-            if (r.variant != "wgmma_fp8qk" || r.result == outcome::skipped) continue;
-            REQUIRE(r.correctness.has_value());
-            CHECK(r.correctness->deterministic == true);
-            const auto& out_o = r.correctness->outputs[0];
-            const auto& out_lse = r.correctness->outputs[1];
-            REQUIRE(out_o.output == "o");
-            CHECK(out_o.pass);
-            REQUIRE(out_o.relative.has_value());
-            CHECK(out_o.relative->pass);
-            CHECK(out_o.figures.count("quant_rel_l2") == 1);
-            CHECK(out_o.figures.count("quant_correlation") == 1);
-            CHECK(out_o.figures.count("quant_floor_rel_l2") == 1);
-            // |lse| of these cases is at most ~10: 2^-7 absolute is ~2^-10 of it, twice the worst
-            // seen on an H100 (4.8e-3), and far below what a wrong scale does.
-            REQUIRE(out_lse.stats.max_abs.has_value());
-            CHECK(*out_lse.stats.max_abs < 1.0 / 128);
-            ++checked[r.config];
-        }
+    for (const auto& r : verify_untimed_cases(reg, "attention_fp8", {"naive", "wgmma_fp8qk"})) {
+        CAPTURE(r.c.name, r.variant, r.reason);
+        if (r.variant != "wgmma_fp8qk" || r.result == outcome::skipped) continue;
+        REQUIRE(r.correctness.has_value());
+        CHECK(r.correctness->deterministic == true);
+        const auto& out_o = r.correctness->outputs[0];
+        const auto& out_lse = r.correctness->outputs[1];
+        REQUIRE(out_o.output == "o");
+        CHECK(out_o.pass);
+        REQUIRE(out_o.relative.has_value());
+        CHECK(out_o.relative->pass);
+        CHECK(out_o.figures.count("quant_rel_l2") == 1);
+        CHECK(out_o.figures.count("quant_correlation") == 1);
+        CHECK(out_o.figures.count("quant_floor_rel_l2") == 1);
+        // |lse| of these cases is at most ~10: 2^-7 absolute is ~2^-10 of it, twice the worst
+        // seen on an H100 (4.8e-3), and far below what a wrong scale does.
+        REQUIRE(out_lse.stats.max_abs.has_value());
+        CHECK(*out_lse.stats.max_abs < 1.0 / 128);
+        ++checked[r.config];
     }
     // The untimed fp8_qk cases of head_dim 128 (8 squares, GQA, non-square causal, decode), in
     // each configuration.

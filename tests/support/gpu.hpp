@@ -15,8 +15,10 @@
 namespace fusebench::test {
 
 // Verifies, without timing and with a fixed seed, every untimed case of `suite_name` in `reg` on
-// device 0 and returns the results (the timed shapes are what `fusebench run` covers).
-inline std::vector<variant_result> verify_untimed_cases(const registry& reg, const std::string& suite_name) {
+// device 0 and returns the results (the timed shapes are what `fusebench run` covers); `variants`
+// (empty: all) selects as `--variant` does.
+inline std::vector<variant_result> verify_untimed_cases(const registry& reg, const std::string& suite_name,
+                                                        const std::vector<std::string>& variants = {}) {
     const device_info dev = query_device(0);
     run_options o;
     o.seed = 2026;
@@ -24,6 +26,7 @@ inline std::vector<variant_result> verify_untimed_cases(const registry& reg, con
     runner run(dev, o);
     selection_filter f;
     f.suites = {suite_name};
+    f.variants = variants;
     std::vector<variant_result> out;
     for (const auto& item : select_work(reg, f)) {
         if (item.c.timed) continue;
