@@ -721,6 +721,11 @@ const wgmma_tma_config wgmma_tma_configs[] = {
      "head_dim 256's tiling (the only one that fits 227 KB of shared memory there): 64 keys per step, 2-stage ring, "
      "Q 64 KB + 2 x (K 32 KB + V 32 KB); P V on m64n256k16, a 128-register O accumulator per consumer thread",
      {64, 2, true}},
+    {"bm128_bn64_s2_pp",
+     "head_dim 256's tiling (bm128_bn64_s2) with the ping-pong schedule: the two consumer warpgroups take turns "
+     "issuing their Q K^T and P V, so one's softmax runs while the other's GEMMs hold the tensor cores",
+     {64, 2, true, true},
+     true},
 };
 
 // The configuration that covers a head_dim like the default does (every case, timed included): the
@@ -749,7 +754,8 @@ bool tuning_shape(const case_desc& c) {
 // A configuration's domain. Every configuration verifies every untimed case of the kernel's domain
 // (cheap, and where tile and split boundaries go wrong); the non-default ones are timed only on the
 // tuning shapes, which keeps their cost in the default run small, except bm128_bn128_s2 (the default
-// before ping-pong, timed wherever the default is, so that every case shows what the turns buy);
+// before ping-pong, timed wherever the default is, so that every case shows what the turns buy) and
+// bm128_bn64_s2_pp (ping-pong at head_dim 256, timed wherever bm128_bn64_s2 is);
 // nosplit only where the default configuration splits (elsewhere it would launch the very same kernel).
 std::optional<std::string> wgmma_tma_domain(const case_desc& c, const wgmma_tma_config& cfg) {
     const auto s = kernel_shape(c);
@@ -784,6 +790,8 @@ variant_config wgmma_tma_variant_config(const wgmma_tma_config& cfg) {
                            "compute capability 9.0 only"
                    : !cfg.options.split_kv
                          ? "the cases the default configuration splits (decode-like: few query blocks, long KV)"
+                   : cfg.timed_like_default && kernels::wgmma_tma_tiling_unsupported(128, cfg.options) != nullptr
+                         ? "head_dim 256 only, every case of it (timed included); compute capability 9.0 only"
                    : cfg.timed_like_default
                          ? "head_dim 64 and 128, every case of the default's domain (timed included); compute capability 9.0 only"
                          : "every untimed case of the default's domain; timed: causal bf16 head_dim-128 squares and decode";

@@ -18,7 +18,7 @@
 // - GQA: the query heads of one KV head packed into one block where they fit (decode).
 // - tile width (64 or 128 keys) and ring depth (2 or 3 stages) are template parameters: the suite
 //   declares the combinations as configurations of the variant.
-// - ping-pong (PINGPONG, configuration bm128_bn128_s2_pp): the two consumer warpgroups take turns
+// - ping-pong (PINGPONG, configurations bm128_bn128_s2_pp, bm128_bn64_s2_pp): the two consumer warpgroups take turns
 //   issuing their GEMMs through named barriers, so one's softmax runs under the other's wgmma
 //   (H100 default run at a24f77c: 0.4-5.3% faster on the causal squares, 14.7% at head_dim 64).
 // - head_dim 256 (issue 18 item 1): the same body with 64-key tiles and 2 stages (192 KB of shared
@@ -147,9 +147,9 @@ void launch_config(const attention_shape& s, const wgmma_tma_plan& pl, const voi
 // them. head_dim 256 has one: 64 keys, 2 stages. Q (128 x 256) is 64 KB and a 64-key K or V tile
 // 32 KB, so 2 stages take 192 KB of the 227 KB; 128 keys (320 KB) or a third stage (256 KB) do not
 // fit. Per consumer thread O is 128 fp32 registers, S 32, P and the previous tile's P 16 each.
-// The ping-pong schedule is instantiated for (128, 2) at head_dim 64 and 128.
+// The ping-pong schedule is instantiated for (128, 2) at head_dim 64 and 128 and for (64, 2) at 256.
 bool known_tiling(const wgmma_tma_options& opt, int head_dim) {
-    if (opt.pingpong) return head_dim != 256 && opt.bn == 128 && opt.stages == 2;
+    if (opt.pingpong) return opt.stages == 2 && opt.bn == (head_dim == 256 ? 64 : 128);
     if (head_dim == 256) return opt.bn == 64 && opt.stages == 2;
     return (opt.bn == 128 && (opt.stages == 2 || opt.stages == 3)) || (opt.bn == 64 && opt.stages == 3);
 }
@@ -163,11 +163,12 @@ void dispatch(const attention_shape& s, const wgmma_tma_options& opt, const wgmm
     else launch_config<T, D, 64, 3>(s, pl, q, k, v, o, lse, ws, stream);
 }
 
-// head_dim 256: the one tiling of known_tiling (the plan has checked opt).
+// head_dim 256: the one tiling of known_tiling, with or without ping-pong (the plan has checked opt).
 template <typename T>
-void dispatch_d256(const attention_shape& s, const wgmma_tma_plan& pl, const void* q, const void* k, const void* v, void* o,
-                   float* lse, void* ws, cudaStream_t stream) {
-    launch_config<T, 256, 64, 2>(s, pl, q, k, v, o, lse, ws, stream);
+void dispatch_d256(const attention_shape& s, const wgmma_tma_options& opt, const wgmma_tma_plan& pl, const void* q, const void* k,
+                   const void* v, void* o, float* lse, void* ws, cudaStream_t stream) {
+    if (opt.pingpong) launch_config<T, 256, 64, 2, true>(s, pl, q, k, v, o, lse, ws, stream);
+    else launch_config<T, 256, 64, 2>(s, pl, q, k, v, o, lse, ws, stream);
 }
 
 }  // namespace
@@ -209,7 +210,7 @@ int wgmma_tma_choose_splits(long long blocks, int tiles, int sms) {
 const char* wgmma_tma_tiling_unsupported(int head_dim, const wgmma_tma_options& opt) {
     if (head_dim != 64 && head_dim != 128 && head_dim != 256) return "head_dim 64, 128 or 256 only";
     if (hopper::known_tiling(opt, head_dim)) return nullptr;
-    if (opt.pingpong) return "the ping-pong schedule runs (bn, stages) = (128, 2) at head_dim 64 and 128 only";
+    if (opt.pingpong) return "the ping-pong schedule runs (bn, stages) = (128, 2) at head_dim 64 and 128, (64, 2) at 256";
     return head_dim == 256 ? "head_dim 256 runs (bn, stages) = (64, 2) only (128 keys or a third stage exceed 227 KB of shared memory)"
                            : "(bn, stages) must be (128, 2), (128, 3) or (64, 3) at head_dim 64 and 128 ((64, 2) is head_dim 256's)";
 }
@@ -244,11 +245,11 @@ void launch_attention_wgmma_tma(const attention_shape& s, elem type, const void*
                                     std::to_string(workspace == nullptr ? 0 : workspace_bytes));
     }
     if (type == elem::bf16) {
-        if (s.head_dim == 256) hopper::dispatch_d256<__nv_bfloat16>(s, pl, q, k, v, o, lse, workspace, stream);
+        if (s.head_dim == 256) hopper::dispatch_d256<__nv_bfloat16>(s, opt, pl, q, k, v, o, lse, workspace, stream);
         else if (s.head_dim == 128) hopper::dispatch<__nv_bfloat16, 128>(s, opt, pl, q, k, v, o, lse, workspace, stream);
         else hopper::dispatch<__nv_bfloat16, 64>(s, opt, pl, q, k, v, o, lse, workspace, stream);
     } else {
-        if (s.head_dim == 256) hopper::dispatch_d256<__half>(s, pl, q, k, v, o, lse, workspace, stream);
+        if (s.head_dim == 256) hopper::dispatch_d256<__half>(s, opt, pl, q, k, v, o, lse, workspace, stream);
         else if (s.head_dim == 128) hopper::dispatch<__half, 128>(s, opt, pl, q, k, v, o, lse, workspace, stream);
         else hopper::dispatch<__half, 64>(s, opt, pl, q, k, v, o, lse, workspace, stream);
     }

@@ -24,12 +24,12 @@ namespace fusebench::kernels {
 //
 // Tuning knobs, each combination a configuration of the suite's variant.
 // head_dim 64 and 128: (bn, stages) = (128, 2), (128, 3) or (64, 3); head_dim 256: (64, 2) only
-// (what fits 227 KB of shared memory). pingpong: (128, 2) at head_dim 64 and 128.
+// (what fits 227 KB of shared memory). pingpong: (128, 2) at head_dim 64 and 128, (64, 2) at 256.
 struct wgmma_tma_options {
     int bn = 128;          // keys per KV tile: 128 or 64
     int stages = 2;        // depth of the K/V ring: 2 or 3
     bool split_kv = true;  // false: one CTA per (query block, head) whatever the grid
-    bool pingpong = false; // the consumer warpgroups take turns issuing their GEMMs ((128, 2), head_dim 64 / 128)
+    bool pingpong = false; // the consumer warpgroups take turns issuing their GEMMs (the (bn, stages) of the head_dim, 2 stages)
 };
 
 // What a launch does on the current device: GQA heads packed or not, splits, workspace.

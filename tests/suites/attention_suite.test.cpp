@@ -178,7 +178,7 @@ TEST_CASE("wgmma_tma declares its tuning configurations, the default first", "[s
         if (v.name == "wgmma_tma") configs.push_back(v.config);
     CHECK(configs ==
           std::vector<std::string>{"bm128_bn128_s2_pp", "bm128_bn128_s2", "bm128_bn128_s3", "bm128_bn64_s3", "bm128_bn128_s2_nosplit",
-                                   "bm128_bn64_s2"});
+                                   "bm128_bn64_s2", "bm128_bn64_s2_pp"});
     for (const auto& v : s.variants) {
         if (v.name != "wgmma_tma") continue;
         CAPTURE(v.config);
@@ -188,7 +188,7 @@ TEST_CASE("wgmma_tma declares its tuning configurations, the default first", "[s
     }
 }
 
-TEST_CASE("wgmma_tma's head_dim decides its tilings: (64, 2) at 256 only, the other three and ping-pong (128, 2) at 64 and 128", "[attention][configs]") {
+TEST_CASE("wgmma_tma's head_dim decides its tilings: (64, 2) at 256 only, the other three and ping-pong (128, 2) at 64 and 128, ping-pong (64, 2) at 256", "[attention][configs]") {
     using kernels::wgmma_tma_options;
     using kernels::wgmma_tma_tiling_unsupported;
     const wgmma_tma_options bn128_s2{128, 2, true}, bn128_s3{128, 3, true}, bn64_s3{64, 3, true}, bn64_s2{64, 2, true};
@@ -206,6 +206,11 @@ TEST_CASE("wgmma_tma's head_dim decides its tilings: (64, 2) at 256 only, the ot
     }
     CHECK(wgmma_tma_tiling_unsupported(256, bn64_s2) == nullptr);
     CHECK(wgmma_tma_tiling_unsupported(256, pp) != nullptr);
+    // Ping-pong at head_dim 256: head_dim 256's tiling (64, 2), nowhere else.
+    const wgmma_tma_options pp_bn64_s2{64, 2, true, true};
+    CHECK(wgmma_tma_tiling_unsupported(256, pp_bn64_s2) == nullptr);
+    for (int d : {64, 128}) CHECK(wgmma_tma_tiling_unsupported(d, pp_bn64_s2) != nullptr);
+    for (const auto& o : {pp_s3, pp_bn64}) CHECK(wgmma_tma_tiling_unsupported(256, o) != nullptr);
     for (const auto& o : {bn128_s2, bn128_s3, bn64_s3, nosplit}) {
         const char* why = wgmma_tma_tiling_unsupported(256, o);
         REQUIRE(why != nullptr);
@@ -274,13 +279,15 @@ TEST_CASE("every attention variant passes every untimed case it declares, within
     CHECK(fused_checked >= 60);
     // On Hopper every wgmma_tma configuration verifies the untimed cases of its domain: all 60 of
     // head_dim 64 and 128 (the ping-pong configuration too), nosplit the 34 that the default
-    // configuration splits, bm128_bn64_s2 the 18 of head_dim 256 (8 squares and one GQA case per dtype).
+    // configuration splits, bm128_bn64_s2 and bm128_bn64_s2_pp the 18 of head_dim 256 (8 squares and one GQA
+    // case per dtype).
     if (query_device(0).compute_capability() == 90) {
         CHECK(hopper_checked["bm128_bn128_s2"] >= 60);
         CHECK(hopper_checked["bm128_bn128_s3"] >= 60);
         CHECK(hopper_checked["bm128_bn64_s3"] >= 60);
         CHECK(hopper_checked["bm128_bn128_s2_nosplit"] >= 20);
         CHECK(hopper_checked["bm128_bn64_s2"] >= 18);
+        CHECK(hopper_checked["bm128_bn64_s2_pp"] >= 18);
         CHECK(hopper_checked["bm128_bn128_s2_pp"] >= 60);
     }
 }
