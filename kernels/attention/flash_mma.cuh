@@ -208,6 +208,9 @@ __device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count
 __device__ __forceinline__ void cp_async_arrive(std::uint32_t bar) {
     asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(bar) : "memory");
 }
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
+}
 __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
     std::uint32_t done = 0;
     do {
@@ -239,7 +242,7 @@ struct config {
     static constexpr int bm = WARPS * MT * 16;
     static constexpr int stages = PP ? 3 : 2;  // K/V buffers
     static constexpr std::size_t smem_bytes =
-        (static_cast<std::size_t>(bm) * D + 2ull * stages * BN * D) * 2 + (PP ? 8ull * stages : 0ull);
+        (static_cast<std::size_t>(bm) * D + 2ull * stages * BN * D) * 2 + (PP ? 16ull * stages : 0ull);
 };
 
 template <typename T, int D, int BN, int WARPS, int MT, bool QREG, int MUT, int PP = 0>
@@ -493,8 +496,12 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
         // mbarrier when its copies land.
         const int half = warp / (WARPS / 2);
         const std::uint32_t full = smem_addr(sv + ST * BN * D);  // ST mbarriers, 8 bytes each
+        const std::uint32_t empty = full + 8 * ST;                // ST more
         if (threadIdx.x == 0)
-            for (int st = 0; st < ST; ++st) mbar_init(full + 8 * st, THREADS);
+            for (int st = 0; st < ST; ++st) {
+                mbar_init(full + 8 * st, THREADS);
+                mbar_init(empty + 8 * st, THREADS);
+            }
         __syncthreads();
         const int n = max(0, j_end - j_begin);
         auto issue = [&](int u) {
@@ -520,10 +527,14 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
         for (int u = 0; u <= n; ++u) {
             // Wait for the turn: the second half's turn u follows the first half's turn u, the
             // first half's turn u + 1 follows the second half's turn u.
-            if (half == 0) {
-                if (u > 0) named_barrier_sync(1, THREADS);
-            } else {
-                named_barrier_sync(2, THREADS);
+            if constexpr (PP <= 2) {
+                if (half == 0) {
+                    if (u > 0) named_barrier_sync(1, THREADS);
+                } else {
+                    named_barrier_sync(2, THREADS);
+                }
+            } else if constexpr (PP == 3) {
+                if (half == 1 && u == 0) named_barrier_sync(1, THREADS);
             }
             if (PP == 1 && u + 2 <= n) issue(u + 2);
             const int j = j_begin + u;
@@ -543,12 +554,21 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
                 scores(s, sk + st * BN * D);
             }
             // End of the turn (each barrier completes as often as the other half waits on it).
-            if (half == 0) {
-                named_barrier_arrive(2, THREADS);
-            } else if (u < n) {
-                named_barrier_arrive(1, THREADS);
+            if constexpr (PP <= 2) {
+                if (half == 0) {
+                    named_barrier_arrive(2, THREADS);
+                } else if (u < n) {
+                    named_barrier_arrive(1, THREADS);
+                }
+                if (PP == 2 && u + 2 <= n) issue(u + 2);
+            } else {
+                mbar_arrive(empty + 8 * st);
+                if (PP == 3 && half == 0 && u == 0) named_barrier_arrive(1, THREADS);
+                if (u + 2 <= n) {
+                    if (u + 2 >= ST) mbar_wait(empty + 8 * ((u + 2) % ST), ((u - 1) / ST) & 1);
+                    issue(u + 2);
+                }
             }
-            if (PP == 2 && u + 2 <= n) issue(u + 2);
             if (active) {
                 softmax(s, j * BN);
 #pragma unroll

@@ -63,7 +63,7 @@ template <typename T>
 std::size_t dispatch(const attention_shape& s, const flash::params* base, void* ws, std::size_t ws_bytes, cudaStream_t stream) {
     switch (s.head_dim) {
         case 64: return run_config<T, 64, 64, 4, 2, true, 0>(s, base, ws, ws_bytes, stream);
-        case 128: return run_config<T, 128, 128, 8, 1, true, 2>(s, base, ws, ws_bytes, stream);
+        case 128: return run_config<T, 128, 128, 8, 1, true, 3>(s, base, ws, ws_bytes, stream);
         case 256: return run_config<T, 256, 64, 8, 1, false, 0>(s, base, ws, ws_bytes, stream);
         default: throw std::invalid_argument("attention wmma: head_dim must be 64, 128 or 256");
     }
