@@ -197,71 +197,28 @@ __device__ __forceinline__ void load_tile(T* dst, const T* src, int valid) {
     }
 }
 
-// Barriers of the ping-pong schedule (sm_80 and later): mbarriers whose phases complete once every
-// thread's cp.async copies of a K/V unit have landed, and named barriers (1 and 2; 0 is
-// __syncthreads) that hand the tensor cores from one half of the warps to the other.
-__device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-// Arrives on `bar` once every cp.async this thread has issued so far has completed; the arrival
-// is one of the `count` the barrier expects (.noinc).
-__device__ __forceinline__ void cp_async_arrive(std::uint32_t bar) {
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
-    std::uint32_t done = 0;
-    do {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-#else
-        asm volatile("{\n.reg .pred p;\nmbarrier.test_wait.parity.shared.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-#endif
-    } while (!done);
-}
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-__device__ __forceinline__ void named_barrier_sync(int id, int count) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
-__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
-    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
-
-// PP: the ping-pong schedule (below, in the kernel); it keeps three K/V stages and their mbarriers.
-template <int D, int BN, int WARPS, int MT, bool PP = false>
+template <int D, int BN, int WARPS, int MT>
 struct config {
     static constexpr int threads = WARPS * 32;
     static constexpr int bm = WARPS * MT * 16;
-    static constexpr int stages = PP ? 3 : 2;  // K/V buffers
-    static constexpr std::size_t smem_bytes =
-        (static_cast<std::size_t>(bm) * D + 2ull * stages * BN * D) * 2 + (PP ? 16ull * stages : 0ull);
+    static constexpr std::size_t smem_bytes = (static_cast<std::size_t>(bm) * D + 4ull * BN * D) * 2;
 };
 
-template <typename T, int D, int BN, int WARPS, int MT, bool QREG, int MUT, int PP = 0>
+template <typename T, int D, int BN, int WARPS, int MT, bool QREG, int MUT>
 __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
     flash_fwd(params p) {
-    using cfg = config<D, BN, WARPS, MT, PP != 0>;
+    using cfg = config<D, BN, WARPS, MT>;
     constexpr int BM = cfg::bm;
     constexpr int THREADS = cfg::threads;
-    constexpr int ST = cfg::stages;
     constexpr int NT = BN / 8;  // score n-tiles per row block
     constexpr int DT = D / 8;   // output n-tiles
     constexpr int KS = D / 16;  // k-steps of Q K^T
     static_assert(D % 64 == 0 && BN % 16 == 0, "tile shape");
-    static_assert(!PP || WARPS % 2 == 0, "the ping-pong schedule splits the warps in two halves");
 
     extern __shared__ __align__(128) unsigned char smem_raw[];
     T* sq = reinterpret_cast<T*>(smem_raw);
-    T* sk = sq + BM * D;       // ST buffers of BN x D
-    T* sv = sk + ST * BN * D;  // ST buffers of BN x D
+    T* sk = sq + BM * D;      // two buffers of BN x D
+    T* sv = sk + 2 * BN * D;  // two buffers of BN x D
 
     // Launch order: heads in groups of head_group; within a group the heaviest query blocks
     // (causal) of all its heads first, so long blocks do not end up in the tail of the grid,
@@ -299,6 +256,14 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
     const int j_begin = split * p.tiles_per_split;
     const int j_end = min(n_tiles, j_begin + p.tiles_per_split);
 
+    load_tile<T, BM, D, THREADS>(sq, qg, p.seq_q - q0);
+    if (j_begin < j_end) {
+        const int kvb = j_begin * BN;
+        load_tile<T, BN, D, THREADS>(sk, kg + static_cast<std::size_t>(kvb) * D, p.seq_kv - kvb);
+        load_tile<T, BN, D, THREADS>(sv, vg + static_cast<std::size_t>(kvb) * D, p.seq_kv - kvb);
+    }
+    cp_async_commit();
+
     const float sl2 = (MUT == mut_no_scale ? 1.0f : p.scale) * 1.4426950408889634f;
 
     float o[MT][DT][4];
@@ -314,275 +279,152 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
 
     // ldmatrix lane roles: matrix index and row within it.
     const int lm = lane / 8, lr = lane % 8;
-    const int diag_extra = MUT == mut_mask_off_by_one ? 1 : 0;
 
-    // The steps of one KV tile, shared by both schedules.
-    auto load_q_regs = [&]() {
+    for (int j = j_begin; j < j_end; ++j) {
+        const int buf = (j - j_begin) & 1;
+        // One barrier per step: after it, tile j is visible to every warp and every warp is done
+        // with tile j - 1, whose buffers the prefetch of tile j + 1 then overwrites.
+        cp_async_wait<0>();
+        __syncthreads();
+        if (j + 1 < j_end) {
+            const int nb = buf ^ 1;
+            const int kv1 = (j + 1) * BN;
+            load_tile<T, BN, D, THREADS>(sk + nb * BN * D, kg + static_cast<std::size_t>(kv1) * D, p.seq_kv - kv1);
+            load_tile<T, BN, D, THREADS>(sv + nb * BN * D, vg + static_cast<std::size_t>(kv1) * D, p.seq_kv - kv1);
+            cp_async_commit();
+        }
+
         if constexpr (QREG) {
+            if (j == j_begin) {
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                    for (int ks = 0; ks < KS; ++ks) {
+                        const int r = warp * MT * 16 + mt * 16 + lr + (lm & 1) * 8;
+                        ldmatrix_x4(qr[mt][ks], smem_addr(sq + swz<D>(r, 2 * ks + (lm >> 1))));
+                    }
+            }
+        }
+
+        const int kv0 = j * BN;
+        const int diag_extra = MUT == mut_mask_off_by_one ? 1 : 0;
+        // Does any row of this warp exist and see any key of this tile? (Warps wholly past the
+        // last query row, as in decode, only help load the tiles.)
+        const bool warp_active =
+            wrow0 < p.seq_q && (!p.causal || kv0 <= min(wrow0 + MT * 16 - 1, p.causal_rows - 1) + offset + diag_extra);
+        if (warp_active) {
+            const T* kt = sk + buf * BN * D;
+            const T* vt = sv + buf * BN * D;
+            float s[MT][NT][4];
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-                for (int ks = 0; ks < KS; ++ks) {
-                    const int rq = warp * MT * 16 + mt * 16 + lr + (lm & 1) * 8;
-                    ldmatrix_x4(qr[mt][ks], smem_addr(sq + swz<D>(rq, 2 * ks + (lm >> 1))));
-                }
-        }
-    };
-    // Does any row of this warp exist and see any key of tile j? (Warps wholly past the last query
-    // row, as in decode, only help load the tiles.)
-    auto warp_active = [&](int j) {
-        return wrow0 < p.seq_q &&
-               (!p.causal || j * BN <= min(wrow0 + MT * 16 - 1, p.causal_rows - 1) + offset + diag_extra);
-    };
-    // S = Q K^T of the tile in kt.
-    auto scores = [&](float (&s)[MT][NT][4], const T* kt) {
+                for (int n = 0; n < NT; ++n) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;
+
 #pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-            for (int n = 0; n < NT; ++n) s[mt][n][0] = s[mt][n][1] = s[mt][n][2] = s[mt][n][3] = 0.f;
-#pragma unroll
-        for (int ks = 0; ks < KS; ++ks) {
-            std::uint32_t qa[MT][4];
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
-                if constexpr (QREG) {
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) qa[mt][i] = qr[mt][ks][i];
-                } else {
-                    const int rq = warp * MT * 16 + mt * 16 + lr + (lm & 1) * 8;
-                    ldmatrix_x4(qa[mt], smem_addr(sq + swz<D>(rq, 2 * ks + (lm >> 1))));
-                }
-            }
-#pragma unroll
-            for (int np = 0; np < NT / 2; ++np) {
-                std::uint32_t b[4];
-                const int key = np * 16 + lr + (lm >> 1) * 8;
-                ldmatrix_x4(b, smem_addr(kt + swz<D>(key, 2 * ks + (lm & 1))));
+            for (int ks = 0; ks < KS; ++ks) {
+                std::uint32_t qa[MT][4];
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt) {
-                    mma_type<T>::mma(s[mt][2 * np], qa[mt], b[0], b[1]);
-                    mma_type<T>::mma(s[mt][2 * np + 1], qa[mt], b[2], b[3]);
+                    if constexpr (QREG) {
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) qa[mt][i] = qr[mt][ks][i];
+                    } else {
+                        const int r = warp * MT * 16 + mt * 16 + lr + (lm & 1) * 8;
+                        ldmatrix_x4(qa[mt], smem_addr(sq + swz<D>(r, 2 * ks + (lm >> 1))));
+                    }
+                }
+#pragma unroll
+                for (int np = 0; np < NT / 2; ++np) {
+                    std::uint32_t b[4];
+                    const int key = np * 16 + lr + (lm >> 1) * 8;
+                    ldmatrix_x4(b, smem_addr(kt + swz<D>(key, 2 * ks + (lm & 1))));
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt) {
+                        mma_type<T>::mma(s[mt][2 * np], qa[mt], b[0], b[1]);
+                        mma_type<T>::mma(s[mt][2 * np + 1], qa[mt], b[2], b[3]);
+                    }
                 }
             }
-        }
-    };
-    // Mask and online softmax of the tile starting at key kv0: s becomes P (fp32); m, l and the
-    // rescaled O follow.
-    auto softmax = [&](float (&s)[MT][NT][4], int kv0) {
-        // Masks: only on a tile crossing the end of the keys or (causal) some row's diagonal.
-        const bool tail = kv0 + BN > p.seq_kv;
-        const bool diag = p.causal && kv0 + BN - 1 > (packed ? 0 : wrow0) + offset + diag_extra;
-        if (tail || diag) {
+
+            // Masks: only on a tile crossing the end of the keys or (causal) some row's diagonal.
+            const bool tail = kv0 + BN > p.seq_kv;
+            const bool diag = p.causal && kv0 + BN - 1 > (packed ? 0 : wrow0) + offset + diag_extra;
+            if (tail || diag) {
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+                        const int row = wrow0 + mt * 16 + g + h * 8;
+                        const int qrow = packed ? row % p.causal_rows : row;
+                        const int lim = p.causal ? min(p.seq_kv - 1, qrow + offset + diag_extra) : p.seq_kv - 1;
+#pragma unroll
+                        for (int n = 0; n < NT; ++n)
+#pragma unroll
+                            for (int e = 0; e < 2; ++e) {
+                                const int col = kv0 + n * 8 + 2 * t + e;
+                                if (col > lim) s[mt][n][2 * h + e] = -INFINITY;
+                            }
+                    }
+            }
+
+            // Online softmax: new running max, rescale, exponentiate, row sums.
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {
-                    const int row = wrow0 + mt * 16 + g + h * 8;
-                    const int qrow = packed ? row % p.causal_rows : row;
-                    const int lim = p.causal ? min(p.seq_kv - 1, qrow + offset + diag_extra) : p.seq_kv - 1;
+                    float mx = m[mt][h];
+#pragma unroll
+                    for (int n = 0; n < NT; ++n) mx = fmaxf(mx, fmaxf(s[mt][n][2 * h], s[mt][n][2 * h + 1]));
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+                    // A row with no visible key yet keeps m = -inf; subtract 0 instead so
+                    // exp2(-inf - (-inf)) never makes a NaN.
+                    const float ms = mx == -INFINITY ? 0.f : mx * sl2;
+                    const float alpha = MUT == mut_no_rescale ? 1.0f : fast_exp2(m[mt][h] * sl2 - ms);
+                    m[mt][h] = mx;
+                    float sum = 0.f;
 #pragma unroll
                     for (int n = 0; n < NT; ++n)
 #pragma unroll
                         for (int e = 0; e < 2; ++e) {
-                            const int col = kv0 + n * 8 + 2 * t + e;
-                            if (col > lim) s[mt][n][2 * h + e] = -INFINITY;
+                            float pv = fast_exp2(fmaf(s[mt][n][2 * h + e], sl2, -ms));
+                            if constexpr (MUT == mut_p_fp8) pv = float(__nv_fp8_e4m3(pv));
+                            s[mt][n][2 * h + e] = pv;
+                            sum += pv;
                         }
-                }
-        }
-
-        // New running max, rescale, exponentiate, row sums.
+                    l[mt][h] = l[mt][h] * alpha + sum;
 #pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                float mx = m[mt][h];
-#pragma unroll
-                for (int n = 0; n < NT; ++n) mx = fmaxf(mx, fmaxf(s[mt][n][2 * h], s[mt][n][2 * h + 1]));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-                // A row with no visible key yet keeps m = -inf; subtract 0 instead so
-                // exp2(-inf - (-inf)) never makes a NaN.
-                const float ms = mx == -INFINITY ? 0.f : mx * sl2;
-                const float alpha = MUT == mut_no_rescale ? 1.0f : fast_exp2(m[mt][h] * sl2 - ms);
-                m[mt][h] = mx;
-                float sum = 0.f;
-#pragma unroll
-                for (int n = 0; n < NT; ++n)
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        float pv = fast_exp2(fmaf(s[mt][n][2 * h + e], sl2, -ms));
-                        if constexpr (MUT == mut_p_fp8) pv = float(__nv_fp8_e4m3(pv));
-                        s[mt][n][2 * h + e] = pv;
-                        sum += pv;
+                    for (int d = 0; d < DT; ++d) {
+                        o[mt][d][2 * h] *= alpha;
+                        o[mt][d][2 * h + 1] *= alpha;
                     }
-                l[mt][h] = l[mt][h] * alpha + sum;
-#pragma unroll
-                for (int d = 0; d < DT; ++d) {
-                    o[mt][d][2 * h] *= alpha;
-                    o[mt][d][2 * h + 1] *= alpha;
                 }
-            }
-    };
-    // P rounded to the input type, the A operand of k-step kk of P V: the accumulators of key
-    // tiles 2kk and 2kk+1 (the m16n8k16 accumulator layout is the A layout of the next MMA).
-    auto pack_p = [&](const float (&s)[MT][NT][4], int mt, int kk, std::uint32_t (&a)[4]) {
-        a[0] = mma_type<T>::pack(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-        a[1] = mma_type<T>::pack(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-        a[2] = mma_type<T>::pack(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-        a[3] = mma_type<T>::pack(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
-    };
-    // O += P V of the tile in vt; a_of(mt, kk, a) gives the A operand of k-step kk.
-    auto pv = [&](auto&& a_of, const T* vt) {
+
+            // O += P V: the accumulators of key tiles 2kk and 2kk+1 are the A operand of k-step kk.
 #pragma unroll
-        for (int kk = 0; kk < BN / 16; ++kk) {
-            std::uint32_t pa[MT][4];
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt) a_of(mt, kk, pa[mt]);
-#pragma unroll
-            for (int dp = 0; dp < DT / 2; ++dp) {
-                std::uint32_t b[4];
-                const int key = kk * 16 + lr + (lm & 1) * 8;
-                ldmatrix_x4_trans(b, smem_addr(vt + swz<D>(key, 2 * dp + (lm >> 1))));
+            for (int kk = 0; kk < BN / 16; ++kk) {
+                std::uint32_t pa[MT][4];
 #pragma unroll
                 for (int mt = 0; mt < MT; ++mt) {
-                    mma_type<T>::mma(o[mt][2 * dp], pa[mt], b[0], b[1]);
-                    mma_type<T>::mma(o[mt][2 * dp + 1], pa[mt], b[2], b[3]);
+                    pa[mt][0] = mma_type<T>::pack(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+                    pa[mt][1] = mma_type<T>::pack(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+                    pa[mt][2] = mma_type<T>::pack(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+                    pa[mt][3] = mma_type<T>::pack(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
                 }
-            }
-        }
-    };
-
-    if constexpr (!PP) {
-        // Lock-step schedule: one block-wide barrier per KV tile, K/V double-buffered (tile j + 1
-        // in flight while tile j is computed).
-        load_tile<T, BM, D, THREADS>(sq, qg, p.seq_q - q0);
-        if (j_begin < j_end) {
-            const int kvb = j_begin * BN;
-            load_tile<T, BN, D, THREADS>(sk, kg + static_cast<std::size_t>(kvb) * D, p.seq_kv - kvb);
-            load_tile<T, BN, D, THREADS>(sv, vg + static_cast<std::size_t>(kvb) * D, p.seq_kv - kvb);
-        }
-        cp_async_commit();
-
-        for (int j = j_begin; j < j_end; ++j) {
-            const int buf = (j - j_begin) & 1;
-            // One barrier per step: after it, tile j is visible to every warp and every warp is done
-            // with tile j - 1, whose buffers the prefetch of tile j + 1 then overwrites.
-            cp_async_wait<0>();
-            __syncthreads();
-            if (j + 1 < j_end) {
-                const int nb = buf ^ 1;
-                const int kv1 = (j + 1) * BN;
-                load_tile<T, BN, D, THREADS>(sk + nb * BN * D, kg + static_cast<std::size_t>(kv1) * D, p.seq_kv - kv1);
-                load_tile<T, BN, D, THREADS>(sv + nb * BN * D, vg + static_cast<std::size_t>(kv1) * D, p.seq_kv - kv1);
-                cp_async_commit();
-            }
-            if (j == j_begin) load_q_regs();
-            if (warp_active(j)) {
-                float s[MT][NT][4];
-                scores(s, sk + buf * BN * D);
-                softmax(s, j * BN);
-                pv([&](int mt, int kk, std::uint32_t(&a)[4]) { pack_p(s, mt, kk, a); }, sv + buf * BN * D);
-            }
-        }
-    } else {
-        // Ping-pong schedule: the two halves of the warps (warps w and w + WARPS / 2 share an SM
-        // sub-partition) take turns on the tensor cores, so one half's softmax runs while the
-        // other's MMAs do; in lock step both halves exponentiate at the same time and the tensor
-        // pipe idles. A turn u is P V of tile u - 1 and Q K^T of tile u (the softmax of tile u
-        // follows, outside the turn); the first half opens each round. Unit u of the 3-stage ring
-        // (stage u % 3) holds K of tile u and V of tile u - 1, all that turn u reads; every
-        // thread issues its share of unit u + 2 at the start of its turn u, when every warp is
-        // done with turn u - 1 and so with the stage it overwrites, and arrives on the stage's
-        // mbarrier when its copies land.
-        const int half = warp / (WARPS / 2);
-        const std::uint32_t full = smem_addr(sv + ST * BN * D);  // ST mbarriers, 8 bytes each
-        const std::uint32_t empty = full + 8 * ST;                // ST more
-        if (threadIdx.x == 0)
-            for (int st = 0; st < ST; ++st) {
-                mbar_init(full + 8 * st, THREADS);
-                mbar_init(empty + 8 * st, THREADS);
-            }
-        __syncthreads();
-        const int n = max(0, j_end - j_begin);
-        auto issue = [&](int u) {
-            const int st = u % ST;
-            if (u == 0) load_tile<T, BM, D, THREADS>(sq, qg, p.seq_q - q0);
-            if (u < n) {
-                const int kv = (j_begin + u) * BN;
-                load_tile<T, BN, D, THREADS>(sk + st * BN * D, kg + static_cast<std::size_t>(kv) * D, p.seq_kv - kv);
-            }
-            if (u >= 1) {
-                const int kv = (j_begin + u - 1) * BN;
-                load_tile<T, BN, D, THREADS>(sv + st * BN * D, vg + static_cast<std::size_t>(kv) * D, p.seq_kv - kv);
-            }
-            cp_async_arrive(full + 8 * st);
-        };
-        issue(0);
-        if (n >= 1) issue(1);
-
-        std::uint32_t pa[MT][BN / 16][4];  // P of the previous tile
-        bool prev_active = false;
-        int st = 0;
-        std::uint32_t phase = 0;
-        for (int u = 0; u <= n; ++u) {
-            // Wait for the turn: the second half's turn u follows the first half's turn u, the
-            // first half's turn u + 1 follows the second half's turn u.
-            if constexpr (PP <= 2) {
-                if (half == 0) {
-                    if (u > 0) named_barrier_sync(1, THREADS);
-                } else {
-                    named_barrier_sync(2, THREADS);
-                }
-            } else if constexpr (PP == 3) {
-                if (half == 1 && u == 0) named_barrier_sync(1, THREADS);
-            }
-            if (PP == 1 && u + 2 <= n) issue(u + 2);
-            const int j = j_begin + u;
-            const bool active = u < n && warp_active(j);
-            if (prev_active || active) mbar_wait(full + 8 * st, phase);
-            if (prev_active) {
-                pv(
-                    [&](int mt, int kk, std::uint32_t(&a)[4]) {
 #pragma unroll
-                        for (int i = 0; i < 4; ++i) a[i] = pa[mt][kk][i];
-                    },
-                    sv + st * BN * D);
-            }
-            float s[MT][NT][4];
-            if (active) {
-                if (u == 0) load_q_regs();
-                scores(s, sk + st * BN * D);
-            }
-            // End of the turn (each barrier completes as often as the other half waits on it).
-            if constexpr (PP <= 2) {
-                if (half == 0) {
-                    named_barrier_arrive(2, THREADS);
-                } else if (u < n) {
-                    named_barrier_arrive(1, THREADS);
-                }
-                if (PP == 2 && u + 2 <= n) issue(u + 2);
-            } else {
-                mbar_arrive(empty + 8 * st);
-                if (PP == 3 && half == 0 && u == 0) named_barrier_arrive(1, THREADS);
-                if (u + 2 <= n) {
-                    if (u + 2 >= ST) mbar_wait(empty + 8 * ((u + 2) % ST), ((u - 1) / ST) & 1);
-                    issue(u + 2);
-                }
-            }
-            if (active) {
-                softmax(s, j * BN);
+                for (int dp = 0; dp < DT / 2; ++dp) {
+                    std::uint32_t b[4];
+                    const int key = kk * 16 + lr + (lm & 1) * 8;
+                    ldmatrix_x4_trans(b, smem_addr(vt + swz<D>(key, 2 * dp + (lm >> 1))));
 #pragma unroll
-                for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                    for (int kk = 0; kk < BN / 16; ++kk) pack_p(s, mt, kk, pa[mt][kk]);
-            }
-            prev_active = active;
-            if (++st == ST) {
-                st = 0;
-                phase ^= 1;
+                    for (int mt = 0; mt < MT; ++mt) {
+                        mma_type<T>::mma(o[mt][2 * dp], pa[mt], b[0], b[1]);
+                        mma_type<T>::mma(o[mt][2 * dp + 1], pa[mt], b[2], b[3]);
+                    }
+                }
             }
         }
-        cp_async_wait_all();  // a thread's last copies may belong to a unit no warp of it read
     }
 
     // Epilogue: quad-reduce the row sums, normalize, write O and the lse (or, split, this split's
@@ -686,11 +528,11 @@ split_plan plan_splits(const attention_shape& s, int sms) {
 // Configures shared memory and launches one instantiation (with the split plan's splits and then
 // combine_splits, when it has more than one). Throws through check (a function taking the error
 // and the call's name) on failure.
-template <typename T, int D, int BN, int WARPS, int MT, bool QREG, int MUT, int PP = 0, typename Check>
+template <typename T, int D, int BN, int WARPS, int MT, bool QREG, int MUT, typename Check>
 void launch(const params& base, int batch, cudaStream_t stream, Check check, const split_plan& plan = split_plan{},
             void* workspace = nullptr) {
-    using cfg = config<D, BN, WARPS, MT, PP != 0>;
-    auto kernel = flash_fwd<T, D, BN, WARPS, MT, QREG, MUT, PP>;
+    using cfg = config<D, BN, WARPS, MT>;
+    auto kernel = flash_fwd<T, D, BN, WARPS, MT, QREG, MUT>;
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(cfg::smem_bytes)),
           "cudaFuncSetAttribute(flash attention shared memory)");
     params p = base;

@@ -41,7 +41,7 @@ launch_view view_of(const attention_shape& s, int sms) {
     return v;
 }
 
-template <typename T, int D, int BN, int WARPS, int MT, bool QREG, int PP>
+template <typename T, int D, int BN, int WARPS, int MT, bool QREG>
 std::size_t run_config(const attention_shape& s, const flash::params* base, void* ws, std::size_t ws_bytes,
                        cudaStream_t stream) {
     const launch_view v = view_of<D, BN, WARPS, MT>(s, current_sm_count());
@@ -54,7 +54,7 @@ std::size_t run_config(const attention_shape& s, const flash::params* base, void
     flash::params p = *base;
     p.head_group = head_group;
     if (v.packed) flash::pack_params(p, s);
-    flash::launch<T, D, BN, WARPS, MT, QREG, flash::mut_none, PP>(p, s.batch, stream, check_call, v.plan, ws);
+    flash::launch<T, D, BN, WARPS, MT, QREG, flash::mut_none>(p, s.batch, stream, check_call, v.plan, ws);
     return v.plan.workspace_bytes;
 }
 
@@ -62,9 +62,9 @@ std::size_t run_config(const attention_shape& s, const flash::params* base, void
 template <typename T>
 std::size_t dispatch(const attention_shape& s, const flash::params* base, void* ws, std::size_t ws_bytes, cudaStream_t stream) {
     switch (s.head_dim) {
-        case 64: return run_config<T, 64, 64, 4, 2, true, 0>(s, base, ws, ws_bytes, stream);
-        case 128: return run_config<T, 128, 128, 8, 1, true, 3>(s, base, ws, ws_bytes, stream);
-        case 256: return run_config<T, 256, 64, 8, 1, false, 0>(s, base, ws, ws_bytes, stream);
+        case 64: return run_config<T, 64, 64, 4, 2, true>(s, base, ws, ws_bytes, stream);
+        case 128: return run_config<T, 128, 128, 8, 1, true>(s, base, ws, ws_bytes, stream);
+        case 256: return run_config<T, 256, 64, 8, 1, false>(s, base, ws, ws_bytes, stream);
         default: throw std::invalid_argument("attention wmma: head_dim must be 64, 128 or 256");
     }
 }

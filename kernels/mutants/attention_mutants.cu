@@ -19,9 +19,9 @@ void launch_mutant(const attention_shape& s, elem type, const void* q, const voi
     flash::params p = flash::make_params(s, q, k, v, o, lse);
     p.head_group = 16;
     if (type == elem::bf16) {
-        flash::launch<__nv_bfloat16, 128, 128, 8, 1, true, M, 3>(p, s.batch, stream, check_call);
+        flash::launch<__nv_bfloat16, 128, 128, 8, 1, true, M>(p, s.batch, stream, check_call);
     } else {
-        flash::launch<__half, 128, 128, 8, 1, true, M, 3>(p, s.batch, stream, check_call);
+        flash::launch<__half, 128, 128, 8, 1, true, M>(p, s.batch, stream, check_call);
     }
 }
 
