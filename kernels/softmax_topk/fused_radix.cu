@@ -74,6 +74,50 @@ struct radix_smem {
     unsigned digit, above, in_bin, total;
 };
 
+// Per-phase timeline, a diagnostic build only (kernels/softmax_topk/probes/radix_timeline.cu defines
+// FUSEBENCH_RADIX_TIMELINE and includes this file): thread 0 of each block writes %globaltimer at
+// each phase boundary to radix_timeline[block * radix_tl_points + point] (ns), and the block's SM,
+// take mode, bound digits and candidate count to the info point. Off (the library build), the
+// stamps are empty statements: the kernel is the same code.
+enum radix_tl_point : int {
+    tl_start,        // block start
+    tl_streamed,     // step 1's read and the block's max / sum reduced
+    tl_row_stats,    // the cluster's max / sum merged (after a cluster barrier)
+    tl_bound,        // step 2: the bound L
+    tl_reread,       // step 3's L2 re-read appended
+    tl_counts,       // step 3's count exchange and tie handling
+    tl_digits,       // step 4 (the digit path) when taken; else = tl_counts's block
+    tl_in_place,     // the cluster barrier after which every block's candidates are in place
+    tl_gathered,     // block 0 gathered (and the cluster barrier that frees the others)
+    tl_selected,     // block 0: exact top K of the candidates
+    tl_sorted,       // block 0: bitonic sort
+    tl_written,      // block 0: outputs written
+    tl_info,         // smid | mode << 8 | bound digits << 12 | gathered candidates << 32
+    radix_tl_points = 16
+};
+#ifdef FUSEBENCH_RADIX_TIMELINE
+__device__ unsigned long long* radix_timeline = nullptr;
+__device__ __forceinline__ void radix_stamp(int point) {
+    if (threadIdx.x == 0 && radix_timeline != nullptr) {
+        unsigned long long t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        radix_timeline[static_cast<std::size_t>(blockIdx.x) * radix_tl_points + point] = t;
+    }
+}
+__device__ __forceinline__ void radix_note(unsigned long long v) {
+    if (threadIdx.x == 0 && radix_timeline != nullptr) {
+        unsigned smid;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+        radix_timeline[static_cast<std::size_t>(blockIdx.x) * radix_tl_points + tl_info] = v | smid;
+    }
+}
+#define RADIX_STAMP(point) radix_stamp(point)
+#define RADIX_NOTE(value) radix_note(value)
+#else
+#define RADIX_STAMP(point) ((void)0)
+#define RADIX_NOTE(value) ((void)0)
+#endif
+
 template <class T> struct alignas(16) vec16 {
     static constexpr int n = 16 / sizeof(T);
     T v[n];
@@ -253,6 +297,10 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     const T* x = logits + row * V;
     const int lo = min(V, rank * chunk), hi = min(V, lo + chunk);
     auto* ties = reinterpret_cast<std::uint64_t*>(&sm.global_hist[0]);
+    RADIX_STAMP(tl_start);
+#ifdef FUSEBENCH_RADIX_TIMELINE
+    unsigned long long tl_levels = 0;
+#endif
 
     // 1. One read (DRAM): max / sum and each slot's maximum.
     float m = -INFINITY, s = 0.0f;
@@ -288,9 +336,11 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
         sm.m = mb;
         sm.s = sb;
     }
+    RADIX_STAMP(tl_streamed);
     cl.sync();
     float M = -INFINITY, S = 0.0f;
     for (int c = 0; c < C; ++c) merge_max_sum(M, S, *cl.map_shared_rank(&sm.m, c), *cl.map_shared_rank(&sm.s, c));
+    RADIX_STAMP(tl_row_stats);
     // Same inputs in the same order in every block: the branches below are uniform over the cluster.
     const bool finite = !(S != S || M == INFINITY || M == -INFINITY);
     take_mode mode = take_mode::digits;
@@ -329,10 +379,14 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
             }
             need -= sm.above;
             bound |= sm.digit << shift;
+#ifdef FUSEBENCH_RADIX_TIMELINE
+            ++tl_levels;
+#endif
             if (sm.in_bin == need || shift == 0) break;
             prev_shift = shift;
             par ^= 1;  // its last remote readers finished before the previous level's second barrier
         }
+        RADIX_STAMP(tl_bound);
         if (found) {
             // 3. One read (L2) by the slots whose maximum reaches L: elements above L to sm.cand,
             // elements equal to L to `ties` (global_hist's space: no remote block writes it now).
@@ -358,6 +412,7 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
                 }
             });
             __syncthreads();
+            RADIX_STAMP(tl_reread);
             if (tid == 0) {
                 sm.n_above = sm.cand_count;
                 sm.n_ties = sm.tie_count;
@@ -412,6 +467,7 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
             }
             // Blocks that go on to the digits reset cand_count only after two more cluster
             // barriers, so every block has read the same counts.
+            RADIX_STAMP(tl_counts);
         }
     }
     if (finite && mode == take_mode::digits) {
@@ -492,7 +548,9 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
         }
         __syncthreads();
     }
+    RADIX_STAMP(tl_digits);
     cl.sync();  // every block's candidates are in place, the tie counts read
+    RADIX_STAMP(tl_in_place);
 
     // 5. Block 0 gathers, selects and sorts.
     auto* gathered = reinterpret_cast<std::uint64_t*>(&sm.local_hist[0][0]);
@@ -512,6 +570,11 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
         }
     }
     cl.sync();  // no block leaves while block 0 reads its shared memory
+    RADIX_STAMP(tl_gathered);
+#ifdef FUSEBENCH_RADIX_TIMELINE
+    RADIX_NOTE((static_cast<unsigned long long>(n) << 32) | (tl_levels << 12) |
+               (static_cast<unsigned long long>(static_cast<int>(mode)) << 8));
+#endif
     if (rank != 0) return;
     float* p_out = probs + row * K;
     std::int32_t* i_out = indices + row * K;
@@ -538,16 +601,19 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     } else {
         for (unsigned i = static_cast<unsigned>(tid); i < n; i += block_threads) win[i] = gathered[i];
     }
+    RADIX_STAMP(tl_selected);
     const int P = 1 << (32 - __clz((K - 1) | 1));  // next power of two >= K (K = 1 gives 2)
     for (int i = K + tid; i < P; i += block_threads) win[i] = 0;
     __syncthreads();
     block_bitonic_sort_desc(win, P);
+    RADIX_STAMP(tl_sorted);
     const float row_M = sm.M, inv_S = 1.0f / sm.S;
     for (int t = tid; t < K; t += block_threads) {
         const std::uint64_t c = win[t];
         p_out[t] = expf(composite_value(c) - row_M) * inv_S;
         i_out[t] = static_cast<std::int32_t>(composite_index(c));
     }
+    RADIX_STAMP(tl_written);
 }
 
 template <class T> void launch_radix(const softmax_topk_args& a, cudaStream_t stream) {
