@@ -109,6 +109,42 @@ int main(int argc, char** argv) {
         CK(cudaEventElapsedTime(&t, e0, e1));
         ms.push_back(t);
     }
+    // Exactness on the first rows (indices against a host top-K of the same values, ties by lower
+    // index): the probe also runs reworked kernels before the GPU tests see them.
+    {
+        const std::int64_t vr = std::min<std::int64_t>(rows, 32);
+        std::vector<unsigned char> hx(static_cast<std::size_t>(vr * V) * esz);
+        std::vector<std::int32_t> hi(static_cast<std::size_t>(vr * K));
+        CK(cudaMemcpy(hx.data(), d_x, hx.size(), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hi.data(), d_i, hi.size() * 4, cudaMemcpyDeviceToHost));
+        std::int64_t bad = 0;
+        std::vector<std::pair<float, std::int32_t>> v(static_cast<std::size_t>(V));
+        for (std::int64_t r = 0; r < vr; ++r) {
+            for (std::int64_t j = 0; j < V; ++j) {
+                const std::size_t o = static_cast<std::size_t>(r * V + j);
+                float f;
+                if (esz == 4) {
+                    std::memcpy(&f, &hx[o * 4], 4);
+                } else {
+                    std::uint16_t h;
+                    std::memcpy(&h, &hx[o * 2], 2);
+                    if (type == fk::elem::bf16) {
+                        const std::uint32_t u = static_cast<std::uint32_t>(h) << 16;
+                        std::memcpy(&f, &u, 4);
+                    } else {
+                        f = __half2float(*reinterpret_cast<const __half*>(&h));
+                    }
+                }
+                v[static_cast<std::size_t>(j)] = {f, static_cast<std::int32_t>(j)};
+            }
+            std::partial_sort(v.begin(), v.begin() + K, v.end(), [](const auto& p, const auto& q) {
+                return p.first > q.first || (p.first == q.first && p.second < q.second);
+            });
+            for (std::int64_t q = 0; q < K; ++q) bad += hi[static_cast<std::size_t>(r * K + q)] != v[static_cast<std::size_t>(q)].second;
+        }
+        std::printf("verify: %lld of %lld indices differ from the host top-K (first %lld rows)%s\n", static_cast<long long>(bad),
+                    static_cast<long long>(vr * K), static_cast<long long>(vr), bad ? "  <-- WRONG" : "");
+    }
     std::vector<unsigned long long> tl(tl_n);
     CK(cudaMemcpy(tl.data(), d_tl, tl_n * 8, cudaMemcpyDeviceToHost));
     std::vector<float> sorted_ms = ms;
