@@ -2,10 +2,11 @@
 // the distribution of the logits (the threshold designs v1-v5 let more candidates through when the
 // row rises along its index, and their compactions multiply with ties).
 //
-// One thread-block cluster of C blocks per row (C = row bytes / 48 KB, 1 to 8); block r of the
-// cluster owns a contiguous chunk of the row. Each thread takes strided 16-byte vectors of the chunk
-// in batches of U (4 for fp32, 2 for 16-bit logits); the vectors a thread loads at batch position u
-// form its slot u, so the 256 U C slots of a cluster partition the row. Per row:
+// One thread-block cluster of C blocks per row (C = row bytes / 96 KB and C >= 4 K / 1024, 1 to
+// 8); block r of the cluster owns a contiguous chunk of the row. Each thread takes strided 16-byte
+// vectors of the chunk in batches of U (4 for fp32, 2 for 16-bit logits); the vectors a thread
+// loads at batch position u form its slot u, so the 256 U C slots of a cluster partition the row.
+// Per row:
 // 1. one read of the chunk from DRAM: online max / sum of exp per thread, and each slot's maximum
 //    (one fmax per vector: no per-element selection work in the stream);
 // 2. a lower bound L of the row's K-th largest key from one cluster exchange (with the max / sum):
@@ -408,7 +409,8 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     for (int q = 0; q < NS; ++q) tk[q] = float_key(tm[q]);
     {
         std::uint32_t b1 = 0, b2 = 0;
-        const int passes = block_two_bounds(tk, static_cast<unsigned>(K), static_cast<unsigned>((K + C - 1) / C), sm, b1, b2);
+        const int passes =
+            block_two_bounds(tk, static_cast<unsigned>(K), static_cast<unsigned>((K + C - 1) / C), sm, b1, b2);
         (void)passes;
 #ifdef FUSEBENCH_RADIX_TIMELINE
         tl_levels = static_cast<unsigned long long>(passes);

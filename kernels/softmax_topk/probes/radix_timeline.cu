@@ -6,7 +6,8 @@
 // block's previous stamp), how long each SM has no block streaming, and the
 // gap between a block's end and the next block's start on the same SM. Build by hand on a GPU
 // machine from the repository root:
-//   nvcc -O3 -std=c++20 -arch=sm_90a -I. -Ibuild/generated kernels/softmax_topk/probes/radix_timeline.cu -o radix_timeline
+//   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. \
+//        kernels/softmax_topk/probes/radix_timeline.cu -o radix_timeline
 //   ./radix_timeline f32 4096 50257 10 1.0 [raw.csv]
 #define FUSEBENCH_RADIX_TIMELINE 1
 #include "kernels/softmax_topk/fused_radix.cu"
