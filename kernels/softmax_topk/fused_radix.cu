@@ -2,27 +2,31 @@
 // the distribution of the logits (the threshold designs v1-v5 let more candidates through when the
 // row rises along its index, and their compactions multiply with ties).
 //
-// One thread-block cluster of C blocks per row (C = row bytes / 48 KB, 1 to 8); block r of the
-// cluster owns a contiguous chunk of the row. Each thread takes strided 16-byte vectors of the chunk
-// in batches of U (4 for fp32, 2 for 16-bit logits); the vectors a thread loads at batch position u
-// form its slot u, so the 256 U C slots of a cluster partition the row. Per row:
+// One thread-block cluster of C blocks per row (C = row bytes / 96 KB and C >= 4 K / 1024, 1 to
+// 8); block r of the cluster owns a contiguous chunk of the row. Each thread takes strided 16-byte
+// vectors of the chunk in batches of U (4 for fp32, 2 for 16-bit logits); the vectors a thread
+// loads at batch position u form its slot u, so the 256 U C slots of a cluster partition the row.
+// Per row:
 // 1. one read of the chunk from DRAM: online max / sum of exp per thread, and each slot's maximum
 //    (one fmax per vector: no per-element selection work in the stream);
-// 2. a lower bound L of the row's K-th largest key: the K-th largest of the cluster's slot maxima
-//    (they are K distinct elements at or above it, in any order of the row; needs K <= 256 U C), to
-//    11, 22 or all 32 bits (digits 11 / 11 / 10, stopping once the digit's bin is taken whole) from
-//    histograms of the maxima summed through distributed shared memory;
+// 2. a lower bound L of the row's K-th largest key from one cluster exchange (with the max / sum):
+//    each block selects its own K-th and ceil(K / C)-th largest slot maxima b1, b2 (8-bit digits,
+//    stopping once the digit's bin is taken whole), and L = max(max_b b1, min_b b2) (K distinct
+//    elements are at or above it, in any order of the row; K <= the 1024 slots of a block). Until
+//    v6 step 3 L was the cluster's K-th largest slot maximum from histograms summed through
+//    distributed shared memory: two cluster barriers per digit;
 // 3. a second read of the chunk (from L2: at most ~25 MB of rows are in flight) by the slots whose
 //    maximum reaches L only (the others hold nothing >= L), appending the elements above L and,
 //    apart, those equal to L (composites of key and ~index, warp-aggregated appends). With A above
 //    and T equal over the cluster: A + T <= 2048 takes them all; A >= K takes the A above; A < K
 //    makes L the exact K-th key, and the K - A ties at L with the lowest indices are taken (lower
 //    chunks first, from each block's stored ties or an in-order scan with an early exit);
-// 4. only when more than 2048 lie above L (or K > 256 U C) the digit path runs: an 11-bit histogram
+// 4. only when more than 2048 lie above L the digit path runs: an 11-bit histogram
 //    of every key (one L2 read), then the next 11 and 10 bits among the K-th's bin until the
 //    elements at or above the bin fit, or the K-th key is exact and its ties are taken in index
 //    order;
-// 5. block 0 gathers the cluster's candidates (at most 2048) through distributed shared memory,
+// 5. block 0 gathers the cluster's candidates (at most 2048) through distributed shared memory
+//    (right after the count exchange's barrier when step 3 took them all or those above L),
 //    selects the exact top K of (value, ~index) composites and sorts them.
 // Random logits: one DRAM read, a few KB from L2. All-equal or few-distinct rows: the same plus one
 // L2 read of the chunk. Step 4 is for rows with more than 2048 elements above the bound (sorted rows
@@ -59,6 +63,7 @@ static_assert(radix_cap * sizeof(std::uint64_t) == 2 * radix_bins * sizeof(unsig
               "block 0 gathers the candidates into the two local histograms");
 static_assert(radix_tie_cap * sizeof(std::uint64_t) == radix_bins * sizeof(unsigned),
               "the ties at the bound are stored in the cluster histogram's space");
+static_assert(softmax_topk_max_k <= radix_slots_per_block, "every block holds at least K slot maxima (the bound)");
 
 struct radix_smem {
     unsigned local_hist[2][radix_bins];  // this block's counts, by level parity (read by the cluster)
@@ -72,7 +77,53 @@ struct radix_smem {
     unsigned cand_count, tie_count;
     unsigned n_above, n_ties;  // this block's counts above / at the bound after step 3 (read by the cluster)
     unsigned digit, above, in_bin, total;
+    std::uint32_t b1, b2;  // this block's K-th and ceil(K / C)-th largest slot maxima (read by the cluster)
+    unsigned two_digit[2], two_above[2], two_in_bin[2];  // block_two_bounds' digit scans
 };
+
+// Per-phase timeline, a diagnostic build only (kernels/softmax_topk/probes/radix_timeline.cu defines
+// FUSEBENCH_RADIX_TIMELINE and includes this file): thread 0 of each block writes %globaltimer at
+// each phase boundary to radix_timeline[block * radix_tl_points + point] (ns), and the block's SM,
+// take mode, bound digits and candidate count to the info point. Off (the library build), the
+// stamps are empty statements: the kernel is the same code.
+enum radix_tl_point : int {
+    tl_start,        // block start
+    tl_streamed,     // step 1's read and the block's max / sum reduced
+    tl_row_stats,    // the cluster's max / sum merged (after a cluster barrier)
+    tl_bound,        // step 2: the bound L
+    tl_reread,       // step 3's L2 re-read appended
+    tl_counts,       // step 3's count exchange and tie handling
+    tl_digits,       // step 4 (the digit path) when taken; else = tl_counts's block
+    tl_in_place,     // the cluster barrier after which every block's candidates are in place
+    tl_gathered,     // block 0 gathered (and the cluster barrier that frees the others)
+    tl_selected,     // block 0: exact top K of the candidates
+    tl_sorted,       // block 0: bitonic sort
+    tl_written,      // block 0: outputs written
+    tl_info,         // smid | mode << 8 | bound digits << 12 | gathered candidates << 32
+    radix_tl_points = 16
+};
+#ifdef FUSEBENCH_RADIX_TIMELINE
+__device__ unsigned long long* radix_timeline = nullptr;
+__device__ __forceinline__ void radix_stamp(int point) {
+    if (threadIdx.x == 0 && radix_timeline != nullptr) {
+        unsigned long long t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        radix_timeline[static_cast<std::size_t>(blockIdx.x) * radix_tl_points + point] = t;
+    }
+}
+__device__ __forceinline__ void radix_note(unsigned long long v) {
+    if (threadIdx.x == 0 && radix_timeline != nullptr) {
+        unsigned smid;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+        radix_timeline[static_cast<std::size_t>(blockIdx.x) * radix_tl_points + tl_info] = v | smid;
+    }
+}
+#define RADIX_STAMP(point) radix_stamp(point)
+#define RADIX_NOTE(value) radix_note(value)
+#else
+#define RADIX_STAMP(point) ((void)0)
+#define RADIX_NOTE(value) ((void)0)
+#endif
 
 template <class T> struct alignas(16) vec16 {
     static constexpr int n = 16 / sizeof(T);
@@ -227,6 +278,56 @@ __device__ __forceinline__ void append_ties_in_order(radix_smem& sm, const T* x,
     }
 }
 
+// The need_a-th and need_b-th largest of the block's NS * block_threads keys tk (1 <= need <= that
+// count), each as a key floor: MSB-first 8-bit digits, both selects in the same passes (histograms
+// in local_hist[0][0, 256) and [256, 512), zero on entry and on return; warps 0 and 1 scan them),
+// each stopping once its digit's bin is taken whole (then exactly need keys are >= the bin's floor,
+// whose lower bits are zero) or the key is exact. Every thread gets both; returns the passes made.
+// All threads call it.
+template <int NS>
+__device__ __forceinline__ int block_two_bounds(const std::uint32_t (&tk)[NS], unsigned need_a, unsigned need_b,
+                                                radix_smem& sm, std::uint32_t& out_a, std::uint32_t& out_b) {
+    const int lane = static_cast<int>(threadIdx.x & 31), warp = static_cast<int>(threadIdx.x >> 5);
+    unsigned need[2] = {need_a, need_b};
+    std::uint32_t pre[2] = {0u, 0u};
+    bool done[2] = {false, false};
+    int passes = 0;
+    for (int shift = 24;; shift -= 8) {
+        ++passes;
+#pragma unroll
+        for (int q = 0; q < NS; ++q) {
+#pragma unroll
+            for (int t = 0; t < 2; ++t) {
+                const bool act = !done[t] && (shift == 24 || (tk[q] >> (shift + 8)) == (pre[t] >> (shift + 8)));
+                hist_add(&sm.local_hist[0][t * 256], (tk[q] >> shift) & 255u, act);
+            }
+        }
+        __syncthreads();
+        if (warp < 2 && !(warp == 0 ? done[0] : done[1])) {
+            unsigned d = 0, ab = 0, ib = 0;
+            if (scan_bins_desc(&sm.local_hist[0][warp * 256], warp == 0 ? need[0] : need[1], lane, d, ab, ib)) {
+                sm.two_digit[warp] = d;
+                sm.two_above[warp] = ab;
+                sm.two_in_bin[warp] = ib;
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int t = 0; t < 2; ++t) {
+            if (!done[t]) {
+                need[t] -= sm.two_above[t];
+                pre[t] |= sm.two_digit[t] << shift;
+                done[t] = sm.two_in_bin[t] == need[t] || shift == 0;
+            }
+        }
+        // sm.two_* are rewritten only after the next pass's first barrier.
+        if (done[0] && done[1]) break;
+    }
+    out_a = pre[0];
+    out_b = pre[1];
+    return passes;
+}
+
 // How step 3's candidates are taken (the same in every block of a cluster).
 enum class take_mode : int {
     all,          // every element >= L (above and ties) fits: gather both
@@ -253,6 +354,13 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     const T* x = logits + row * V;
     const int lo = min(V, rank * chunk), hi = min(V, lo + chunk);
     auto* ties = reinterpret_cast<std::uint64_t*>(&sm.global_hist[0]);
+    RADIX_STAMP(tl_start);
+#ifdef FUSEBENCH_RADIX_TIMELINE
+    unsigned long long tl_levels = 0;
+#endif
+    // block_two_bounds' histograms start clear (its scans clear what they read); the block
+    // reductions' barriers order this before their first use.
+    for (int b = tid; b < 2 * 256; b += block_threads) sm.local_hist[0][b] = 0;
 
     // 1. One read (DRAM): max / sum and each slot's maximum.
     float m = -INFINITY, s = 0.0f;
@@ -288,9 +396,41 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
         sm.m = mb;
         sm.s = sb;
     }
-    cl.sync();
+    RADIX_STAMP(tl_streamed);
+    // 2. The bound L, from one cluster exchange: each block's K-th and ceil(K / C)-th largest slot
+    // maxima (block-local selects; K <= 1024 = the block's slots). K elements of block b are at or
+    // above the first (b1), ceil(K / C) of every block at or above its second (b2), so
+    // L = max(max_b b1, min_b b2) has K elements at or above it: a lower bound of the row's K-th
+    // largest in any order. Top values in one block make b1 of that block tight, top values spread
+    // over the blocks make min_b b2 tight. A slot with no element has the maximum -inf, which can
+    // only lower L (and L = key(-inf) admits every element).
+    std::uint32_t tk[NS];
+#pragma unroll
+    for (int q = 0; q < NS; ++q) tk[q] = float_key(tm[q]);
+    {
+        std::uint32_t b1 = 0, b2 = 0;
+        const int passes =
+            block_two_bounds(tk, static_cast<unsigned>(K), static_cast<unsigned>((K + C - 1) / C), sm, b1, b2);
+        (void)passes;
+#ifdef FUSEBENCH_RADIX_TIMELINE
+        tl_levels = static_cast<unsigned long long>(passes);
+#endif
+        if (tid == 0) {
+            sm.b1 = b1;
+            sm.b2 = b2;
+        }
+    }
+    RADIX_STAMP(tl_bound);
+    cl.sync();  // the blocks' max / sum and bounds
     float M = -INFINITY, S = 0.0f;
-    for (int c = 0; c < C; ++c) merge_max_sum(M, S, *cl.map_shared_rank(&sm.m, c), *cl.map_shared_rank(&sm.s, c));
+    std::uint32_t b1_max = 0, b2_min = 0xFFFFFFFFu;
+    for (int c = 0; c < C; ++c) {
+        merge_max_sum(M, S, *cl.map_shared_rank(&sm.m, c), *cl.map_shared_rank(&sm.s, c));
+        b1_max = max(b1_max, *cl.map_shared_rank(&sm.b1, c));
+        b2_min = min(b2_min, *cl.map_shared_rank(&sm.b2, c));
+    }
+    const std::uint32_t bound = max(b1_max, b2_min);
+    RADIX_STAMP(tl_row_stats);
     // Same inputs in the same order in every block: the branches below are uniform over the cluster.
     const bool finite = !(S != S || M == INFINITY || M == -INFINITY);
     take_mode mode = take_mode::digits;
@@ -298,42 +438,8 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
         sm.M = M;  // read back at the end: two registers fewer through steps 2-4
         sm.S = S;
     }
-    if (finite && K <= NS * block_threads * C) {
-        // 2. The bound L: the K-th largest slot maximum, digit by digit from the top until its bin is
-        // taken whole (then exactly K maxima are >= the bin's floor) or the key is exact. A slot with
-        // no element has the maximum -inf, which can only lower L (and L = key(-inf) admits every
-        // element).
-        std::uint32_t tk[NS];
-#pragma unroll
-        for (int q = 0; q < NS; ++q) tk[q] = float_key(tm[q]);
-        std::uint32_t bound = 0;
-        unsigned need = static_cast<unsigned>(K);
-        bool found = true;
-        int par = 0, prev_shift = 32;
-        for (int shift = 21;; shift = shift == 21 ? 10 : 0) {
-            const int nbins = shift == 0 ? radix_bins / 2 : radix_bins;
-            for (int b = tid; b < nbins; b += block_threads) sm.local_hist[par][b] = 0;
-            __syncthreads();
-#pragma unroll
-            for (int q = 0; q < NS; ++q) {
-                const bool in_prefix = prev_shift == 32 || (tk[q] >> prev_shift) == (bound >> prev_shift);
-                hist_add(sm.local_hist[par], (tk[q] >> shift) & static_cast<unsigned>(nbins - 1), in_prefix);
-            }
-            cl.sync();
-            cluster_reduce_hist(cl, sm, par, nbins, C, rank);
-            cl.sync();
-            scan_digit(sm.global_hist, nbins, need, sm);
-            if (sm.total < need) {  // cannot happen (256 NS C >= K maxima, the bin holds >= need)
-                found = false;
-                break;
-            }
-            need -= sm.above;
-            bound |= sm.digit << shift;
-            if (sm.in_bin == need || shift == 0) break;
-            prev_shift = shift;
-            par ^= 1;  // its last remote readers finished before the previous level's second barrier
-        }
-        if (found) {
+    if (finite) {
+        {
             // 3. One read (L2) by the slots whose maximum reaches L: elements above L to sm.cand,
             // elements equal to L to `ties` (global_hist's space: no remote block writes it now).
             unsigned want = 0;
@@ -358,6 +464,7 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
                 }
             });
             __syncthreads();
+            RADIX_STAMP(tl_reread);
             if (tid == 0) {
                 sm.n_above = sm.cand_count;
                 sm.n_ties = sm.tie_count;
@@ -412,10 +519,11 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
             }
             // Blocks that go on to the digits reset cand_count only after two more cluster
             // barriers, so every block has read the same counts.
+            RADIX_STAMP(tl_counts);
         }
     }
     if (finite && mode == take_mode::digits) {
-        // 4. More than radix_cap above the bound, or no bound: the top-digit histogram of every
+        // 4. More than radix_cap above the bound: the top-digit histogram of every
         // element (one read, L2), then digits from the top until the candidates fit or the K-th key
         // is exact.
         for (int b = tid; b < radix_bins; b += block_threads) sm.local_hist[0][b] = 0;
@@ -492,7 +600,14 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
         }
         __syncthreads();
     }
-    cl.sync();  // every block's candidates are in place, the tie counts read
+    // In modes all and above every block's candidates were in place at the count exchange's barrier:
+    // block 0 gathers at once. The other modes moved or added candidates since.
+    const bool in_place = finite && (mode == take_mode::all || mode == take_mode::above);
+    if (!in_place) {
+        RADIX_STAMP(tl_digits);
+        cl.sync();  // every block's candidates are in place, the tie counts read
+        RADIX_STAMP(tl_in_place);
+    }
 
     // 5. Block 0 gathers, selects and sorts.
     auto* gathered = reinterpret_cast<std::uint64_t*>(&sm.local_hist[0][0]);
@@ -512,6 +627,11 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
         }
     }
     cl.sync();  // no block leaves while block 0 reads its shared memory
+    RADIX_STAMP(tl_gathered);
+#ifdef FUSEBENCH_RADIX_TIMELINE
+    RADIX_NOTE((static_cast<unsigned long long>(n) << 32) | (tl_levels << 12) |
+               (static_cast<unsigned long long>(static_cast<int>(mode)) << 8));
+#endif
     if (rank != 0) return;
     float* p_out = probs + row * K;
     std::int32_t* i_out = indices + row * K;
@@ -520,6 +640,22 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
         for (int t = tid; t < K; t += block_threads) {
             p_out[t] = __int_as_float(0x7FC00000);
             i_out[t] = t;
+        }
+        return;
+    }
+    if (n <= 32u) {
+        // At most 32 candidates (K <= 32 on random logits): one warp sorts them in registers, no
+        // block barriers. Composite 0 (below every key) pads; n >= K.
+        if (tid < 32) {
+            std::uint64_t c = static_cast<unsigned>(tid) < n ? gathered[tid] : 0ull;
+            c = warp_bitonic_sort_desc(c);
+            RADIX_STAMP(tl_sorted);
+            if (tid < K) {
+                const float row_M = sm.M, inv_S = 1.0f / sm.S;
+                p_out[tid] = expf(composite_value(c) - row_M) * inv_S;
+                i_out[tid] = static_cast<std::int32_t>(composite_index(c));
+            }
+            RADIX_STAMP(tl_written);
         }
         return;
     }
@@ -538,16 +674,19 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     } else {
         for (unsigned i = static_cast<unsigned>(tid); i < n; i += block_threads) win[i] = gathered[i];
     }
+    RADIX_STAMP(tl_selected);
     const int P = 1 << (32 - __clz((K - 1) | 1));  // next power of two >= K (K = 1 gives 2)
     for (int i = K + tid; i < P; i += block_threads) win[i] = 0;
     __syncthreads();
     block_bitonic_sort_desc(win, P);
+    RADIX_STAMP(tl_sorted);
     const float row_M = sm.M, inv_S = 1.0f / sm.S;
     for (int t = tid; t < K; t += block_threads) {
         const std::uint64_t c = win[t];
         p_out[t] = expf(composite_value(c) - row_M) * inv_S;
         i_out[t] = static_cast<std::int32_t>(composite_index(c));
     }
+    RADIX_STAMP(tl_written);
 }
 
 template <class T> void launch_radix(const softmax_topk_args& a, cudaStream_t stream) {

@@ -101,13 +101,14 @@ void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t s
 // blocks of 256, each a contiguous chunk of the row; C from the row's bytes, 96 KB a block, and
 // C >= 4K / 1024, at most 8). One DRAM read computes max / sum and the maximum of each of the
 // cluster's 1024 C slots (a thread's vectors at one batch position, or one half of them for 16-bit
-// logits: they partition the row). The K-th largest slot maximum (histograms of the maxima summed
-// through distributed shared memory) bounds the row's K-th largest from below in any order; a second
-// read (L2) by the slots that reach it appends the elements above it and those equal to it. When the
-// elements at or above it fit 2048 candidates they are selected; fewer than K above it make it the
-// exact K-th key and the ties of lowest index join; more than 2048 above it (or no bound) take the
-// digit path: 11-bit histograms of the keys (11, 11, 10 bits) until the candidates fit, ties at the
-// exact K-th key in index order. Block 0 selects the exact top K of the candidates and sorts them.
+// logits: they partition the row). Each block's K-th and ceil(K / C)-th largest slot maxima b1, b2
+// (block-local selects, exchanged once with the max / sum) give L = max(max b1, min b2), a lower
+// bound of the row's K-th largest in any order; a second read (L2) by the slots that reach it
+// appends the elements above it and those equal to it. When the elements at or above it fit 2048
+// candidates they are selected; fewer than K above it make it the exact K-th key and the ties of
+// lowest index join; more than 2048 above it take the digit path: 11-bit histograms of the keys
+// (11, 11, 10 bits) until the candidates fit, ties at the exact K-th key in index order. Block 0
+// selects the exact top K of the candidates and sorts them (at most 32: one warp, in registers).
 // Any V, fp32/bf16/fp16, K <= softmax_topk_max_k. Needs sm_90.
 void launch_softmax_topk_fused_radix(const softmax_topk_args& a, cudaStream_t stream);
 
