@@ -456,6 +456,9 @@ struct wgmma_block_config {
     const char* name;
     const char* description;
     k::fp8_gemm_wgmma_options options;
+    // Timed on every timed case, like the default (candidates for the default); otherwise at
+    // M >= 4096 only.
+    bool timed_everywhere = false;
 };
 const wgmma_block_config wgmma_block_configs[] = {
     {"c1", "default: one CTA per tile (no cluster), D through shared memory and TMA stores where N % 8 == 0", {1, true}},
@@ -469,12 +472,29 @@ const wgmma_block_config wgmma_block_configs[] = {
      "c1 with two block accumulators: K block kb + 1's wgmma run while block kb is promoted (wait_group 1), and each "
      "tile's epilogue runs while the next tile's first block is on the tensor cores: up to 4% faster than c1 at M = 4096 "
      "on an H100, no gain on the long-K down projections (kernels/fp8/NOTES.md)",
-     {1, true, true}},
+     {1, true, true},
+     true},
     {"c2_sms",
      "c2 with a persistent grid of SMs / 2 clusters instead of cudaOccupancyMaxActiveClusters's count: measured within 1% "
      "of c2 on an H100, so that count is not what makes c2 ~2x slower (kernels/fp8/NOTES.md)",
      {2, true, false, true}},
     {"c2_sms_overlap", "c2_sms with c1_overlap's two block accumulators", {2, true, true, true}},
+    {"c1_overlap_stagger",
+     "c1_overlap with a staggered K order: the tile at (m_blk, n_blk) starts at K block (m_blk + n_blk) % 8 and wraps "
+     "around, so the CTAs sharing a panel of A or B do not all request the same K block at once (kernels/fp8/NOTES.md)",
+     {1, true, true, false, 8, false},
+     true},
+    {"c1_overlap_stagger32", "c1_overlap_stagger with the K start (m_blk + n_blk) % 32: 32 K blocks requested at once",
+     {1, true, true, false, 32, false},
+     true},
+    {"c1_overlap_serp",
+     "c1_overlap with a serpentine K order: every second tile of a CTA walks K backwards, so a wave starts on the K "
+     "blocks the previous wave read last (kernels/fp8/NOTES.md)",
+     {1, true, true, false, 0, true},
+     true},
+    {"c1_overlap_stagger_serp", "c1_overlap with both the staggered and the serpentine K order",
+     {1, true, true, false, 8, true},
+     true},
 };
 
 const wgmma_block_config& wgmma_block_config_named(std::string_view name) {
@@ -484,11 +504,12 @@ const wgmma_block_config& wgmma_block_config_named(std::string_view name) {
     throw std::invalid_argument("wgmma_block: no configuration named '" + std::string(name) + "'");
 }
 
-// Every configuration verifies every untimed case; the non-default ones are timed only at M >= 4096
-// (where the cluster and the epilogue matter), which keeps their cost in the default run small.
+// Every configuration verifies every untimed case; the default and the candidates for it
+// (timed_everywhere) are timed on every timed case, the others only at M >= 4096 (where the
+// cluster and the epilogue matter), which keeps their cost in the default run small.
 std::optional<std::string> wgmma_block_domain(const case_desc& c, const wgmma_block_config& cfg) {
     if (auto why = unsupported(k::fp8_gemm_wgmma_unsupported(kernel_shape(c)))) return why;
-    if (&cfg == &wgmma_block_configs[0] || !c.timed || c.dim("M") >= 4096) return std::nullopt;
+    if (&cfg == &wgmma_block_configs[0] || cfg.timed_everywhere || !c.timed || c.dim("M") >= 4096) return std::nullopt;
     return std::string("configuration ") + cfg.name +
            " is timed at M >= 4096 only (the default configuration covers this case; every configuration verifies every "
            "untimed case)";
@@ -499,7 +520,9 @@ std::optional<std::string> wgmma_block_domain(const case_desc& c, const wgmma_bl
 variant_config wgmma_block_variant_config(const wgmma_block_config& cfg) {
     variant_config v{cfg.name, cfg.description};
     v.supports = [&cfg](const case_desc& c) { return wgmma_block_domain(c, cfg); };
-    if (&cfg != &wgmma_block_configs[0]) v.domain = "every untimed case of the default's domain; timed at M >= 4096";
+    if (&cfg != &wgmma_block_configs[0] && !cfg.timed_everywhere) {
+        v.domain = "every untimed case of the default's domain; timed at M >= 4096";
+    }
     return v;
 }
 

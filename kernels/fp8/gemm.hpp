@@ -78,6 +78,15 @@ struct fp8_gemm_wgmma_options {
     // cudaOccupancyMaxActiveClusters reports. Measured the same as without (H100): that count is
     // not what makes cluster 2 ~2x slower; kept as a configuration to measure.
     bool cluster_grid_from_sms = false;
+    // K order (kernels/fp8/NOTES.md, run 4). k_stagger > 0: the tile at block coordinates
+    // (m_blk, n_blk) starts at K block (m_blk + n_blk) % k_stagger and wraps around, so the CTAs
+    // that share a row panel of A (or a column panel of B) do not all request the same K block of
+    // it at the same time, and the concurrently requested L2 lines spread over k_stagger K blocks
+    // instead of one. k_serpentine: every second tile of a CTA walks its K order backwards, so a
+    // wave starts on the K blocks that the previous wave read last (still in L2). Either changes
+    // the order in which the block products are summed (fixed per tile: still deterministic).
+    int k_stagger = 0;
+    bool k_serpentine = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
