@@ -22,8 +22,11 @@
 //   slower, so off by default (NOTES.md);
 // - optional overlap (options.overlap): two block accumulators, so that the next K block's wgmma
 //   run while the previous block is promoted, and each tile's epilogue runs after the next tile's
-//   first block is issued: +3-4% on the wide M = 4096 shapes, nothing on the long-K ones (H100,
-//   NOTES.md run 3).
+//   first block is issued: 5-10% faster on every timed case of run 4 (H100, NOTES.md), the
+//   suite's default configuration;
+// - optional K orders (options.k_stagger, options.k_serpentine): a per-tile rotated start, and
+//   every second tile of a CTA backwards (NOTES.md run 4: the stagger is slower, the serpentine
+//   saves DRAM bytes).
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
