@@ -71,13 +71,24 @@ struct fp8_gemm_wgmma_options {
     bool tma_store = true;
     // Two block accumulators per thread: K block kb + 1's wgmma run while block kb is promoted
     // into the fp32 accumulator, and each tile's epilogue runs while the next tile's first block
-    // is on the tensor cores. The same arithmetic in the same order: bit-identical D. Up to 4%
-    // faster at M = 4096 on an H100 (kernels/fp8/NOTES.md, run 3).
+    // is on the tensor cores. The same arithmetic in the same order: bit-identical D. 5-10% faster
+    // than without on every timed fp8_gemm case measured on an H100, M = 1 and 128 included
+    // (kernels/fp8/NOTES.md, run 4): the suite's default configuration, c1_overlap.
     bool overlap = false;
     // cluster 2: a persistent grid of SMs / 2 clusters instead of the count that
     // cudaOccupancyMaxActiveClusters reports. Measured the same as without (H100): that count is
     // not what makes cluster 2 ~2x slower; kept as a configuration to measure.
     bool cluster_grid_from_sms = false;
+    // K order (kernels/fp8/NOTES.md, run 4). k_stagger > 0: the tile at block coordinates
+    // (m_blk, n_blk) starts at K block (m_blk + n_blk) % k_stagger and wraps around, so the CTAs
+    // that share a row panel of A (or a column panel of B) do not all request the same K block of
+    // it at the same time (measured 3-6% slower at M = 4096 with stagger 8 or 32 on an H100).
+    // k_serpentine: every second tile of a CTA walks its K order backwards, so a wave starts on the
+    // K blocks that the previous wave read last, still in L2 (measured: 10% fewer DRAM bytes on the
+    // long-K shapes, 0.8-2.5% faster on their down projections, equal elsewhere). Either changes
+    // the order in which the block products are summed (fixed per tile: still deterministic).
+    int k_stagger = 0;
+    bool k_serpentine = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,

@@ -22,8 +22,11 @@
 //   slower, so off by default (NOTES.md);
 // - optional overlap (options.overlap): two block accumulators, so that the next K block's wgmma
 //   run while the previous block is promoted, and each tile's epilogue runs after the next tile's
-//   first block is issued: +3-4% on the wide M = 4096 shapes, nothing on the long-K ones (H100,
-//   NOTES.md run 3).
+//   first block is issued: 5-10% faster on every timed case of run 4 (H100, NOTES.md), the
+//   suite's default configuration;
+// - optional K orders (options.k_stagger, options.k_serpentine): a per-tile rotated start, and
+//   every second tile of a CTA backwards (NOTES.md run 4: the stagger is slower, the serpentine
+//   saves DRAM bytes).
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
@@ -81,6 +84,10 @@ struct params {
     // (the same column block of B) at a time; sched_m_blocks = ceil(m_blocks / CLUSTER).
     int sched_m_blocks, sched_tiles;
     int tma_store;  // 1: D through shared memory and a TMA store (n % 8 == 0, D 16-byte aligned)
+    // The K order of a tile (options.k_stagger, options.k_serpentine): a tile starts at K block
+    // (mp + n_blk) % k_stagger (scheduler unit coordinates; 0: at 0) and wraps around; with k_serpentine every second tile
+    // of a CTA walks that order backwards.
+    int k_stagger, k_serpentine;
 };
 
 #if defined(FUSEBENCH_FP8_WGMMA_DEVICE_CODE)
@@ -94,6 +101,25 @@ __device__ __forceinline__ void tile_coords(const params& p, int t, int& m_blk, 
     const int r = t - g * per_group;
     m_blk = first + r % rows;
     n_blk = r / rows;
+}
+
+// K order of a tile: the K block at position j (0 <= j < k_blocks) of the scheduler unit at
+// (mp, n_blk), the CTA's `local`-th tile. The producer and the consumers (of both CTAs of a
+// cluster) walk the same order.
+struct k_order {
+    int first;  // the K block at position 0 (before reversal)
+    bool reverse;
+};
+__device__ __forceinline__ k_order k_order_of(const params& p, int m_blk, int n_blk, int local) {
+    k_order o;
+    o.first = p.k_stagger > 0 ? ((m_blk + n_blk) % p.k_stagger) % p.k_blocks : 0;
+    o.reverse = p.k_serpentine != 0 && (local & 1) != 0;
+    return o;
+}
+__device__ __forceinline__ int k_block_at(const params& p, const k_order& o, int j) {
+    int kb = (o.reverse ? p.k_blocks - 1 - j : j) + o.first;
+    if (kb >= p.k_blocks) kb -= p.k_blocks;
+    return kb;
 }
 
 using sm90::mbar_arrive;
@@ -253,11 +279,13 @@ __global__ void __launch_bounds__(threads, 1)
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
         if (tid == 256) {
             int it = 0;  // k blocks loaded so far by this CTA, over all its tiles
-            for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
+            for (int t = cluster_id, local = 0; t < p.sched_tiles; t += clusters, ++local) {
                 int mp, n_blk;
                 tile_coords(p, t, mp, n_blk);
                 const int m_blk = mp * CLUSTER + static_cast<int>(rank);
-                for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
+                const k_order ko = k_order_of(p, mp, n_blk, local);  // mp: both CTAs of a cluster walk one order
+                for (int j = 0; j < p.k_blocks; ++j, ++it) {
+                    const int kb = k_block_at(p, ko, j);
                     const int s = it % STAGES;
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) & 1) ^ 1);  // the fill it - STAGES was consumed
                     mbar_expect_tx(full(s), cfg::stage_bytes);
@@ -284,12 +312,14 @@ __global__ void __launch_bounds__(threads, 1)
         struct tile_info {
             int m_blk, n_blk, r0, r1;
             const float *as0, *as1, *bs;
+            k_order ko;
         };
-        auto tile_at = [&](int t) {
+        auto tile_at = [&](int t, int local) {
             tile_info ti;
             int mp;
             tile_coords(p, t, mp, ti.n_blk);
             ti.m_blk = mp * CLUSTER + static_cast<int>(rank);
+            ti.ko = k_order_of(p, mp, ti.n_blk, local);
             ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
             ti.r1 = ti.r0 + 8;
             ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
@@ -297,12 +327,14 @@ __global__ void __launch_bounds__(threads, 1)
             ti.bs = p.b_scale + static_cast<std::size_t>(ti.n_blk) * p.k_blocks;
             return ti;
         };
-        // K block kb's scales: B's tile, A's rows r0 and r1 (loads only: the products are taken
-        // where they are used, so the loads stay in flight under the barrier wait and the wgmma).
+        // The scales of the K block at position j of the tile's K order: B's tile, A's rows r0 and
+        // r1 (loads only: the products are taken where they are used, so the loads stay in flight
+        // under the barrier wait and the wgmma).
         struct scales {
             float sa0, sa1, sb;
         };
-        auto block_scales = [&](const tile_info& ti, int kb) {
+        auto block_scales = [&](const tile_info& ti, int j) {
+            const int kb = k_block_at(p, ti.ko, j);
             scales sc;
             sc.sb = __ldg(ti.bs + kb);
             sc.sa0 = ti.as0 ? __ldg(ti.as0 + kb) : 0.f;
@@ -331,8 +363,8 @@ __global__ void __launch_bounds__(threads, 1)
         };
         int it = 0;
         if constexpr (!OVERLAP) {
-            for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
-                const tile_info ti = tile_at(t);
+            for (int t = cluster_id, local = 0; t < p.sched_tiles; t += clusters, ++local) {
+                const tile_info ti = tile_at(t, local);
                 float acc[64];
 #pragma unroll
                 for (int i = 0; i < 64; ++i) acc[i] = 0.f;
@@ -365,8 +397,8 @@ __global__ void __launch_bounds__(threads, 1)
                 release(stage_it);
                 promote(acc, blk, sc.sa0 * sc.sb, sc.sa1 * sc.sb);
             };
-            for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
-                const tile_info ti = tile_at(t);
+            for (int t = cluster_id, local = 0; t < p.sched_tiles; t += clusters, ++local) {
+                const tile_info ti = tile_at(t, local);
                 s0 = block_scales(ti, 0);
                 issue_block(b0, it);
                 if (t != cluster_id) {
@@ -530,6 +562,9 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     p.m_blocks = static_cast<int>(blocks_of(s.m));
     p.n_blocks = static_cast<int>(blocks_of(s.n));
     p.tma_store = opt.tma_store && s.n % 8 == 0 && reinterpret_cast<std::uintptr_t>(d) % 16 == 0 ? 1 : 0;
+    if (opt.k_stagger < 0) throw std::invalid_argument("fp8_gemm wgmma: k_stagger must be >= 0, got " + std::to_string(opt.k_stagger));
+    p.k_stagger = opt.k_stagger;
+    p.k_serpentine = opt.k_serpentine ? 1 : 0;
 
     int dev = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");

@@ -122,9 +122,14 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
     // The overlapped consumer (two block accumulators, the epilogue after the next tile's first
     // block) with both epilogues, and the cluster of 2 on a grid of SMs / 2 clusters, with and
     // without it.
+    // The staggered and serpentine K orders, alone and together, with and without the overlap and
+    // the cluster (on these inputs every summation order is exact).
     const k::fp8_gemm_wgmma_options options[] = {{1, true},        {2, true},       {1, false},
                                                  {1, true, true},  {1, false, true}, {2, true, false, true},
-                                                 {2, true, true, true}};
+                                                 {2, true, true, true},
+                                                 {1, true, true, false, 8, false},  {1, true, true, false, 0, true},
+                                                 {1, true, true, false, 8, true},   {1, true, false, false, 3, true},
+                                                 {1, true, true, false, 32, false}, {2, true, true, true, 8, true}};
     std::vector<std::vector<std::uint8_t>> got(2 * std::size(options), std::vector<std::uint8_t>(d_bytes + guard));
     for (std::size_t run = 0; run < got.size(); ++run) {
         // Two different poisons (0xFF: bf16 NaN; 0x7F: a large finite value): unwritten elements differ.
@@ -142,7 +147,8 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
     if (d_ws) cudaFree(d_ws);
 
     for (std::size_t run = 0; run < got.size(); run += 2) {
-        CAPTURE(options[run / 2].cluster, options[run / 2].tma_store, options[run / 2].overlap, options[run / 2].cluster_grid_from_sms);
+        CAPTURE(options[run / 2].cluster, options[run / 2].tma_store, options[run / 2].overlap, options[run / 2].cluster_grid_from_sms,
+                options[run / 2].k_stagger, options[run / 2].k_serpentine);
         std::size_t wrong = 0, first_wrong = m * n;
         for (std::size_t i = 0; i < m * n; ++i) {
             std::uint16_t g;
