@@ -191,155 +191,72 @@ __global__ void depthwise_fused_scalar(const T* __restrict__ x, const T* __restr
     }
 }
 
-// SiLU of depthwise_fused_vec for bf16 / fp16 outputs: silu_for's value bit for bit (__expf's
-// ex2.approx of z * -log2(e), __fdividef's rcp.approx and product) with the .ftz forms of the two
-// MUFU instructions: the non-ftz forms add about three instructions each to scale denormal
-// arguments, which cannot occur here (ex2's result is denormal only where 1 + e rounds to 1
-// anyway; 1 + e >= 1).
-__device__ __forceinline__ float silu_fast_ftz(float z) {
-    float e, r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(z * -1.4426950408889634f));
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
-    return z * r;
-}
-
-// Two outputs rounded to T and packed into one 32-bit word (cvt.rn.bf16x2 / f16x2: one
-// instruction for the pair, the same rounding as from_f32 on each).
-template <typename T>
-__device__ __forceinline__ unsigned pack2(float lo, float hi) {
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        const __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);
-        return *reinterpret_cast<const unsigned*>(&p);
-    } else {
-        const __half2 p = __floats2half2_rn(lo, hi);
-        return *reinterpret_cast<const unsigned*>(&p);
-    }
-}
-
-// One tile of depthwise_fused_vec in registers: the VPT vectors of x a thread covers, lane 0's
-// previous vectors (the halo), the row's weights and bias.
-template <int W, int VPT>
-struct dw_tile {
-    uint4 cur[VPT], prev[VPT];
-    float wv[W], bc;
-};
-
-// Issues the loads of tile (row, span): thread tid takes the vectors span * blockDim.x * VPT +
-// tid + k blockDim.x (k < VPT) of the row, one contiguous stretch per tile as the copy ceiling's
-// kernel; lane 0 also loads the previous vector (the neighbouring warp reads it too, so it comes
-// from L2, not DRAM); zeros past the row and before its first vector (the causal padding).
+// Rows of a whole number of 16-byte vectors (E = 16 / sizeof(T) elements: 4 fp32, 8 bf16 / fp16),
+// x and y 16-byte aligned. Block (row blockIdx.x, span blockIdx.y) covers blockDim.x * VPT
+// consecutive vectors of one row, thread tid the vectors span + tid + k blockDim.x (k < VPT): one
+// contiguous stretch per block, as the copy ceiling's kernel, and VPT 16-byte loads in flight per
+// thread, all issued before any is used. The row's channel, weights and bias are per block. The
+// W - 1 inputs before a vector are the previous vector's last ones: lane - 1's (a warp shuffle, no
+// second read); lane 0 loads the previous vector itself (the neighbouring warp reads it too, so
+// it comes from L2, not DRAM); a row's first vector gets zeros. Accumulation order as the other
+// kernels (w[0] x[t - W + 1] first, the bias added last); SiLU by silu_for (fp32: the scalar
+// path's bit for bit; bf16 / fp16: fast exp and division, as SiLU's instructions, not DRAM, bound
+// these types at 33 MB on an H100).
 template <typename T, int W, int VPT>
-__device__ __forceinline__ void dw_load(dw_tile<W, VPT>& t, const T* __restrict__ x, const T* __restrict__ w,
-                                        const T* __restrict__ bias, unsigned row, int span, int c, int vecs_per_row) {
-    const uint4* xr = reinterpret_cast<const uint4*>(x) + static_cast<std::size_t>(row) * static_cast<std::size_t>(vecs_per_row);
-    const int j0 = span * static_cast<int>(blockDim.x) * VPT + static_cast<int>(threadIdx.x);
+__global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+                                                           T* __restrict__ y, int channels, int vecs_per_row) {
+    constexpr int E = 16 / static_cast<int>(sizeof(T));
+    static_assert(W - 1 <= E, "the halo must lie in one vector");
+    const std::size_t r = blockIdx.x;
+    const uint4* xr = reinterpret_cast<const uint4*>(x) + r * static_cast<std::size_t>(vecs_per_row);
+    uint4* yr = reinterpret_cast<uint4*>(y) + r * static_cast<std::size_t>(vecs_per_row);
+    const int j0 = static_cast<int>(blockIdx.y * blockDim.x * VPT + threadIdx.x);
     const bool lane0 = (threadIdx.x & 31u) == 0;
+    uint4 cur[VPT], prev[VPT];
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
-        t.cur[k] = make_uint4(0, 0, 0, 0);
-        t.prev[k] = make_uint4(0, 0, 0, 0);
+        cur[k] = make_uint4(0, 0, 0, 0);
+        prev[k] = make_uint4(0, 0, 0, 0);  // zeros: the causal padding before a row's first vector
         if (j < vecs_per_row) {
-            t.cur[k] = __ldg(xr + j);
-            if (lane0 && j > 0) t.prev[k] = __ldg(xr + j - 1);
+            cur[k] = __ldg(xr + j);
+            if (lane0 && j > 0) prev[k] = __ldg(xr + j - 1);
         }
     }
+    const int c = static_cast<int>(blockIdx.x % static_cast<unsigned>(channels));
+    float wv[W];
 #pragma unroll
-    for (int q = 0; q < W; ++q) t.wv[q] = ld(w, static_cast<std::size_t>(c) * W + q);
-    t.bc = ld(bias, c);
-}
-
-// The outputs of a loaded tile: the W - 1 inputs before a vector are the previous vector's last
-// ones, lane - 1's (a warp shuffle, no second read) or, for lane 0, its halo; accumulation order
-// as the other kernels (w[0] x[t - W + 1] first, the bias added last); SiLU: fp32 the scalar
-// path's formula bit for bit, bf16 / fp16 silu_for's value (silu_fast_ftz).
-template <typename T, int W, int VPT>
-__device__ __forceinline__ void dw_store(const dw_tile<W, VPT>& t, T* __restrict__ y, unsigned row, int span, int vecs_per_row) {
-    constexpr int E = 16 / static_cast<int>(sizeof(T));
-    uint4* yr = reinterpret_cast<uint4*>(y) + static_cast<std::size_t>(row) * static_cast<std::size_t>(vecs_per_row);
-    const int j0 = span * static_cast<int>(blockDim.x) * VPT + static_cast<int>(threadIdx.x);
-    const bool lane0 = (threadIdx.x & 31u) == 0;
+    for (int k = 0; k < W; ++k) wv[k] = ld(w, static_cast<std::size_t>(c) * W + k);
+    const float bc = ld(bias, c);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
         alignas(16) T in[E];
-        *reinterpret_cast<uint4*>(in) = t.cur[k];
+        *reinterpret_cast<uint4*>(in) = cur[k];
         float v[E + W - 1];
 #pragma unroll
         for (int e = 0; e < E; ++e) v[W - 1 + e] = to_f32(in[e]);
         alignas(16) T pv[E];
-        *reinterpret_cast<uint4*>(pv) = t.prev[k];
+        *reinterpret_cast<uint4*>(pv) = prev[k];
 #pragma unroll
         for (int h = 0; h < W - 1; ++h) {
             // Every lane shuffles (full mask); lane - 1's v[E + h] is its element E - (W - 1) + h.
             const float up = __shfl_up_sync(0xffffffffu, v[E + h], 1);
             v[h] = lane0 ? to_f32(pv[E - (W - 1) + h]) : up;
         }
-        float o[E];
+        alignas(16) T out[E];
 #pragma unroll
         for (int e = 0; e < E; ++e) {
             float acc = 0.0f;
 #pragma unroll
-            for (int q = 0; q < W; ++q) acc = fmaf(t.wv[q], v[e + q], acc);
-            const float z = acc + t.bc;
-            if constexpr (sizeof(T) == 2) o[e] = silu_fast_ftz(z);
-            else o[e] = silu(z);
+            for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e + q], acc);
+            out[e] = from_f32<T>(silu_for<T>(acc + bc));
         }
-        uint4 out;
-        if constexpr (sizeof(T) == 2) {
-            out = make_uint4(pack2<T>(o[0], o[1]), pack2<T>(o[2], o[3]), pack2<T>(o[4], o[5]), pack2<T>(o[6], o[7]));
-        } else {
-            out = make_uint4(__float_as_uint(o[0]), __float_as_uint(o[1]), __float_as_uint(o[2]), __float_as_uint(o[3]));
-        }
-        if (j < vecs_per_row) yr[j] = out;
+        if (j < vecs_per_row) yr[j] = *reinterpret_cast<const uint4*>(out);
     }
 }
 
-// Rows of a whole number of 16-byte vectors (E = 16 / sizeof(T) elements: 4 fp32, 8 bf16 / fp16),
-// x and y 16-byte aligned. The work is rows x spans tiles of blockDim.x * VPT vectors; a
-// persistent grid (as many blocks as fit on the device at once, fewer for fewer tiles) walks them,
-// block b the tiles b, b + gridDim.x, ..., in the order of memory. Each block issues the loads of
-// its next tile before the arithmetic of the current one, so the device's reads continue while
-// SiLU's special-function instructions run: with one tile per block (the earlier grid) all blocks
-// loaded, then all computed, and the two phases added up (b1 c2048 L4096 bf16, 14.1 us on an H100
-// against about 5 us of reads and 4 us of MUFU work). The walk advances (row, span, channel) by
-// constants the launcher computes (step = gridDim.x tiles), so the loop divides nothing.
-template <typename T, int W, int VPT>
-__global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
-                                                           T* __restrict__ y, unsigned rows, int channels, int vecs_per_row, int spans,
-                                                           unsigned step_rows, int step_spans, int step_channels) {
-    constexpr int E = 16 / static_cast<int>(sizeof(T));
-    static_assert(W - 1 <= E, "the halo must lie in one vector");
-    unsigned row = blockIdx.x / static_cast<unsigned>(spans);
-    int span = static_cast<int>(blockIdx.x % static_cast<unsigned>(spans));
-    if (row >= rows) return;  // block-uniform: the launch has no more blocks than tiles
-    int c = static_cast<int>(row % static_cast<unsigned>(channels));
-    dw_tile<W, VPT> cur;
-    dw_load<T, W, VPT>(cur, x, w, bias, row, span, c, vecs_per_row);
-    for (;;) {
-        // The next tile: gridDim.x tiles on, i.e. step_rows rows and step_spans spans (with a
-        // carry), step_channels = step_rows % channels channels (with the same carry, mod channels).
-        unsigned nrow = row + step_rows;
-        int nspan = span + step_spans, nc = c + step_channels;
-        if (nspan >= spans) {
-            nspan -= spans;
-            ++nrow;
-            ++nc;
-        }
-        if (nc >= channels) nc -= channels;
-        const bool more = nrow < rows;  // block-uniform
-        dw_tile<W, VPT> next;
-        if (more) dw_load<T, W, VPT>(next, x, w, bias, nrow, nspan, nc, vecs_per_row);
-        dw_store<T, W, VPT>(cur, y, row, span, vecs_per_row);
-        if (!more) break;
-        cur = next;
-        row = nrow;
-        span = nspan;
-        c = nc;
-    }
-}
-
-// 16-byte vectors per thread and tile of depthwise_fused_vec, and its widest block.
+// 16-byte vectors in flight per thread of depthwise_fused_vec, and its widest block.
 constexpr int dw_vecs_per_thread = 2, dw_max_threads = 256;
 
 // ------------------------------------------------------------------ decode
@@ -492,30 +409,20 @@ void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const v
         const int vecs_per_row = s.length / E;
         // The vector path: rows of whole 16-byte vectors from 16-byte aligned bases. Block: up to
         // 256 threads (fewer for short rows, a multiple of 32 for the warp shuffle), VPT vectors
-        // each; tiles: rows x spans of a row; grid: persistent, the blocks that fit on the device
-        // at once (occupancy x SMs), at most one per tile.
+        // each; grid: rows x spans of a row.
         const int threads = std::max(
             32, std::min(dw_max_threads, ((vecs_per_row + dw_vecs_per_thread - 1) / dw_vecs_per_thread + 31) / 32 * 32));
         const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * dw_vecs_per_thread - 1) /
                                 (static_cast<long long>(threads) * dw_vecs_per_thread);
         const bool vec = s.length % E == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
-                         reinterpret_cast<std::uintptr_t>(y) % 16 == 0 && rows_of(s) <= 0x7fffffffu;
+                         reinterpret_cast<std::uintptr_t>(y) % 16 == 0 && rows_of(s) <= 0x7fffffffu && spans <= 65535;
         auto go = [&](auto width_tag) {
             constexpr int W = decltype(width_tag)::value;
             if (vec) {
-                const auto kernel = depthwise_fused_vec<T, W, dw_vecs_per_thread>;
-                int dev = 0, per_sm = 0;
-                check_call(cudaGetDevice(&dev), "cudaGetDevice");
-                check_call(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0),
-                           "conv1d depthwise fused: cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-                const long long tiles = static_cast<long long>(rows_of(s)) * spans;
-                const long long resident = static_cast<long long>(std::max(per_sm, 1)) * cached_sm_count(dev);
-                const unsigned grid = static_cast<unsigned>(std::min(tiles, resident));
-                const unsigned step_rows = static_cast<unsigned>(grid / spans);
-                kernel<<<grid, threads, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias),
-                                                     static_cast<T*>(y), static_cast<unsigned>(rows_of(s)), s.channels, vecs_per_row,
-                                                     static_cast<int>(spans), step_rows, static_cast<int>(grid % spans),
-                                                     static_cast<int>(step_rows % static_cast<unsigned>(s.channels)));
+                const dim3 grid(static_cast<unsigned>(rows_of(s)), static_cast<unsigned>(spans));
+                depthwise_fused_vec<T, W, dw_vecs_per_thread><<<grid, threads, 0, stream>>>(
+                    static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y), s.channels,
+                    vecs_per_row);
             } else {
                 const std::size_t n = rows_of(s) * static_cast<std::size_t>((s.length + 7) / 8);
                 depthwise_fused_scalar<T, W><<<std::min(grid_for(n, 256), 65535u * 32u), 256, 0, stream>>>(
