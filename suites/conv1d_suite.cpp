@@ -76,8 +76,9 @@ case_desc decode_case(dtype t, std::int64_t b, std::int64_t ch, std::int64_t wid
 
 // Timed: the Whisper encoder (80 mel channels -> 384 / 512 / 1280 at stride 1, then C -> C at
 // stride 2, L = 3000, batch 1, 8, 16; 512 -> 512 at stride 1 too, the shape of the cuDNN target),
-// depthwise channels 2048 .. 8192 at lengths 4096 and 65536, decode at batch 1 .. 64. Verified
-// only: L = 1, 2, odd channel counts and lengths, every width.
+// depthwise channels 2048 .. 8192 at lengths 4096 and 65536 (width 4; widths 2 and 3 at c4096 L4096
+// and c2048 L65536), decode at batch 1 .. 64. Verified only: L = 1, 2, odd channel counts and
+// lengths, every width.
 std::vector<case_desc> conv1d_cases() {
     std::vector<case_desc> out;
     for (dtype t : {dtype::f32, dtype::bf16, dtype::f16}) {
@@ -95,6 +96,10 @@ std::vector<case_desc> conv1d_cases() {
         for (std::int64_t ch : {2048, 4096, 8192}) out.push_back(dw_case(t, 1, ch, 4096, 4, false, true));
         out.push_back(dw_case(t, 1, 2048, 65536, 4, false, true));
         out.push_back(dw_case(t, 4, 4096, 4096, 4, false, true));
+        for (std::int64_t w : {2, 3}) {  // target (b) covers widths 2 and 3 too
+            out.push_back(dw_case(t, 1, 4096, 4096, w, false, true));
+            out.push_back(dw_case(t, 1, 2048, 65536, w, false, true));
+        }
         for (std::int64_t w : {2, 3, 4}) {
             out.push_back(dw_case(t, 2, 8, 1, w, true, false));
             out.push_back(dw_case(t, 2, 8, 7, w, true, false));      // one partial chunk of 8
@@ -102,6 +107,9 @@ std::vector<case_desc> conv1d_cases() {
             out.push_back(dw_case(t, 2, 2048, 64, w, false, false));
             out.push_back(dw_case(t, 1, 33, 1004, w, false, false));  // rows on fp32's 16-byte grid, off bf16 / fp16's
             out.push_back(dw_case(t, 2, 40, 8800, w, false, false));  // rows of several vector spans, the last partial
+            // 640 rows of 3 (bf16 / fp16) or 5 (fp32) vector spans: more blocks than fit on an H100 at
+            // once, a partial last span per row, 40 channels.
+            out.push_back(dw_case(t, 16, 40, 8800, w, false, false));
             out.push_back(decode_case(t, 3, 33, w, true, false));
         }
         for (std::int64_t b : {1, 8, 64}) out.push_back(decode_case(t, b, 4096, 4, false, true));
