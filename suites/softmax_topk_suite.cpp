@@ -551,13 +551,14 @@ void register_softmax_topk(registry& reg) {
     v6.description =
         "v6: radix select, speed independent of the logits' order and distribution: a cluster of C blocks per row "
         "(96 KB of the row each, C >= 4K/1024); one DRAM read computes max / sum and the maxima of 1024 C slots that "
-        "partition the row; the K-th largest slot maximum (cluster histograms of the maxima) bounds the K-th largest "
-        "from below in any order; a second read (L2) by the slots that reach the bound appends the elements above "
+        "partition the row; a lower bound of the K-th largest key in any order from one cluster exchange (each "
+        "block's K-th and ceil(K / C)-th largest slot maxima b1, b2: L = max(max b1, min b2)), sent with the max / "
+        "sum; a second read (L2) by the slots that reach the bound appends the elements above "
         "and at it (ties at the bound by lowest index when fewer than K lie above); more than 2048 above the bound "
         "falls back to 11-bit key histograms; block 0 selects and sorts the exact top K. Best: rows that may be sorted "
-        "(ascending rows: 0.29-0.53x fused_stream's time at fp32 K = 10 / 256 and bf16 K = 10 on an H100); its time "
-        "stays within 1.82x of its random-logit time on every measured kind, but on random logits it is 1.8-4.4x slower than "
-        "fused_stream (per-row selection phases not overlapped with streaming: kernels/softmax_topk/NOTES.md)";
+        "(the fastest variant on ascending rows on an H100); within 1.5x of its random-logit time on 27 of the 28 fp32 "
+        "kinds at K = 10 / 256 (all_equal K = 10: 1.90x), but on random logits 1.6-3.0x slower than fused_stream at "
+        "4096 x 50257 (per-row selection phases not overlapped with streaming: kernels/softmax_topk/NOTES.md, v6 step 3)";
     v6.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_radix(args_of(a), a.stream); };
     v6.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     v6.req.min_compute_capability = 90;
@@ -565,7 +566,7 @@ void register_softmax_topk(registry& reg) {
         return k_limit(c, k::softmax_topk_max_k, "one bitonic sort of K in shared memory");
     };
     v6.req.domain = "any V, K <= 1024, fp32/bf16/fp16, any input (sm_90: thread-block clusters)";
-    // Full-only: 1.8-4.4x slower than fused_stream on random logits (7-51% of the floor on an H100 at
+    // Full-only: 1.6-3.0x slower than fused_stream on random logits at 4096 x 50257 (v6 step 3; 18-56% of the floor on an H100),
     // 4096 rows), so it would only lengthen the default run; --full and softmax_topk_adversarial run it.
     v6.full_only = true;
     s.variants.push_back(std::move(v6));
