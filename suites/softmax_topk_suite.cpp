@@ -567,7 +567,7 @@ void register_softmax_topk(registry& reg) {
     };
     v6.req.domain = "any V, K <= 1024, fp32/bf16/fp16, any input (sm_90: thread-block clusters)";
     // Full-only: 1.6-3.0x slower than fused_stream on random logits at 4096 x 50257 (v6 step 3; 18-56% of the floor on an H100),
-    // 4096 rows), so it would only lengthen the default run; --full and softmax_topk_adversarial run it.
+    // so it would only lengthen the default run; --full and softmax_topk_adversarial run it.
     v6.full_only = true;
     s.variants.push_back(std::move(v6));
 
