@@ -783,16 +783,17 @@ variant_config wgmma_tma_variant_config(const wgmma_tma_config& cfg) {
     v.workspace_bytes = [&cfg](const case_desc& c) {
         return kernels::attention_wgmma_tma_workspace_bytes(kernel_shape(c), to_kernel_elem(c.type), cfg.options);
     };
+    // head_dim 256's lead and the configuration timed beside it cover every head_dim-256 case.
+    const bool covers_d256 = kernels::wgmma_tma_tiling_unsupported(128, cfg.options) != nullptr &&
+                             (&cfg == wgmma_tma_lead_config(256) || cfg.timed_like_default);
     v.domain = &cfg == &wgmma_tma_configs[0]
                    ? "head_dim 64 and 128 (256: configuration bm128_bn64_s2_pp); every sequence length, GQA, causal and not; "
                      "compute capability 9.0 only"
-                   : &cfg == wgmma_tma_lead_config(256)
+                   : covers_d256
                          ? "head_dim 256 only, every case of it (timed included); every sequence length, GQA, causal and not; "
                            "compute capability 9.0 only"
                    : !cfg.options.split_kv
                          ? "the cases the default configuration splits (decode-like: few query blocks, long KV)"
-                   : cfg.timed_like_default && kernels::wgmma_tma_tiling_unsupported(128, cfg.options) != nullptr
-                         ? "head_dim 256 only, every case of it (timed included); compute capability 9.0 only"
                    : cfg.timed_like_default
                          ? "head_dim 64 and 128, every case of the default's domain (timed included); compute capability 9.0 only"
                          : "every untimed case of the default's domain; timed: causal bf16 head_dim-128 squares and decode";

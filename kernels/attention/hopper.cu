@@ -20,7 +20,8 @@
 //   declares the combinations as configurations of the variant.
 // - ping-pong (PINGPONG, configurations bm128_bn128_s2_pp, bm128_bn64_s2_pp): the two consumer warpgroups take turns
 //   issuing their GEMMs through named barriers, so one's softmax runs under the other's wgmma
-//   (H100 default run at a24f77c: 0.4-5.3% faster on the causal squares, 14.7% at head_dim 64).
+//   (H100 default run at a24f77c: 0.4-5.3% faster on the causal squares, 14.7% at head_dim 64);
+//   the suite's default since 069b94e.
 // - head_dim 256 (issue 18 item 1): the same body with 64-key tiles and 2 stages (192 KB of shared
 //   memory), P V on m64n256k16 (a 128-register O accumulator per consumer thread).
 //
