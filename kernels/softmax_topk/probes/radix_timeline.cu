@@ -13,9 +13,10 @@
 // FUSEBENCH_RADIX_DUMP=file writes the last launch's indices then probabilities (rows x K int32,
 // rows x K float32, raw): two builds of the kernel on the same arguments give the same file iff
 // their outputs are bit-identical. std 0 gives all-equal rows; a small std in bf16 gives many ties
-// at the K-th key. FUSEBENCH_RADIX_PF=pct,at,kb (kernels with the v6 step 4 prefetch only) replaces
-// the launcher's prefetch: pct % of the resident clusters rows ahead (0: none), at 0 (after the
-// block's read) or 1 (at its start), at most kb KB of the chunk.
+// at the K-th key. FUSEBENCH_RADIX_PF=pct,at,kb, only in a probe built against the v6 step 4
+// experiment (-Idev/prefetch before -I.: its fused_radix.cu defines FUSEBENCH_RADIX_PREFETCH),
+// replaces that launcher's L2 prefetch of later rows: pct % of the resident clusters rows ahead (0:
+// none), at 0 (after the block's read) or 1 (at its start), at most kb KB of the chunk.
 #define FUSEBENCH_RADIX_TIMELINE 1
 #include "kernels/softmax_topk/fused_radix.cu"
 
@@ -231,7 +232,7 @@ int main(int argc, char** argv) {
     }
     std::printf("radix_timeline %s rows %lld V %lld K %lld std %.2f: C = %d, %zu blocks, %d SMs; event median %.1f us (min %.1f); stamped span %.1f us; blocks per slot %.2f\n",
                 dt.c_str(), static_cast<long long>(rows), static_cast<long long>(V), static_cast<long long>(K), sd, C, nb,
-                sms, sorted_ms[reps / 2] * 1e3, sorted_ms[0] * 1e3, (t1 - t0) * 1e-3, nb / (sms * 4.0));
+                sms, sorted_ms[reps / 2] * 1e3, sorted_ms[0] * 1e3, (t1 - t0) * 1e-3, nb / (sms * static_cast<double>(fk::radix_blocks_per_sm)));
 
     // Phase durations (us) per block: each phase from the previous stamp present.
     const char* names[] = {"start",   "stream+reduce", "cluster merge", "bound (step 2)", "L2 re-read", "count exch+ties",
@@ -280,11 +281,12 @@ int main(int argc, char** argv) {
         if (dur[p].empty()) continue;
         double mean = sum_phase[p] / dur[p].size();
         std::printf("%-18s %7zu %7.2f %7.2f %7.2f %7.2f %7.1f%% %8.1f\n", names[p], dur[p].size(), mean, pct(dur[p], 0.1),
-                    pct(dur[p], 0.5), pct(dur[p], 0.9), 100.0 * sum_phase[p] / total, sum_phase[p] / (sms * 4.0));
+                    pct(dur[p], 0.5), pct(dur[p], 0.9), 100.0 * sum_phase[p] / total, sum_phase[p] / (sms * static_cast<double>(fk::radix_blocks_per_sm)));
     }
     std::printf("after the stream, per block: rank 0 p50 %.2f us (p90 %.2f), other ranks p50 %.2f us (p90 %.2f)\n", pct(post0, 0.5),
                 pct(post0, 0.9), pct(post, 0.5), pct(post, 0.9));
-    std::printf("(slot-us: the phase's summed block time over %d SMs x 4 slots: the kernel time it takes if the slots are the bottleneck)\n", sms);
+    std::printf("(slot-us: the phase's summed block time over %d SMs x %d slots: the kernel time it takes if the slots are the bottleneck)\n", sms,
+                fk::radix_blocks_per_sm);
     std::printf("take modes (0 all, 1 above, 2 exact_ties, 3 digits):");
     for (auto& kv : modes) std::printf(" %d:%d", kv.first, kv.second);
     std::printf("; bound digit levels:");

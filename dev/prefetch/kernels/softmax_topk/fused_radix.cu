@@ -1,3 +1,11 @@
+// EXPERIMENT RECORD, not built by CMake (dev/ is not globbed): fused_radix as at 7e6ea99 plus the v6
+// step 4 L2 prefetch of later rows (kernels/softmax_topk/NOTES.md, "v6 step 4"). Measured on an H100
+// at b76d913: bit-identical outputs, but 0-21% slower in the suite, median 4% (DRAM bytes 1.36-2.0x
+// the model: the prefetched rows evict the in-flight rows from L2), so the library kernel stays as
+// it was.
+// The timeline probe builds against it for the FUSEBENCH_RADIX_PF sweeps:
+//   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -Idev/prefetch -I. \
+//        kernels/softmax_topk/probes/radix_timeline.cu -o radix_timeline_pf
 // Fused softmax + top-k, v6 `fused_radix`: a selection whose work barely depends on the order or
 // the distribution of the logits (the threshold designs v1-v5 let more candidates through when the
 // row rises along its index, and their compactions multiply with ties).
@@ -28,6 +36,12 @@
 // 5. block 0 gathers the cluster's candidates (at most 2048) through distributed shared memory
 //    (right after the count exchange's barrier when step 3 took them all or those above L),
 //    selects the exact top K of (value, ~index) composites and sorts them.
+// Hiding (v6 step 4): steps 2-5 are chains of barriers during which a block streams nothing, and the
+// blocks of an SM start together and stay in step. So when its read ends, each block asks L2 to
+// prefetch its chunk of the row as many rows ahead as clusters are resident (cp.async.bulk.prefetch:
+// no registers, no shared memory, no wait): about the row that will start on a slot when this row's
+// cluster ends. DRAM then fetches it while this block selects, and that row's step 1 reads from L2.
+// The prefetch changes no arithmetic: the results are bit-identical with or without it.
 // Random logits: one DRAM read, a few KB from L2. All-equal or few-distinct rows: the same plus one
 // L2 read of the chunk. Step 4 is for rows with more than 2048 elements above the bound (sorted rows
 // at K = 1024, say). The first version histogrammed every element in step 1: its shared atomics made
@@ -103,6 +117,7 @@ enum radix_tl_point : int {
     radix_tl_points = 16
 };
 #ifdef FUSEBENCH_RADIX_TIMELINE
+#define FUSEBENCH_RADIX_PREFETCH 1  // the probe may set the prefetch (launch_radix's `force`)
 __device__ unsigned long long* radix_timeline = nullptr;
 __device__ __forceinline__ void radix_stamp(int point) {
     if (threadIdx.x == 0 && radix_timeline != nullptr) {
@@ -124,6 +139,31 @@ __device__ __forceinline__ void radix_note(unsigned long long v) {
 #define RADIX_STAMP(point) ((void)0)
 #define RADIX_NOTE(value) ((void)0)
 #endif
+
+// Where and how much of a later row each block prefetches into L2 (v6 step 4).
+struct radix_prefetch {
+    int ahead = 0;      // rows ahead (0: none)
+    int at = 0;         // 0: when the block's read ends; 1: when the block starts
+    int max_bytes = 0;  // of the block's chunk of that row, from its start [bytes]
+};
+
+// Asks L2 to prefetch the bytes [x + lo, x + min(hi, lo + max_bytes)) (whole 16-byte units inside
+// it: the edges' lines come with their neighbours) in 4 KB pieces. One thread calls it (so the
+// loop's registers are only that thread's); it returns at once.
+template <class T>
+__device__ __forceinline__ void prefetch_chunk_l2(const T* x, int lo, int hi, int max_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr std::size_t piece = 4096;  // [bytes]
+    const std::size_t b0 = __cvta_generic_to_global(x + lo);
+    std::size_t b1 = __cvta_generic_to_global(x + hi);
+    if (b1 - b0 > static_cast<std::size_t>(max_bytes)) b1 = b0 + static_cast<std::size_t>(max_bytes);
+    const std::size_t s = (b0 + 15) & ~static_cast<std::size_t>(15), e = b1 & ~static_cast<std::size_t>(15);
+    for (std::size_t a = s; a < e; a += piece) {
+        const unsigned n = static_cast<unsigned>(min(piece, e - a));
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"(n));
+    }
+#endif
+}
 
 template <class T> struct alignas(16) vec16 {
     static constexpr int n = 16 / sizeof(T);
@@ -339,7 +379,8 @@ enum class take_mode : int {
 template <class T>
 __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     softmax_topk_radix_kernel(const T* __restrict__ logits, float* __restrict__ probs,
-                              std::int32_t* __restrict__ indices, int V, int K, int chunk, std::int64_t row0) {
+                              std::int32_t* __restrict__ indices, int V, int K, int chunk, std::int64_t row0,
+                              std::int64_t rows, radix_prefetch pf) {
     constexpr int W = vec16<T>::n;
     constexpr int U = radix_unroll<T>;
     constexpr int SH = W / 4;  // slots per batch position: a 16-bit vector's halves are two slots
@@ -361,6 +402,13 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     // block_two_bounds' histograms start clear (its scans clear what they read); the block
     // reductions' barriers order this before their first use.
     for (int b = tid; b < 2 * 256; b += block_threads) sm.local_hist[0][b] = 0;
+    // The chunk of the row pf.ahead rows on, into L2, from thread 0 (the branch is uniform over the
+    // grid but for the last rows). x, lo, hi and row are live anyway.
+    const auto prefetch_ahead = [&] {
+        if (tid == 0 && pf.ahead > 0 && row + pf.ahead < rows)
+            prefetch_chunk_l2(x + static_cast<std::int64_t>(pf.ahead) * V, lo, hi, pf.max_bytes);
+    };
+    if (pf.at == 1) prefetch_ahead();
 
     // 1. One read (DRAM): max / sum and each slot's maximum.
     float m = -INFINITY, s = 0.0f;
@@ -396,6 +444,10 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
         sm.m = mb;
         sm.s = sb;
     }
+    // After the block's reductions (at the read's end, inside the same code, ptxas spilled 40 bytes
+    // more in fp32; here the fp32 kernel spills 28 / 40 bytes (stores / loads) against 12 / 16
+    // without the prefetch).
+    if (pf.at == 0) prefetch_ahead();
     RADIX_STAMP(tl_streamed);
     // 2. The bound L, from one cluster exchange: each block's K-th and ceil(K / C)-th largest slot
     // maxima (block-local selects; K <= 1024 = the block's slots). K elements of block b are at or
@@ -689,7 +741,8 @@ __global__ void __launch_bounds__(block_threads, radix_blocks_per_sm)
     RADIX_STAMP(tl_written);
 }
 
-template <class T> void launch_radix(const softmax_topk_args& a, cudaStream_t stream) {
+// `force` (the timeline probe's sweeps) replaces the prefetch chosen here.
+template <class T> void launch_radix(const softmax_topk_args& a, cudaStream_t stream, const radix_prefetch* force = nullptr) {
     const std::int64_t row_bytes = a.V * static_cast<std::int64_t>(sizeof(T));
     // Enough blocks for the row's bytes, and for K: 4 K slot maxima (radix_slots_per_block a block)
     // keep the bound near the top quarter of the maxima, so about K (1 + 1/8) elements pass it.
@@ -703,22 +756,37 @@ template <class T> void launch_radix(const softmax_topk_args& a, cudaStream_t st
     check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                "softmax_topk_radix_kernel: cudaFuncSetAttribute");
     const std::int64_t max_rows = 0x7FFFFFFF / C;  // grid.x holds rows x C blocks
+    cudaLaunchConfig_t cfg{};
+    cfg.blockDim = dim3(block_threads);
+    cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
+    cfg.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(C);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    // Prefetch distance: the clusters resident at once (blocks start in index order, so the row that
+    // many rows on starts about when this one's cluster ends), the whole chunk.
+    radix_prefetch pf;
+    if (force != nullptr) {
+        pf = *force;
+    } else {
+        cfg.gridDim = dim3(static_cast<unsigned>(std::min(max_rows, a.rows) * C));
+        int resident = 0;
+        check_call(cudaOccupancyMaxActiveClusters(&resident, kern, &cfg),
+                   "softmax_topk_radix_kernel: cudaOccupancyMaxActiveClusters");
+        pf.ahead = resident;
+        pf.at = 0;
+        pf.max_bytes = radix_chunk_bytes;
+    }
     for (std::int64_t r0 = 0; r0 < a.rows; r0 += max_rows) {
         const std::int64_t nr = std::min(max_rows, a.rows - r0);
-        cudaLaunchConfig_t cfg{};
         cfg.gridDim = dim3(static_cast<unsigned>(nr * C));
-        cfg.blockDim = dim3(block_threads);
-        cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
-        cfg.stream = stream;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = static_cast<unsigned>(C);
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
         check_call(cudaLaunchKernelEx(&cfg, kern, static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
-                                      static_cast<int>(a.V), static_cast<int>(a.K), static_cast<int>(chunk), r0),
+                                      static_cast<int>(a.V), static_cast<int>(a.K), static_cast<int>(chunk), r0,
+                                      a.rows, pf),
                    "softmax_topk_radix_kernel: launch");
         check_launch("softmax_topk_radix_kernel");
     }
