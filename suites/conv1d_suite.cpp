@@ -739,7 +739,8 @@ void register_conv1d(registry& reg) {
              if (op_of(c) != op_dense) return std::string("dense convolution only (depthwise and decode have no GEMM)");
              return reason_or_none(k::conv1d_dense_implicit_gemm_unsupported(to_kernel_elem(c.type), dense_shape(c)));
          },
-         "dense cases in bf16 or fp16, any sizes (ragged tiles masked); fp32 stays on the direct kernel (no TF32)"},
+         "dense cases in bf16 or fp16, any sizes (ragged tiles masked); fp32: implicit_gemm_tf32 (TF32 operands) or the "
+         "direct kernel (fp32-exact)"},
         false, ""});
     s.variants.push_back(variant{
         "wgmma_tma", variant_role::fused,
