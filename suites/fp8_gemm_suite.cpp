@@ -492,6 +492,21 @@ const wgmma_block_config wgmma_block_configs[] = {
      "around, so the CTAs sharing a panel of A or B do not all request the same K block at once: measured 3-6% slower "
      "than c1_overlap at M = 4096 on an H100 (kernels/fp8/NOTES.md, run 4), kept to measure",
      {1, true, true, false, 8, false}},
+    {"c1_n192",
+     "128 x 192 tiles (two consumer warpgroups of m64n192, a 4-stage ring of 40 KiB stages, three TMA stores per "
+     "warpgroup): 17% fewer L2 -> shared-memory bytes per FLOP than 128 x 128; one 96-register block accumulator per "
+     "thread (block wgmma, wait, promotion in turn, as c1); a tile straddles two 128-column scale blocks of B "
+     "(kernels/fp8/NOTES.md, run 5)",
+     {1, true, false, false, 0, false, 192}},
+    {"c1_n192_overlap",
+     "c1_n192 with each K block's product taken in two halves of 96 columns (m64n96k32, two commit groups): each "
+     "block's half 0 is promoted while its half 1 is on the tensor cores, half 1 after a drain (half the promotion "
+     "overlapped); two whole 96-register block accumulators (c1_overlap's scheme) do not fit the registers at this "
+     "width (kernels/fp8/NOTES.md, run 5)",
+     {1, true, true, false, 0, false, 192},
+     true},
+    {"c1_n192_overlap_serp", "c1_n192_overlap with c1_overlap_serp's serpentine K order",
+     {1, true, true, false, 0, true, 192}},
 };
 
 const wgmma_block_config& wgmma_block_config_named(std::string_view name) {

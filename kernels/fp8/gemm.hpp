@@ -89,6 +89,13 @@ struct fp8_gemm_wgmma_options {
     // the order in which the block products are summed (fixed per tile: still deterministic).
     int k_stagger = 0;
     bool k_serpentine = false;
+    // Columns of a tile of D: 128, or 192 (cluster 1 only): two consumer warpgroups of m64n192,
+    // 17% fewer L2 -> shared-memory bytes per FLOP than 128 x 128, a 4-stage ring (40 KiB a stage).
+    // A 192-wide tile straddles two 128-column scale blocks of B (the kernel picks the block per
+    // 8-column group). With overlap, each K block's product is taken in two halves of 96 columns
+    // (one promoted while the other is on the tensor cores): two whole block accumulators do not
+    // fit the registers at this width. Measured in kernels/fp8/NOTES.md, run 5.
+    int tile_n = 128;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
