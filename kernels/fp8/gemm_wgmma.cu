@@ -272,13 +272,13 @@ __device__ __forceinline__ void promote_thirds(float (&acc)[96], const float (&b
 //
 // OVERLAP: two block accumulators of 96 registers (c1_overlap's scheme) plus acc would need 288
 // registers, over the 232 of setmaxnreg; instead each K block's product is taken in two halves of
-// 96 columns (m64n96k32, two commit groups, h0 and h1 of 48 registers): half 0 of block kb is
-// promoted while half 1 is on the tensor cores, half 1 while block kb + 1's half 0 is, so the
-// tensor cores always have a group of this warpgroup queued during a promotion (acc 96 + 48 + 48
-// = 192 registers). The same FMAs in the same order as OVERLAP false: bit-identical D. As in the
-// 128-wide kernel, no wgmma group is in flight across the tile loop's back edge (C7514) and the K
-// loop issues unconditionally (the last block is peeled); each tile's epilogue runs after the next
-// tile's first block is issued.
+// 96 columns (m64n96k32, two commit groups, h0 and h1 of 48 registers; acc 96 + 48 + 48 = 192):
+// half 0 of each block is promoted while its half 1 is on the tensor cores; half 1 after a drain,
+// with the next block's half 0 already issued (so half of the promotion runs under this
+// warpgroup's own wgmma; the other warpgroup's keep the tensor cores busy during the rest). The
+// same FMAs in the same order as OVERLAP false: bit-identical D. As in the 128-wide kernel, no
+// wgmma group is in flight across the tile loop's back edge (C7514) and the K loop issues
+// unconditionally; each tile's epilogue runs after the next tile's first block is issued.
 template <int STAGES, bool OVERLAP>
 __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
                                              int tile_step) {
