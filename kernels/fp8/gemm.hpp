@@ -100,5 +100,18 @@ struct fp8_gemm_wgmma_options {
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
                            const fp8_gemm_wgmma_options& opt = {});
+// Wave efficiency of the persistent grid on `sms` SMs with tiles of 128 x tile_n: M N over
+// (waves x sms x 128 x tile_n), waves = ceil(tiles / sms): the share of the grid's tile slots that
+// does useful work (partial edge tiles and a partly empty last wave are the waste).
+double fp8_gemm_wgmma_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int sms);
+// The tile width of the suite's default configuration for a shape on `sms` SMs (kernels/fp8/NOTES.md,
+// run 5): 192 where M >= 4096 and the 128 x 192 tile's wave efficiency is at least 0.91 of the
+// 128 x 128 tile's, else 128. On an H100 (132 SMs) at M = 4096, 128 x 192 with the half-split
+// overlap was 2-41% faster than 128 x 128 (c1_overlap) on the nine projections this picks (ratio
+// 0.93-1.33) and 2-4% slower on the three it does not (N = 2048 and 4096: ratio 0.89); below
+// M = 4096 it is measured only at M = 1 and 128 (20% slower), so 128 stays there.
+int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms);
+// SMs of the current CUDA device (0 without one).
+int fp8_gemm_wgmma_device_sms();
 
 }  // namespace fusebench::kernels

@@ -733,6 +733,34 @@ const char* fp8_gemm_wgmma_shape_unsupported(const fp8_gemm_shape& s) {
     return nullptr;
 }
 
+double fp8_gemm_wgmma_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int sms) {
+    if (tile_n <= 0 || sms <= 0 || s.m == 0 || s.n == 0) return 0.0;
+    const std::size_t tn = static_cast<std::size_t>(tile_n), slots = static_cast<std::size_t>(sms);
+    const std::size_t tiles = fp8_wgmma::blocks_of(s.m) * ((s.n + tn - 1) / tn);
+    const std::size_t waves = (tiles + slots - 1) / slots;
+    return static_cast<double>(s.m) * static_cast<double>(s.n) /
+           (static_cast<double>(waves) * static_cast<double>(slots) * static_cast<double>(fp8_gemm_block) * static_cast<double>(tn));
+}
+
+int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
+    if (s.m < 4096) return 128;
+    const double e128 = fp8_gemm_wgmma_wave_efficiency(s, 128, sms), e192 = fp8_gemm_wgmma_wave_efficiency(s, 192, sms);
+    return e128 > 0 && e192 >= 0.91 * e128 ? 192 : 128;
+}
+
+int fp8_gemm_wgmma_device_sms() {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    try {
+        return cached_sm_count(dev);
+    } catch (const std::runtime_error&) {
+        return 0;
+    }
+}
+
 const char* fp8_gemm_wgmma_unsupported(const fp8_gemm_shape& s) {
     if (const char* why = fp8_gemm_wgmma_shape_unsupported(s)) return why;
     return fp8_wgmma::sm90a_code.current_device_unsupported();

@@ -13,6 +13,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_floating_point.hpp>
 
 #include <algorithm>
 
@@ -53,6 +54,29 @@ TEST_CASE("fp8_gemm wgmma: every shape is in the domain; only K off the 16-byte 
     // K = 300: pitch 304; A 17 x 304 and B 130 x 304, each region rounded up to 256 bytes.
     CHECK(k::fp8_gemm_wgmma_workspace_bytes({17, 130, 300}) == 5376 + 39680);
     CHECK(k::fp8_gemm_wgmma_workspace_bytes({3, 5, 7}) == 256 + 256);
+}
+
+TEST_CASE("fp8_gemm wgmma: wave efficiency, and the tile width of the default configuration", "[fp8]") {
+    // 4096 x 4096 on 132 SMs: 1024 tiles of 128 x 128 in 8 waves; 22 x 32 = 704 of 128 x 192 in 6,
+    // the last column block a third full.
+    CHECK_THAT(k::fp8_gemm_wgmma_wave_efficiency({4096, 4096, 4096}, 128, 132),
+               Catch::Matchers::WithinRel(4096.0 * 4096 / (8.0 * 132 * 128 * 128), 1e-12));
+    CHECK_THAT(k::fp8_gemm_wgmma_wave_efficiency({4096, 4096, 4096}, 192, 132),
+               Catch::Matchers::WithinRel(4096.0 * 4096 / (6.0 * 132 * 128 * 192), 1e-12));
+    CHECK(k::fp8_gemm_wgmma_wave_efficiency({4096, 4096, 4096}, 128, 0) == 0.0);
+    // The M = 4096 projections of the suite: 192 on the nine measured faster with it (NOTES.md run 5).
+    for (const std::size_t n : {14336, 8192, 28672, 7168, 24576, 576}) {
+        CAPTURE(n);
+        CHECK(k::fp8_gemm_wgmma_default_tile_n({4096, n, 4096}, 132) == 192);
+    }
+    for (const std::size_t n : {4096, 2048}) {
+        CAPTURE(n);
+        CHECK(k::fp8_gemm_wgmma_default_tile_n({4096, n, 4096}, 132) == 128);
+    }
+    // Below M = 4096 (unmeasured there but for M = 1 and 128, where 192 was slower): 128.
+    CHECK(k::fp8_gemm_wgmma_default_tile_n({128, 24576, 1536}, 132) == 128);
+    CHECK(k::fp8_gemm_wgmma_default_tile_n({1000, 576, 7168}, 132) == 128);
+    CHECK(k::fp8_gemm_wgmma_default_tile_n({4096, 7168, 2048}, 0) == 128);
 }
 
 TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element written, none past D, deterministic, "
