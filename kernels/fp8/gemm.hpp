@@ -73,7 +73,9 @@ struct fp8_gemm_wgmma_options {
     // into the fp32 accumulator, and each tile's epilogue runs while the next tile's first block
     // is on the tensor cores. The same arithmetic in the same order: bit-identical D. 5-10% faster
     // than without on every timed fp8_gemm case measured on an H100, M = 1 and 128 included
-    // (kernels/fp8/NOTES.md, run 4): the suite's default configuration, c1_overlap.
+    // (kernels/fp8/NOTES.md, run 4): the suite's default configuration c1_overlap (with tile_n 192,
+    // c1_n192_overlap, where the wave-efficiency rule below picks it). With tile_n 192 this is the
+    // half-split form described at tile_n.
     bool overlap = false;
     // cluster 2: a persistent grid of SMs / 2 clusters instead of the count that
     // cudaOccupancyMaxActiveClusters reports. Measured the same as without (H100): that count is

@@ -27,6 +27,12 @@
 // - optional K orders (options.k_stagger, options.k_serpentine): a per-tile rotated start, and
 //   every second tile of a CTA backwards (NOTES.md run 4: the stagger is slower, the serpentine
 //   saves DRAM bytes).
+// - optional 128 x 192 tiles (options.tile_n = 192): two consumer warpgroups of m64n192, a 4-stage
+//   ring of 40 KiB, each tile straddling two 128-column scale blocks of B; with the overlap, each
+//   K block's product in two m64n96 halves (half 0 promoted under half 1). 2-41% faster than the
+//   128 x 128 overlap on the nine M = 4096 projections whose waves it fills, 2-4% slower on
+//   N = 2048 / 4096 (NOTES.md run 5): the suite's default where fp8_gemm_wgmma_default_tile_n
+//   picks it.
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
