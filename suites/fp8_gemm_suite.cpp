@@ -32,6 +32,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fusebench {
@@ -450,8 +451,10 @@ std::optional<std::string> unsupported(const char* why) {
     return std::nullopt;
 }
 
-// Tuning configurations of wgmma_block, each verified and timed as its own result; the first is
-// the default. Names are report keys: never rename, retire and add.
+// Tuning configurations of wgmma_block, each verified and timed as its own result. The default
+// for a case is wgmma_block_lead_config's: c1_n192_overlap where its rule picks the 128 x 192 tile,
+// else the first (c1_overlap), which stays timed on every timed case. Names are report keys: never
+// rename, retire and add.
 struct wgmma_block_config {
     const char* name;
     const char* description;
@@ -462,7 +465,8 @@ struct wgmma_block_config {
 };
 const wgmma_block_config wgmma_block_configs[] = {
     {"c1_overlap",
-     "default: one CTA per 128 x 128 tile (no cluster), D through shared memory and TMA stores where N % 8 == 0, two "
+     "default where c1_n192_overlap is not (M < 4096, or a 128 x 192 tile's wave efficiency below 0.91 of this tile's: "
+     "N = 2048 and 4096 at M = 4096 on 132 SMs), timed on every timed case: one CTA per 128 x 128 tile (no cluster), D through shared memory and TMA stores where N % 8 == 0, two "
      "block accumulators: K block kb + 1's wgmma run while block kb is promoted (wait_group 1), and each tile's epilogue "
      "runs while the next tile's first block is on the tensor cores. 5-10% faster than c1 on every timed case measured "
      "on an H100, M = 1 and 128 included (kernels/fp8/NOTES.md, run 4)",
@@ -492,6 +496,22 @@ const wgmma_block_config wgmma_block_configs[] = {
      "around, so the CTAs sharing a panel of A or B do not all request the same K block at once: measured 3-6% slower "
      "than c1_overlap at M = 4096 on an H100 (kernels/fp8/NOTES.md, run 4), kept to measure",
      {1, true, true, false, 8, false}},
+    {"c1_n192",
+     "128 x 192 tiles (two consumer warpgroups of m64n192, a 4-stage ring of 40 KiB stages, three TMA stores per "
+     "warpgroup): 17% fewer L2 -> shared-memory bytes per FLOP than 128 x 128; one 96-register block accumulator per "
+     "thread (block wgmma, wait, promotion in turn, as c1); a tile straddles two 128-column scale blocks of B "
+     "(kernels/fp8/NOTES.md, run 5)",
+     {1, true, false, false, 0, false, 192}},
+    {"c1_n192_overlap",
+     "default where M >= 4096 and its wave efficiency on the device's SMs is at least 0.91 of 128 x 128's "
+     "(k::fp8_gemm_wgmma_default_tile_n; 2-41% faster than c1_overlap on the nine such M = 4096 projections on an H100, "
+     "kernels/fp8/NOTES.md run 5): c1_n192 with each K block's product taken in two halves of 96 columns (m64n96k32, two commit groups): each "
+     "block's half 0 is promoted while its half 1 is on the tensor cores, half 1 after a drain (half the promotion "
+     "overlapped); two whole 96-register block accumulators (c1_overlap's scheme) do not fit the registers at this "
+     "width (kernels/fp8/NOTES.md, run 5)",
+     {1, true, true, false, 0, false, 192}},
+    {"c1_n192_overlap_serp", "c1_n192_overlap with c1_overlap_serp's serpentine K order",
+     {1, true, true, false, 0, true, 192}},
 };
 
 const wgmma_block_config& wgmma_block_config_named(std::string_view name) {
@@ -501,12 +521,24 @@ const wgmma_block_config& wgmma_block_config_named(std::string_view name) {
     throw std::invalid_argument("wgmma_block: no configuration named '" + std::string(name) + "'");
 }
 
-// Every configuration verifies every untimed case; the default and the candidates for it
-// (timed_everywhere) are timed on every timed case, the others only at M >= 4096 (where the
-// cluster and the epilogue matter), which keeps their cost in the default run small.
+// The configuration that is the default for a case (as the attention suite's lead configuration
+// per head_dim): c1_n192_overlap where k::fp8_gemm_wgmma_default_tile_n picks 192 tiles on the
+// current device (M >= 4096 and a 128 x 192 wave efficiency at least 0.91 of 128 x 128's), else
+// c1_overlap. Only asked for cases the kernel runs (a device is there).
+const wgmma_block_config& wgmma_block_lead_config(const case_desc& c) {
+    const int sms = k::fp8_gemm_wgmma_device_sms();
+    if (sms > 0 && k::fp8_gemm_wgmma_default_tile_n(kernel_shape(c), sms) == 192) return wgmma_block_config_named("c1_n192_overlap");
+    return wgmma_block_configs[0];
+}
+
+// Every configuration verifies every untimed case; the case's default (lead), c1_overlap and the
+// candidates (timed_everywhere) are timed on every timed case they cover, the others only at
+// M >= 4096 (where the cluster, the epilogue and the tile width matter), which keeps their cost in
+// the default run small.
 std::optional<std::string> wgmma_block_domain(const case_desc& c, const wgmma_block_config& cfg) {
     if (auto why = unsupported(k::fp8_gemm_wgmma_unsupported(kernel_shape(c)))) return why;
     if (&cfg == &wgmma_block_configs[0] || cfg.timed_everywhere || !c.timed || c.dim("M") >= 4096) return std::nullopt;
+    if (&cfg == &wgmma_block_lead_config(c)) return std::nullopt;
     return std::string("configuration ") + cfg.name +
            " is timed at M >= 4096 only (the default configuration covers this case; every configuration verifies every "
            "untimed case)";
@@ -517,7 +549,10 @@ std::optional<std::string> wgmma_block_domain(const case_desc& c, const wgmma_bl
 variant_config wgmma_block_variant_config(const wgmma_block_config& cfg) {
     variant_config v{cfg.name, cfg.description};
     v.supports = [&cfg](const case_desc& c) { return wgmma_block_domain(c, cfg); };
-    if (&cfg != &wgmma_block_configs[0] && !cfg.timed_everywhere) {
+    if (std::string_view(cfg.name) == "c1_n192_overlap") {
+        v.domain = "every untimed case of the kernel's domain; timed at M >= 4096 (there the default where its 128 x 192 "
+                   "tile's wave efficiency on the device is at least 0.91 of 128 x 128's) and wherever it is the default";
+    } else if (&cfg != &wgmma_block_configs[0] && !cfg.timed_everywhere) {
         v.domain = "every untimed case of the default's domain; timed at M >= 4096";
     }
     return v;
@@ -614,7 +649,8 @@ void register_fp8_gemm(registry& reg) {
         "e4m3 x e4m3 -> fp32 per 128-wide K block, each block's product promoted into the fp32 accumulator times "
         "a_scale * b_scale (DeepGEMM's scheme), bf16 out through TMA stores; 128 x 128 tiles, two consumer warpgroups and a "
         "producer, persistent grid; the default configuration (c1_overlap) promotes each block while the next block's wgmma "
-        "run. Versus naive: no bf16 copies of A and B, and FP8 tensor cores (twice the bf16 rate)";
+        "run; where the 128 x 192 tile's waves fill the SMs (M >= 4096, wave-efficiency rule) the default is "
+        "c1_n192_overlap (128 x 192 tiles, m64n192 / m64n96 wgmma). Versus naive: no bf16 copies of A and B, and FP8 tensor cores (twice the bf16 rate)";
     wg.launch = [](const launch_args& a) {
         k::launch_fp8_gemm_wgmma(kernel_shape(a.c), static_cast<const std::uint8_t*>(a.in[in_a]), static_cast<const float*>(a.in[in_a_scale]),
                                  static_cast<const std::uint8_t*>(a.in[in_b]), static_cast<const float*>(a.in[in_b_scale]), a.out[0],

@@ -73,7 +73,9 @@ struct fp8_gemm_wgmma_options {
     // into the fp32 accumulator, and each tile's epilogue runs while the next tile's first block
     // is on the tensor cores. The same arithmetic in the same order: bit-identical D. 5-10% faster
     // than without on every timed fp8_gemm case measured on an H100, M = 1 and 128 included
-    // (kernels/fp8/NOTES.md, run 4): the suite's default configuration, c1_overlap.
+    // (kernels/fp8/NOTES.md, run 4): the suite's default configuration c1_overlap (with tile_n 192,
+    // c1_n192_overlap, where the wave-efficiency rule below picks it). With tile_n 192 this is the
+    // half-split form described at tile_n.
     bool overlap = false;
     // cluster 2: a persistent grid of SMs / 2 clusters instead of the count that
     // cudaOccupancyMaxActiveClusters reports. Measured the same as without (H100): that count is
@@ -89,9 +91,29 @@ struct fp8_gemm_wgmma_options {
     // the order in which the block products are summed (fixed per tile: still deterministic).
     int k_stagger = 0;
     bool k_serpentine = false;
+    // Columns of a tile of D: 128, or 192 (cluster 1 only): two consumer warpgroups of m64n192,
+    // 17% fewer L2 -> shared-memory bytes per FLOP than 128 x 128, a 4-stage ring (40 KiB a stage).
+    // A 192-wide tile straddles two 128-column scale blocks of B (the kernel picks the block per
+    // 8-column group). With overlap, each K block's product is taken in two halves of 96 columns
+    // (one promoted while the other is on the tensor cores): two whole block accumulators do not
+    // fit the registers at this width. Measured in kernels/fp8/NOTES.md, run 5.
+    int tile_n = 128;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
                            const fp8_gemm_wgmma_options& opt = {});
+// Wave efficiency of the persistent grid on `sms` SMs with tiles of 128 x tile_n: M N over
+// (waves x sms x 128 x tile_n), waves = ceil(tiles / sms): the share of the grid's tile slots that
+// does useful work (partial edge tiles and a partly empty last wave are the waste).
+double fp8_gemm_wgmma_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int sms);
+// The tile width of the suite's default configuration for a shape on `sms` SMs (kernels/fp8/NOTES.md,
+// run 5): 192 where M >= 4096 and the 128 x 192 tile's wave efficiency is at least 0.91 of the
+// 128 x 128 tile's, else 128. On an H100 (132 SMs) at M = 4096, 128 x 192 with the half-split
+// overlap was 2-41% faster than 128 x 128 (c1_overlap) on the nine projections this picks (ratio
+// 0.93-1.33) and 2-4% slower on the three it does not (N = 2048 and 4096: ratio 0.89); below
+// M = 4096 it is measured only at M = 1 and 128 (20% slower), so 128 stays there.
+int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms);
+// SMs of the current CUDA device (0 without one).
+int fp8_gemm_wgmma_device_sms();
 
 }  // namespace fusebench::kernels

@@ -27,6 +27,12 @@
 // - optional K orders (options.k_stagger, options.k_serpentine): a per-tile rotated start, and
 //   every second tile of a CTA backwards (NOTES.md run 4: the stagger is slower, the serpentine
 //   saves DRAM bytes).
+// - optional 128 x 192 tiles (options.tile_n = 192): two consumer warpgroups of m64n192, a 4-stage
+//   ring of 40 KiB, each tile straddling two 128-column scale blocks of B; with the overlap, each
+//   K block's product in two m64n96 halves (half 0 promoted under half 1). 2-41% faster than the
+//   128 x 128 overlap on the nine M = 4096 projections whose waves it fills, 2-4% slower on
+//   N = 2048 / 4096 (NOTES.md run 5): the suite's default where fp8_gemm_wgmma_default_tile_n
+//   picks it.
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
@@ -59,16 +65,18 @@ namespace fusebench::kernels {
 namespace fp8_wgmma {
 namespace {
 
-constexpr int bm = 128, bn = 128, bk = 128;  // tile of D [rows x cols]; K block [bytes = elements]
+constexpr int bm = 128, bk = 128;  // rows of a tile of D; K block [bytes = elements]
+// Columns of a tile of D (BN, a template parameter): 128, or 192 (options.tile_n; two consumer
+// warpgroups of m64n192: 17% fewer L2 -> shared bytes per FLOP, NOTES.md run 5).
 [[maybe_unused]] constexpr int group_m = 8;                   // row blocks per raster group
 constexpr int threads = 384;                 // warpgroups 0, 1: consumers; 2: producer
 
-template <int STAGES>
+template <int BN, int STAGES>
 struct config {
-    static constexpr int a_bytes = bm * bk, b_bytes = bn * bk;  // one stage's tiles [bytes]
+    static constexpr int a_bytes = bm * bk, b_bytes = BN * bk;  // one stage's tiles [bytes]
     static constexpr int stage_bytes = a_bytes + b_bytes;
     static constexpr int c_offset = STAGES * stage_bytes;     // bf16 staging of D for the TMA store
-    static constexpr int c_bytes = bm * bn * 2;               // per warpgroup: two [64 rows][128 B] halves
+    static constexpr int c_bytes = bm * BN * 2;               // per warpgroup: BN / 64 [64 rows][128 B] pieces
     static constexpr int bar_offset = c_offset + c_bytes;
     static constexpr int smem_bytes = bar_offset + 16 * STAGES + 1024;  // + full/empty barriers + alignment slack
     static_assert(smem_bytes <= 232448, "more than the 227 KB of shared memory a block may have");
@@ -79,7 +87,8 @@ struct params {
     const float* a_scale;  // [m][k_blocks]
     const float* b_scale;  // [n_blocks][k_blocks]
     __nv_bfloat16* d;      // [m][n]
-    int m, n, k_blocks, m_blocks, n_blocks;
+    int m, n, k_blocks, m_blocks, n_blocks;  // n_blocks: column blocks of BN (tiles), not of 128
+    int n_scale_blocks;                       // ceil(n / 128): rows of b_scale
     // The scheduler's units: a cluster of CLUSTER CTAs takes CLUSTER vertically adjacent tiles
     // (the same column block of B) at a time; sched_m_blocks = ceil(m_blocks / CLUSTER).
     int sched_m_blocks, sched_tiles;
@@ -169,13 +178,14 @@ __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, std::uint
         : "memory");
 }
 
-// The consumers' D block of 64 x 128 (one warpgroup's half of the tile) to global memory: through
+// The consumers' D block of 64 x BN (one warpgroup's half of the tile) to global memory: through
 // shared memory and TMA stores (p.tma_store), else bf16 stores straight from the registers.
-__device__ __forceinline__ void store_block(const float (&acc)[64], const params& p, const CUtensorMap* tm_d, std::uint32_t stage_c,
+template <int BN>
+__device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const params& p, const CUtensorMap* tm_d, std::uint32_t stage_c,
                                             int tid, int wg, int row_in_wg, int col_q, int m_blk, int n_blk, int r0, int r1) {
     if (p.tma_store) {
-        // Epilogue through shared memory: the warpgroup's 64 x 128 bf16 block as two
-        // [64 rows][128 B] halves in the 128-byte swizzle (16-byte chunk c of row r at
+        // Epilogue through shared memory: the warpgroup's 64 x BN bf16 block as BN / 64
+        // [64 rows][128 B] pieces in the 128-byte swizzle (16-byte chunk c of row r at
         // c ^ (r % 8): a warp's 8 rows of one chunk hit 8 different bank groups), then one
         // thread's TMA stores, which clip rows >= m and columns >= n. The staging is reused
         // once the previous tile's stores have read it.
@@ -185,7 +195,7 @@ __device__ __forceinline__ void store_block(const float (&acc)[64], const params
         for (int h = 0; h < 2; ++h) {
             const int row = row_in_wg + 8 * h;
 #pragma unroll
-            for (int nb = 0; nb < bn / 8; ++nb) {
+            for (int nb = 0; nb < BN / 8; ++nb) {
                 __nv_bfloat162 v = __floats2bfloat162_rn(acc[nb * 4 + 2 * h], acc[nb * 4 + 2 * h + 1]);
                 const std::uint32_t addr =
                     stage_c + static_cast<std::uint32_t>((nb >> 3) * (64 * 128) + row * 128 + (((nb & 7) ^ (row & 7)) << 4) + col_q * 2);
@@ -195,14 +205,16 @@ __device__ __forceinline__ void store_block(const float (&acc)[64], const params
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the writes, visible to the TMA engine
         named_barrier_sync(1 + wg, 128);
         if ((tid & 127) == 0) {
-            tma_store_2d(tm_d, stage_c, n_blk * bn, m_blk * bm + wg * 64);
-            tma_store_2d(tm_d, stage_c + 64 * 128, n_blk * bn + 64, m_blk * bm + wg * 64);
+#pragma unroll
+            for (int piece = 0; piece < BN / 64; ++piece) {
+                tma_store_2d(tm_d, stage_c + piece * (64 * 128), n_blk * BN + piece * 64, m_blk * bm + wg * 64);
+            }
             asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
         }
     } else {
         // Epilogue straight from the registers (rows < m, columns < n; pairs as one 4-byte
         // store where n is even, so the pair is aligned).
-        const int c_base = n_blk * bn + col_q;
+        const int c_base = n_blk * BN + col_q;
         const bool pairs = (p.n & 1) == 0;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
@@ -210,7 +222,7 @@ __device__ __forceinline__ void store_block(const float (&acc)[64], const params
             if (row >= p.m) continue;
             __nv_bfloat16* drow = p.d + static_cast<std::size_t>(row) * p.n;
 #pragma unroll
-            for (int nb = 0; nb < bn / 8; ++nb) {
+            for (int nb = 0; nb < BN / 8; ++nb) {
                 const int col = c_base + nb * 8;
                 const float v0 = acc[nb * 4 + 2 * h], v1 = acc[nb * 4 + 2 * h + 1];
                 if (pairs && col + 1 < p.n) {
@@ -228,11 +240,213 @@ __device__ __forceinline__ void store_block(const float (&acc)[64], const params
 // every group of 4 on row r0, elements 2, 3 on r1).
 __device__ __forceinline__ void promote(float (&acc)[64], const float (&blk)[64], float f0, float f1) {
 #pragma unroll
-    for (int nb = 0; nb < bn / 8; ++nb) {
+    for (int nb = 0; nb < 128 / 8; ++nb) {
         acc[nb * 4 + 0] = fmaf(f0, blk[nb * 4 + 0], acc[nb * 4 + 0]);
         acc[nb * 4 + 1] = fmaf(f0, blk[nb * 4 + 1], acc[nb * 4 + 1]);
         acc[nb * 4 + 2] = fmaf(f1, blk[nb * 4 + 2], acc[nb * 4 + 2]);
         acc[nb * 4 + 3] = fmaf(f1, blk[nb * 4 + 3], acc[nb * 4 + 3]);
+    }
+}
+
+// acc += blk on the 8-column groups NB0 .. NB0 + NBS - 1 of a 64 x 192 fragment (blk holds those
+// groups only, from group 0), group g scaled by the factors of its 64-column third g / 8: f0 on
+// row r0 (elements 0, 1 of the group's 4), f1 on row r1 (elements 2, 3).
+template <int NB0, int NBS, int BLK>
+__device__ __forceinline__ void promote_thirds(float (&acc)[96], const float (&blk)[BLK], const float (&f0)[3], const float (&f1)[3]) {
+    static_assert(NB0 >= 0 && NB0 + NBS <= 24 && NBS * 4 <= BLK, "groups of the 64 x 192 fragment");
+#pragma unroll
+    for (int i = 0; i < NBS; ++i) {
+        const int nb = NB0 + i, third = nb / 8;
+        acc[nb * 4 + 0] = fmaf(f0[third], blk[i * 4 + 0], acc[nb * 4 + 0]);
+        acc[nb * 4 + 1] = fmaf(f0[third], blk[i * 4 + 1], acc[nb * 4 + 1]);
+        acc[nb * 4 + 2] = fmaf(f1[third], blk[i * 4 + 2], acc[nb * 4 + 2]);
+        acc[nb * 4 + 3] = fmaf(f1[third], blk[i * 4 + 3], acc[nb * 4 + 3]);
+    }
+}
+
+// The consumer warpgroups of the 128 x 192 tile (options.tile_n = 192; no cluster). Each warpgroup
+// owns 64 rows x 192 columns: 96 fp32 accumulators per thread, and per K block the product of
+// four m64n192k32 wgmma (OVERLAP false: one 96-register block accumulator; 192 registers with acc)
+// or of two halves of 96 columns (OVERLAP true, below).
+//
+// B's scales: a 192-wide column block n_blk starts at column 192 n_blk = 128 (3 n_blk / 2) +
+// 64 (n_blk % 2), so it straddles exactly two 128-column scale blocks: its 8-column groups 0-7
+// (columns 0-63) lie in block lo = 3 n_blk / 2, groups 16-23 (columns 128-191) in lo + 1, and
+// groups 8-15 in lo where n_blk is even, in lo + 1 where it is odd. Past the last scale block
+// (the tile's right part beyond n) lo's scale is used: B's rows there arrive as zeros and those
+// columns are never stored, and b_scale is not read out of bounds.
+//
+// OVERLAP: two block accumulators of 96 registers (c1_overlap's scheme) plus acc would need 288
+// registers, over the 232 of setmaxnreg; instead each K block's product is taken in two halves of
+// 96 columns (m64n96k32, two commit groups, h0 and h1 of 48 registers; acc 96 + 48 + 48 = 192):
+// half 0 of each block is promoted while its half 1 is on the tensor cores; half 1 after a drain,
+// with the next block's half 0 already issued (so half of the promotion runs under this
+// warpgroup's own wgmma; the other warpgroup's keep the tensor cores busy during the rest). The
+// same FMAs in the same order as OVERLAP false: bit-identical D. As in the 128-wide kernel, no
+// wgmma group is in flight across the tile loop's back edge (C7514) and the K loop issues
+// unconditionally; each tile's epilogue runs after the next tile's first block is issued.
+template <int STAGES, bool OVERLAP>
+__device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
+                                             int tile_step) {
+    constexpr int BN = 192;
+    using cfg = config<BN, STAGES>;
+    const std::uint32_t bar = base + cfg::bar_offset;
+    auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes); };
+    auto stage_b = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes + cfg::a_bytes); };
+    auto full = [&](int s) { return bar + 8u * static_cast<std::uint32_t>(s); };
+    auto empty = [&](int s) { return bar + 8u * static_cast<std::uint32_t>(STAGES + s); };
+    const int lane = tid & 31, warp = (tid >> 5) & 3;
+    const int row_in_wg = warp * 16 + (lane >> 2);  // and + 8
+    const int col_q = (lane & 3) * 2;
+    const std::uint32_t stage_c = base + cfg::c_offset + static_cast<std::uint32_t>(wg * (64 * BN * 2));
+    struct tile_info {
+        int m_blk, n_blk, r0, r1;
+        const float *as0, *as1, *bs_lo, *bs_hi;
+        bool odd;  // n_blk odd: groups 8-15 take bs_hi's scale
+        k_order ko;
+    };
+    auto tile_at = [&](int t, int local) {
+        tile_info ti;
+        tile_coords(p, t, ti.m_blk, ti.n_blk);
+        ti.ko = k_order_of(p, ti.m_blk, ti.n_blk, local);
+        ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
+        ti.r1 = ti.r0 + 8;
+        ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
+        ti.as1 = ti.r1 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r1) * p.k_blocks : nullptr;
+        const int lo = (3 * ti.n_blk) / 2, hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
+        ti.bs_lo = p.b_scale + static_cast<std::size_t>(lo) * p.k_blocks;
+        ti.bs_hi = p.b_scale + static_cast<std::size_t>(hi) * p.k_blocks;
+        ti.odd = (ti.n_blk & 1) != 0;
+        return ti;
+    };
+    // The scales of the K block at position j of the tile's K order (loads only; the products are
+    // taken where they are used, so the loads stay in flight under the barrier wait and the wgmma).
+    struct scales {
+        float sa0, sa1, lo, hi;
+    };
+    auto block_scales = [&](const tile_info& ti, int j) {
+        const int kb = k_block_at(p, ti.ko, j);
+        scales sc;
+        sc.lo = __ldg(ti.bs_lo + kb);
+        sc.hi = __ldg(ti.bs_hi + kb);
+        sc.sa0 = ti.as0 ? __ldg(ti.as0 + kb) : 0.f;
+        sc.sa1 = ti.as1 ? __ldg(ti.as1 + kb) : 0.f;
+        return sc;
+    };
+    // a_scale * b_scale per 64-column third, rows r0 (f0) and r1 (f1).
+    struct factors {
+        float f0[3], f1[3];
+    };
+    auto factors_of = [](const scales& sc, bool odd) {
+        factors f;
+        const float mid = odd ? sc.hi : sc.lo;
+        f.f0[0] = sc.sa0 * sc.lo;
+        f.f1[0] = sc.sa1 * sc.lo;
+        f.f0[1] = sc.sa0 * mid;
+        f.f1[1] = sc.sa1 * mid;
+        f.f0[2] = sc.sa0 * sc.hi;
+        f.f1[2] = sc.sa1 * sc.hi;
+        return f;
+    };
+    auto release = [&](int fill) {
+        if (lane == 0) mbar_arrive(empty(fill % STAGES));
+    };
+    int it = 0;  // K blocks consumed by this CTA, over all its tiles
+    if constexpr (!OVERLAP) {
+        for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
+            const tile_info ti = tile_at(t, local);
+            float acc[96];
+#pragma unroll
+            for (int i = 0; i < 96; ++i) acc[i] = 0.f;
+            for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
+                const scales sc = block_scales(ti, kb);
+                float blk[96];
+                const int s = it % STAGES;
+                mbar_wait(full(s), (it / STAGES) & 1);
+                wgmma_fence();
+#pragma unroll
+                for (int ks = 0; ks < bk / 32; ++ks) {
+                    const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
+                    const std::uint64_t db = make_desc(stage_b(s) + ks * 32);
+                    sm90::wgmma_fp8_op<192>::ss(blk, da, db, ks > 0 ? 1 : 0);
+                }
+                wgmma_commit();
+                wgmma_wait<0>();
+                reg_fence(blk);
+                release(it);
+                const factors f = factors_of(sc, ti.odd);
+                promote_thirds<0, 24>(acc, blk, f.f0, f.f1);
+            }
+            store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, ti.m_blk, ti.n_blk, ti.r0, ti.r1);
+        }
+    } else {
+        // Half h (0: columns 0-95, 1: 96-191) of fill `fill`'s product into hh (one commit group);
+        // half 0 first waits for the fill to arrive.
+        auto issue_h0 = [&](float (&hh)[48], int fill) {
+            const int s = fill % STAGES;
+            mbar_wait(full(s), (fill / STAGES) & 1);
+            wgmma_fence();
+#pragma unroll
+            for (int ks = 0; ks < bk / 32; ++ks) {
+                const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
+                const std::uint64_t db = make_desc(stage_b(s) + ks * 32);
+                sm90::wgmma_fp8_op<96>::ss(hh, da, db, ks > 0 ? 1 : 0);
+            }
+            wgmma_commit();
+        };
+        auto issue_h1 = [&](float (&hh)[48], int fill) {
+            const int s = fill % STAGES;
+            wgmma_fence();
+#pragma unroll
+            for (int ks = 0; ks < bk / 32; ++ks) {
+                const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
+                const std::uint64_t db = make_desc(stage_b(s) + 96 * bk + ks * 32);  // B's rows 96-191 (1024-byte aligned)
+                sm90::wgmma_fp8_op<96>::ss(hh, da, db, ks > 0 ? 1 : 0);
+            }
+            wgmma_commit();
+        };
+        float h0[48], h1[48], acc[96];
+        tile_info prev{};
+        for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
+            const tile_info ti = tile_at(t, local);
+            scales sc = block_scales(ti, 0);
+            issue_h0(h0, it);
+            issue_h1(h1, it);
+            if (t != first_tile) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+#pragma unroll
+            for (int i = 0; i < 96; ++i) acc[i] = 0.f;
+            // Half 0 of block 0 is retired under its half 1; then, with half 1 of block j in flight
+            // at the loop's head: block j + 1's half 0 goes in, both drain (wait_group 0), half 1
+            // of block j is promoted (only the other warpgroup's wgmma run meanwhile), block
+            // j + 1's half 1 goes in and its half 0 is promoted under it. So half of the promotion
+            // FMAs run under this warpgroup's own wgmma. Promoting half 1 under block j + 1's half
+            // 0 (wait_group 1), in every order tried (NOTES.md run 5), makes ptxas 13.0 serialize
+            // every wgmma of the kernel (C7514).
+            factors f = factors_of(sc, ti.odd);
+            wgmma_wait<1>();
+            reg_fence(h0);
+            promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
+            for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
+                sc = block_scales(ti, j + 1);
+                issue_h0(h0, it + 1);
+                wgmma_wait<0>();  // half 1 of block j (its stage is free) and half 0 of block j + 1
+                reg_fence(h1);
+                release(it);
+                promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
+                f = factors_of(sc, ti.odd);
+                issue_h1(h1, it + 1);
+                reg_fence(h0);
+                promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
+            }
+            // Half 1 of the tile's last block.
+            wgmma_wait<0>();
+            reg_fence(h1);
+            release(it);
+            promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
+            ++it;
+            prev = ti;
+        }
+        if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
     }
 }
 #endif  // FUSEBENCH_FP8_WGMMA_DEVICE_CODE
@@ -241,13 +455,14 @@ __device__ __forceinline__ void promote(float (&acc)[64], const float (&blk)[64]
 // tensor cores while block kb's product is promoted (wgmma.wait_group 1 instead of 0), and the next
 // tile's first K block is issued before the epilogue: the tensor cores no longer idle during the
 // promotion FMAs nor during the epilogue. Same promotion order, so bit-identical to OVERLAP = false.
-template <int STAGES, int CLUSTER, bool OVERLAP>
+template <int BN, int STAGES, int CLUSTER, bool OVERLAP>
 __global__ void __launch_bounds__(threads, 1)
     fp8_gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                           const __grid_constant__ CUtensorMap tm_d, const params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
-    using cfg = config<STAGES>;
+    static_assert(BN == 128 || (BN == 192 && CLUSTER == 1), "128 x 192 tiles without a cluster only");
+    using cfg = config<BN, STAGES>;
     extern __shared__ unsigned char smem_raw[];
     const std::uint32_t base = (smem_u32(smem_raw) + 1023) & ~1023u;
     const std::uint32_t bar = base + cfg::bar_offset;
@@ -291,22 +506,25 @@ __global__ void __launch_bounds__(threads, 1)
                     mbar_expect_tx(full(s), cfg::stage_bytes);
                     tma_load_2d(stage_a(s), &tm_a, kb * bk, m_blk * bm, full(s));
                     if constexpr (CLUSTER > 1) {
-                        constexpr int half = bn / CLUSTER;
-                        tma_load_2d_multicast(stage_b(s) + rank * (half * bk), &tm_b, kb * bk, n_blk * bn + static_cast<int>(rank) * half,
+                        constexpr int half = BN / CLUSTER;
+                        tma_load_2d_multicast(stage_b(s) + rank * (half * bk), &tm_b, kb * bk, n_blk * BN + static_cast<int>(rank) * half,
                                               full(s), static_cast<std::uint16_t>((1u << CLUSTER) - 1));
                     } else {
-                        tma_load_2d(stage_b(s), &tm_b, kb * bk, n_blk * bn, full(s));
+                        tma_load_2d(stage_b(s), &tm_b, kb * bk, n_blk * BN, full(s));
                     }
                 }
             }
         }
+    } else if constexpr (BN == 192) {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        consume_n192<STAGES, OVERLAP>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         const int wg = role;
         const int lane = tid & 31, warp = (tid >> 5) & 3;
         const int row_in_wg = warp * 16 + (lane >> 2);  // and + 8
         const int col_q = (lane & 3) * 2;
-        const std::uint32_t stage_c = base + cfg::c_offset + static_cast<std::uint32_t>(wg * (64 * bn * 2));
+        const std::uint32_t stage_c = base + cfg::c_offset + static_cast<std::uint32_t>(wg * (64 * BN * 2));
         // Tile t's block coordinates and scale rows. Rows past m: their A rows arrive as zeros;
         // scale 0 keeps them finite and unwritten.
         struct tile_info {
@@ -350,7 +568,7 @@ __global__ void __launch_bounds__(threads, 1)
             for (int ks = 0; ks < bk / 32; ++ks) {
                 const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
                 const std::uint64_t db = make_desc(stage_b(s) + ks * 32);
-                sm90::wgmma_fp8_op<bn>::ss(blk, da, db, ks > 0 ? 1 : 0);
+                sm90::wgmma_fp8_op<128>::ss(blk, da, db, ks > 0 ? 1 : 0);
             }
             wgmma_commit();
         };
@@ -379,7 +597,7 @@ __global__ void __launch_bounds__(threads, 1)
                     release(it);
                     promote(acc, blk, sc.sa0 * sc.sb, sc.sa1 * sc.sb);
                 }
-                store_block(acc, p, &tm_d, stage_c, tid, wg, row_in_wg, col_q, ti.m_blk, ti.n_blk, ti.r0, ti.r1);
+                store_block<128>(acc, p, &tm_d, stage_c, tid, wg, row_in_wg, col_q, ti.m_blk, ti.n_blk, ti.r0, ti.r1);
             }
         } else {
             // b0 holds the even K blocks of a tile, b1 the odd ones; s0, s1 their scales. The
@@ -402,7 +620,7 @@ __global__ void __launch_bounds__(threads, 1)
                 s0 = block_scales(ti, 0);
                 issue_block(b0, it);
                 if (t != cluster_id) {
-                    store_block(acc, p, &tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+                    store_block<128>(acc, p, &tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
                 }
 #pragma unroll
                 for (int i = 0; i < 64; ++i) acc[i] = 0.f;
@@ -436,12 +654,12 @@ __global__ void __launch_bounds__(threads, 1)
                 prev = ti;
             }
             if (cluster_id < p.sched_tiles) {
-                store_block(acc, p, &tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+                store_block<128>(acc, p, &tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
             }
         }
-        // The last stores finish before the CTA (and its shared memory) goes.
-        if (p.tma_store && (tid & 127) == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
     }
+    // The last stores finish before the CTA (and its shared memory) goes.
+    if (role != 2 && p.tma_store && (tid & 127) == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
     // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
     __syncwarp();
     if constexpr (CLUSTER > 1) cluster_sync();
@@ -494,7 +712,8 @@ void make_map(CUtensorMap* map, CUtensorMapDataType type, const void* ptr, std::
     }
 }
 
-constexpr int stages = 6;
+constexpr int stages = 6;      // 128 x 128 tiles: 6 x 32 KiB + 64 KiB of D staging
+constexpr int stages_n192 = 4;  // 128 x 192 tiles: 4 x 40 KiB + 96 KiB of D staging (5 would need 248 KiB)
 
 std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }
 bool needs_padding(const fp8_gemm_shape& s) { return s.k % 16 != 0; }
@@ -518,6 +737,34 @@ const char* fp8_gemm_wgmma_shape_unsupported(const fp8_gemm_shape& s) {
     }
     if (fp8_wgmma::blocks_of(s.m) * fp8_wgmma::blocks_of(s.n) > static_cast<std::size_t>(INT_MAX)) return "fewer than 2^31 tiles of 128 x 128";
     return nullptr;
+}
+
+double fp8_gemm_wgmma_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int sms) {
+    if (tile_n <= 0 || sms <= 0 || s.m == 0 || s.n == 0) return 0.0;
+    const std::size_t tn = static_cast<std::size_t>(tile_n), slots = static_cast<std::size_t>(sms);
+    const std::size_t tiles = fp8_wgmma::blocks_of(s.m) * ((s.n + tn - 1) / tn);
+    const std::size_t waves = (tiles + slots - 1) / slots;
+    return static_cast<double>(s.m) * static_cast<double>(s.n) /
+           (static_cast<double>(waves) * static_cast<double>(slots) * static_cast<double>(fp8_gemm_block) * static_cast<double>(tn));
+}
+
+int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
+    if (s.m < 4096) return 128;
+    const double e128 = fp8_gemm_wgmma_wave_efficiency(s, 128, sms), e192 = fp8_gemm_wgmma_wave_efficiency(s, 192, sms);
+    return e128 > 0 && e192 >= 0.91 * e128 ? 192 : 128;
+}
+
+int fp8_gemm_wgmma_device_sms() {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    try {
+        return cached_sm_count(dev);
+    } catch (const std::runtime_error&) {
+        return 0;
+    }
 }
 
 const char* fp8_gemm_wgmma_unsupported(const fp8_gemm_shape& s) {
@@ -560,7 +807,13 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     p.n = static_cast<int>(s.n);
     p.k_blocks = static_cast<int>(blocks_of(s.k));
     p.m_blocks = static_cast<int>(blocks_of(s.m));
-    p.n_blocks = static_cast<int>(blocks_of(s.n));
+    if (opt.tile_n != 128 && opt.tile_n != 192) {
+        throw std::invalid_argument("fp8_gemm wgmma: tile_n must be 128 or 192, got " + std::to_string(opt.tile_n));
+    }
+    if (opt.tile_n == 192 && opt.cluster != 1) throw std::invalid_argument("fp8_gemm wgmma: tile_n 192 runs without a cluster (cluster 1)");
+    const int tile_n = opt.tile_n;
+    p.n_blocks = static_cast<int>((s.n + static_cast<std::size_t>(tile_n) - 1) / static_cast<std::size_t>(tile_n));
+    p.n_scale_blocks = static_cast<int>(blocks_of(s.n));
     p.tma_store = opt.tma_store && s.n % 8 == 0 && reinterpret_cast<std::uintptr_t>(d) % 16 == 0 ? 1 : 0;
     if (opt.k_stagger < 0) throw std::invalid_argument("fp8_gemm wgmma: k_stagger must be >= 0, got " + std::to_string(opt.k_stagger));
     p.k_stagger = opt.k_stagger;
@@ -578,13 +831,23 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
 
     CUtensorMap ma, mb, md;
     make_map(&ma, CU_TENSOR_MAP_DATA_TYPE_UINT8, a, s.m, s.k, pitch, bk, bm, "A");
-    make_map(&mb, CU_TENSOR_MAP_DATA_TYPE_UINT8, b, s.n, s.k, pitch, bk, bn / cluster, "B");
+    make_map(&mb, CU_TENSOR_MAP_DATA_TYPE_UINT8, b, s.n, s.k, pitch, bk, tile_n / cluster, "B");
     if (p.tma_store) make_map(&md, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, s.m, s.n, s.n * 2, 64, 64, "D");
     else std::memset(&md, 0, sizeof(md));  // unused: the kernel stores D from registers
 
-    using cfg = config<stages>;
+    if (tile_n == 192) {
+        using cfg192 = config<192, stages_n192>;
+        auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true> : fp8_gemm_wgmma_kernel<192, stages_n192, 1, false>;
+        check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),
+                   "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
+        const int grid = std::min(p.sched_tiles, sms);
+        kernel<<<grid, threads, cfg192::smem_bytes, stream>>>(ma, mb, md, p);
+        check_launch("fp8_gemm wgmma kernel");
+        return;
+    }
+    using cfg = config<128, stages>;
     if (cluster == 1) {
-        auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<stages, 1, true> : fp8_gemm_wgmma_kernel<stages, 1, false>;
+        auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<128, stages, 1, true> : fp8_gemm_wgmma_kernel<128, stages, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes),
                    "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
         const int grid = std::min(p.sched_tiles, sms);
@@ -592,7 +855,7 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
         check_launch("fp8_gemm wgmma kernel");
         return;
     }
-    auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<stages, 2, true> : fp8_gemm_wgmma_kernel<stages, 2, false>;
+    auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<128, stages, 2, true> : fp8_gemm_wgmma_kernel<128, stages, 2, false>;
     check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::smem_bytes),
                "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
     cudaLaunchConfig_t lc{};

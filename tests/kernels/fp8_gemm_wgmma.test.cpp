@@ -13,6 +13,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_floating_point.hpp>
 
 #include <algorithm>
 
@@ -55,8 +56,31 @@ TEST_CASE("fp8_gemm wgmma: every shape is in the domain; only K off the 16-byte 
     CHECK(k::fp8_gemm_wgmma_workspace_bytes({3, 5, 7}) == 256 + 256);
 }
 
+TEST_CASE("fp8_gemm wgmma: wave efficiency, and the tile width of the default configuration", "[fp8]") {
+    // 4096 x 4096 on 132 SMs: 1024 tiles of 128 x 128 in 8 waves; 22 x 32 = 704 of 128 x 192 in 6,
+    // the last column block a third full.
+    CHECK_THAT(k::fp8_gemm_wgmma_wave_efficiency({4096, 4096, 4096}, 128, 132),
+               Catch::Matchers::WithinRel(4096.0 * 4096 / (8.0 * 132 * 128 * 128), 1e-12));
+    CHECK_THAT(k::fp8_gemm_wgmma_wave_efficiency({4096, 4096, 4096}, 192, 132),
+               Catch::Matchers::WithinRel(4096.0 * 4096 / (6.0 * 132 * 128 * 192), 1e-12));
+    CHECK(k::fp8_gemm_wgmma_wave_efficiency({4096, 4096, 4096}, 128, 0) == 0.0);
+    // The M = 4096 projections of the suite: 192 on the nine measured faster with it (NOTES.md run 5).
+    for (const std::size_t n : {14336, 8192, 28672, 7168, 24576, 576}) {
+        CAPTURE(n);
+        CHECK(k::fp8_gemm_wgmma_default_tile_n({4096, n, 4096}, 132) == 192);
+    }
+    for (const std::size_t n : {4096, 2048}) {
+        CAPTURE(n);
+        CHECK(k::fp8_gemm_wgmma_default_tile_n({4096, n, 4096}, 132) == 128);
+    }
+    // Below M = 4096 (unmeasured there but for M = 1 and 128, where 192 was slower): 128.
+    CHECK(k::fp8_gemm_wgmma_default_tile_n({128, 24576, 1536}, 132) == 128);
+    CHECK(k::fp8_gemm_wgmma_default_tile_n({1000, 576, 7168}, 132) == 128);
+    CHECK(k::fp8_gemm_wgmma_default_tile_n({4096, 7168, 2048}, 0) == 128);
+}
+
 TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element written, none past D, deterministic, "
-          "with and without a cluster, the TMA-store epilogue and the overlapped consumer",
+          "with and without a cluster, the TMA-store epilogue and the overlapped consumer, 128- and 192-wide tiles",
           "[gpu][fp8]") {
     FUSEBENCH_REQUIRE_GPU();
     if (const char* why = k::fp8_gemm_wgmma_unsupported({128, 128, 128})) SKIP(why);
@@ -66,7 +90,8 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
                                                                                    {129, 257, 4000},
                                                                                    {257, 384, 512},
                                                                                    {1536, 1544, 256},     // 12 x 13 tiles > SMs
-                                                                                   {1664, 1536, 384}}));  // 13 x 12, 3 K blocks
+                                                                                   {1664, 1536, 384},     // 13 x 12, 3 K blocks
+                                                                                   {1664, 2104, 256}}));  // 13 x 11 tiles of 128 x 192 > SMs
     CAPTURE(m, n, kk);
     const std::size_t kb = (kk + 127) / 128, nb = (n + 127) / 128;
     std::vector<std::uint8_t> codes(7);
@@ -129,7 +154,15 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
                                                  {2, true, true, true},
                                                  {1, true, true, false, 8, false},  {1, true, true, false, 0, true},
                                                  {1, true, true, false, 8, true},   {1, true, false, false, 3, true},
-                                                 {1, true, true, false, 32, false}, {2, true, true, true, 8, true}};
+                                                 {1, true, true, false, 32, false}, {2, true, true, true, 8, true},
+                                                 // 128 x 192 tiles: one block accumulator and the half-split overlap,
+                                                 // both epilogues, and the K orders. Scale-block straddles: a tile at an
+                                                 // even column block has its 128-column boundary at local column 128, an
+                                                 // odd one at 64 (N = 384, 2104); the right part of the last tile past
+                                                 // the last scale block (N = 200, 1544) must not read b_scale past its end.
+                                                 {1, true, false, false, 0, false, 192}, {1, false, false, false, 0, false, 192},
+                                                 {1, true, true, false, 0, false, 192},  {1, false, true, false, 0, false, 192},
+                                                 {1, true, true, false, 0, true, 192},   {1, true, false, false, 3, true, 192}};
     std::vector<std::vector<std::uint8_t>> got(2 * std::size(options), std::vector<std::uint8_t>(d_bytes + guard));
     for (std::size_t run = 0; run < got.size(); ++run) {
         // Two different poisons (0xFF: bf16 NaN; 0x7F: a large finite value): unwritten elements differ.
@@ -148,7 +181,7 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
 
     for (std::size_t run = 0; run < got.size(); run += 2) {
         CAPTURE(options[run / 2].cluster, options[run / 2].tma_store, options[run / 2].overlap, options[run / 2].cluster_grid_from_sms,
-                options[run / 2].k_stagger, options[run / 2].k_serpentine);
+                options[run / 2].k_stagger, options[run / 2].k_serpentine, options[run / 2].tile_n);
         std::size_t wrong = 0, first_wrong = m * n;
         for (std::size_t i = 0; i < m * n; ++i) {
             std::uint16_t g;
