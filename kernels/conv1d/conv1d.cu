@@ -20,14 +20,75 @@ __device__ __forceinline__ void st(T* p, std::size_t i, float v) { p[i] = from_f
 
 __device__ __forceinline__ float gelu_erf(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
 __device__ __forceinline__ float silu(float z) { return z / (1.0f + expf(-z)); }
-// SiLU for outputs rounded to bf16 / fp16: __expf and __fdividef (ex2.approx and rcp.approx, about
-// 4 instructions instead of about 20); their error, below 1e-6 relative for |z| < 20 (and y = z or
-// y -> -0 beyond), is far under the half-ulp of that rounding (2^-9 bf16, 2^-12 fp16 relative at
-// least). fp32 outputs keep the accurate formula, which their per-element bound assumes.
+// SiLU for outputs rounded to bf16 / fp16 (depthwise_fused_vec), G outputs at a time, from
+// s = z log2(e) (the kernel folds log2(e) into its weights and bias): e_i = 2^-s_i by ex2.approx,
+// d_i = 1 + e_i, one rcp.approx of the product of the G d_i, and each 1 / d_i by multiplications
+// (1 / d_1 = d_2 / (d_1 d_2), ...): 1 + 1 / G MUFU operations per output instead of 2 (ex2 and
+// rcp), the pipe that bounds the 16-bit kernel at 33 MB on an H100 (kernels/conv1d/NOTES.md).
+// y_i = s_i ln2 / d_i; the ln 2 rides on the shared reciprocal. The .ftz forms: no denormal
+// scaling around the MUFU operations (a denormal e_i changes d_i by less than 2^-126 / 2^-24).
+// The clamp s_i >= -124 / G keeps the product of the G d_i, (1 + 2^(124 / G))^G <= 2^124 (1 + 2e-9),
+// and the reciprocal times ln 2 normal: it changes y only where z < -124 ln2 / G (-42.97 for G = 2,
+// -21.49 for G = 4), where the exact |y| = |z| / (1 + e^-z) < |z| 2^(-124 / G), and the clamped
+// |y| = |z| / (1 + 2^(124 / G)): they differ by less than |z| 2^(-124 / G) (|z| 2.2e-19 for G = 2,
+// |z| 4.7e-10 for G = 4), against the suite's allowance of 1e-4 rms(y) per element (suites/
+// conv1d_suite.cpp). A NaN s_i clamps to -124 / G and gives y_i = NaN (s_i times a finite
+// factor), its partners unaffected; s_i = +inf gives +inf, s_i = -inf -inf (the accurate formula:
+// NaN for z = -inf); |z| above FLT_MAX / log2(e) (2.36e38, bf16 inputs only) overflows s_i.
+// Relative error of the rest: a few fp32 ulps (ex2.approx and rcp.approx within 2 ulp, the
+// products within 1 each), under 1e-6 against the output's half-ulp rounding of 2^-9 (bf16) or
+// 2^-12 (fp16) relative. fp32 outputs keep the accurate formula, which their per-element bound
+// assumes.
+__device__ __forceinline__ float ex2_ftz(float v) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
+__device__ __forceinline__ float rcp_ftz(float v) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
+constexpr float log2e_f = 1.4426950408889634f, ln2_f = 0.69314718055994531f;
+
+template <int G>
+__device__ __forceinline__ void silu_scaled(const float* s, float* y) {
+    static_assert(G == 1 || G == 2 || G == 4, "1, 2 or 4 outputs share a reciprocal");
+    if constexpr (G == 1) {
+        y[0] = s[0] * (ln2_f * rcp_ftz(1.0f + ex2_ftz(-s[0])));  // e = inf: y = s x 0 = -0
+    } else {
+        constexpr float lo = -124.0f / G;
+        float d[G];
+#pragma unroll
+        for (int i = 0; i < G; ++i) d[i] = 1.0f + ex2_ftz(-fmaxf(s[i], lo));
+        if constexpr (G == 2) {
+            const float r = rcp_ftz(d[0] * d[1]) * ln2_f;  // ln2 / (d0 d1)
+            y[0] = s[0] * (d[1] * r);
+            y[1] = s[1] * (d[0] * r);
+        } else {
+            const float p01 = d[0] * d[1], p23 = d[2] * d[3];
+            const float r = rcp_ftz(p01 * p23) * ln2_f;
+            const float r01 = r * p23, r23 = r * p01;  // ln2 / (d0 d1), ln2 / (d2 d3)
+            y[0] = s[0] * (d[1] * r01);
+            y[1] = s[1] * (d[0] * r01);
+            y[2] = s[2] * (d[3] * r23);
+            y[3] = s[3] * (d[2] * r23);
+        }
+    }
+}
+
+// Two fp32 values rounded to T and packed (lo in the low half): one cvt.rn.{bf16x2, f16x2}.
 template <typename T>
-__device__ __forceinline__ float silu_for(float z) {
-    if constexpr (sizeof(T) == 2) return __fdividef(z, 1.0f + __expf(-z));
-    else return silu(z);
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+    std::uint32_t u;
+    if constexpr (std::is_same_v<T, __half>) {
+        const __half2 h = __floats2half2_rn(lo, hi);
+        u = *reinterpret_cast<const std::uint32_t*>(&h);
+    } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        u = *reinterpret_cast<const std::uint32_t*>(&h);
+    }
+    return u;
 }
 
 unsigned grid_for(std::size_t n, int threads) {
@@ -198,11 +259,12 @@ __global__ void depthwise_fused_scalar(const T* __restrict__ x, const T* __restr
 // thread, all issued before any is used. The row's channel, weights and bias are per block. The
 // W - 1 inputs before a vector are the previous vector's last ones: lane - 1's (a warp shuffle, no
 // second read); lane 0 loads the previous vector itself (the neighbouring warp reads it too, so
-// it comes from L2, not DRAM); a row's first vector gets zeros. Accumulation order as the other
-// kernels (w[0] x[t - W + 1] first, the bias added last); SiLU by silu_for (fp32: the scalar
-// path's bit for bit; bf16 / fp16: fast exp and division, as SiLU's instructions, not DRAM, bound
-// these types at 33 MB on an H100).
-template <typename T, int W, int VPT>
+// it comes from L2, not DRAM); a row's first vector gets zeros. fp32: the accumulation order of
+// the other kernels (w[0] x[t - W + 1] first, the bias added last) and the accurate SiLU, the
+// scalar path's bit for bit. bf16 / fp16: the sum from the bias, weights and bias times log2(e),
+// SiLU by silu_scaled with G outputs to a reciprocal, two outputs rounded by one conversion (at
+// 33 MB on an H100 these types are bound by SiLU's instructions, not DRAM: NOTES.md).
+template <typename T, int W, int VPT, int G>
 __global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                                                            T* __restrict__ y, int channels, int vecs_per_row) {
     constexpr int E = 16 / static_cast<int>(sizeof(T));
@@ -212,22 +274,31 @@ __global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__
     uint4* yr = reinterpret_cast<uint4*>(y) + r * static_cast<std::size_t>(vecs_per_row);
     const int j0 = static_cast<int>(blockIdx.y * blockDim.x * VPT + threadIdx.x);
     const bool lane0 = (threadIdx.x & 31u) == 0;
-    uint4 cur[VPT], prev[VPT];
+    constexpr bool half = sizeof(T) == 2;
+    // What lane 0 loads of the previous vector: its last 8 bytes for 16-bit types (4 elements, at
+    // least the W - 1 of the halo; half the registers of a whole vector), all 16 for fp32.
+    using halo_t = std::conditional_t<half, uint2, uint4>;
+    constexpr int HE = static_cast<int>(sizeof(halo_t) / sizeof(T));
+    static_assert(W - 1 <= HE, "the halo must lie in what lane 0 loads");
+    uint4 cur[VPT];
+    halo_t prev[VPT];
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
         cur[k] = make_uint4(0, 0, 0, 0);
-        prev[k] = make_uint4(0, 0, 0, 0);  // zeros: the causal padding before a row's first vector
+        prev[k] = halo_t{};  // zeros: the causal padding before a row's first vector
         if (j < vecs_per_row) {
             cur[k] = __ldg(xr + j);
-            if (lane0 && j > 0) prev[k] = __ldg(xr + j - 1);
+            if (lane0 && j > 0) prev[k] = __ldg(reinterpret_cast<const halo_t*>(xr + j) - 1);
         }
     }
     const int c = static_cast<int>(blockIdx.x % static_cast<unsigned>(channels));
+    // 16-bit outputs: weights and bias times log2(e), for silu_scaled (one rounding each, a few
+    // fp32 ulps on z against the output's 2^-9 / 2^-12).
     float wv[W];
 #pragma unroll
-    for (int k = 0; k < W; ++k) wv[k] = ld(w, static_cast<std::size_t>(c) * W + k);
-    const float bc = ld(bias, c);
+    for (int k = 0; k < W; ++k) wv[k] = half ? ld(w, static_cast<std::size_t>(c) * W + k) * log2e_f : ld(w, static_cast<std::size_t>(c) * W + k);
+    const float bc = half ? ld(bias, c) * log2e_f : ld(bias, c);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
@@ -236,28 +307,52 @@ __global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__
         float v[E + W - 1];
 #pragma unroll
         for (int e = 0; e < E; ++e) v[W - 1 + e] = to_f32(in[e]);
-        alignas(16) T pv[E];
-        *reinterpret_cast<uint4*>(pv) = prev[k];
+        alignas(16) T pv[HE];
+        *reinterpret_cast<halo_t*>(pv) = prev[k];
 #pragma unroll
         for (int h = 0; h < W - 1; ++h) {
             // Every lane shuffles (full mask); lane - 1's v[E + h] is its element E - (W - 1) + h.
             const float up = __shfl_up_sync(0xffffffffu, v[E + h], 1);
-            v[h] = lane0 ? to_f32(pv[E - (W - 1) + h]) : up;
+            v[h] = lane0 ? to_f32(pv[HE - (W - 1) + h]) : up;
         }
-        alignas(16) T out[E];
+        uint4 res;
+        if constexpr (half) {
+            // From the bias: W FMAs per output (no multiply and add of its own), z log2(e) in s.
+            constexpr int P = G > 2 ? G : 2;  // outputs per step: a reciprocal's group, at least a packed pair
+            std::uint32_t* o = reinterpret_cast<std::uint32_t*>(&res);
 #pragma unroll
-        for (int e = 0; e < E; ++e) {
-            float acc = 0.0f;
+            for (int e0 = 0; e0 < E; e0 += P) {
+                float s[P], yv[P];
 #pragma unroll
-            for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e + q], acc);
-            out[e] = from_f32<T>(silu_for<T>(acc + bc));
+                for (int e = 0; e < P; ++e) {
+                    float acc = bc;
+#pragma unroll
+                    for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e0 + e + q], acc);
+                    s[e] = acc;
+                }
+#pragma unroll
+                for (int e = 0; e < P; e += G) silu_scaled<G>(s + e, yv + e);
+#pragma unroll
+                for (int e = 0; e < P; e += 2) o[(e0 + e) / 2] = pack2<T>(yv[e], yv[e + 1]);
+            }
+        } else {
+            alignas(16) T out[E];
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                float acc = 0.0f;
+#pragma unroll
+                for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e + q], acc);
+                out[e] = from_f32<T>(silu(acc + bc));
+            }
+            res = *reinterpret_cast<const uint4*>(out);
         }
-        if (j < vecs_per_row) yr[j] = *reinterpret_cast<const uint4*>(out);
+        if (j < vecs_per_row) yr[j] = res;
     }
 }
 
-// 16-byte vectors in flight per thread of depthwise_fused_vec, and its widest block.
-constexpr int dw_vecs_per_thread = 2, dw_max_threads = 256;
+// 16-byte vectors in flight per thread of depthwise_fused_vec, its widest block, and the 16-bit
+// outputs that share one reciprocal in silu_scaled.
+constexpr int dw_vecs_per_thread = 2, dw_max_threads = 256, dw_silu_group = 2;
 
 // ------------------------------------------------------------------ decode
 template <typename T>
@@ -420,7 +515,7 @@ void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const v
             constexpr int W = decltype(width_tag)::value;
             if (vec) {
                 const dim3 grid(static_cast<unsigned>(rows_of(s)), static_cast<unsigned>(spans));
-                depthwise_fused_vec<T, W, dw_vecs_per_thread><<<grid, threads, 0, stream>>>(
+                depthwise_fused_vec<T, W, dw_vecs_per_thread, dw_silu_group><<<grid, threads, 0, stream>>>(
                     static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y), s.channels,
                     vecs_per_row);
             } else {
