@@ -352,7 +352,7 @@ __global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__
 
 // 16-byte vectors in flight per thread of depthwise_fused_vec, its widest block, and the 16-bit
 // outputs that share one reciprocal in silu_scaled.
-constexpr int dw_vecs_per_thread = 2, dw_max_threads = 256, dw_silu_group = 2;
+constexpr int dw_vecs_per_thread = 2, dw_max_threads = 256, dw_silu_group = 1;
 
 // ------------------------------------------------------------------ decode
 template <typename T>
