@@ -20,25 +20,21 @@ __device__ __forceinline__ void st(T* p, std::size_t i, float v) { p[i] = from_f
 
 __device__ __forceinline__ float gelu_erf(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
 __device__ __forceinline__ float silu(float z) { return z / (1.0f + expf(-z)); }
-// SiLU for outputs rounded to bf16 / fp16 (depthwise_fused_vec), G outputs at a time, from
-// s = z log2(e) (the kernel folds log2(e) into its weights and bias): e_i = 2^-s_i by ex2.approx,
-// d_i = 1 + e_i, one rcp.approx of the product of the G d_i, and each 1 / d_i by multiplications
-// (1 / d_1 = d_2 / (d_1 d_2), ...): 1 + 1 / G MUFU operations per output instead of 2 (ex2 and
-// rcp), the pipe that bounds the 16-bit kernel at 33 MB on an H100 (kernels/conv1d/NOTES.md).
-// y_i = s_i ln2 / d_i; the ln 2 rides on the shared reciprocal. The .ftz forms: no denormal
-// scaling around the MUFU operations (a denormal e_i changes d_i by less than 2^-126 / 2^-24).
-// The clamp s_i >= -124 / G keeps the product of the G d_i, (1 + 2^(124 / G))^G <= 2^124 (1 + 2e-9),
-// and the reciprocal times ln 2 normal: it changes y only where z < -124 ln2 / G (-42.97 for G = 2,
-// -21.49 for G = 4), where the exact |y| = |z| / (1 + e^-z) < |z| 2^(-124 / G), and the clamped
-// |y| = |z| / (1 + 2^(124 / G)): they differ by less than |z| 2^(-124 / G) (|z| 2.2e-19 for G = 2,
-// |z| 4.7e-10 for G = 4), against the suite's allowance of 1e-4 rms(y) per element (suites/
-// conv1d_suite.cpp). A NaN s_i clamps to -124 / G and gives y_i = NaN (s_i times a finite
-// factor), its partners unaffected; s_i = +inf gives +inf, s_i = -inf -inf (the accurate formula:
-// NaN for z = -inf); |z| above FLT_MAX / log2(e) (2.36e38, bf16 inputs only) overflows s_i.
-// Relative error of the rest: a few fp32 ulps (ex2.approx and rcp.approx within 2 ulp, the
-// products within 1 each), under 1e-6 against the output's half-ulp rounding of 2^-9 (bf16) or
-// 2^-12 (fp16) relative. fp32 outputs keep the accurate formula, which their per-element bound
-// assumes.
+// SiLU for outputs rounded to bf16 / fp16 (depthwise_fused_vec) from s = z log2(e) (the kernel
+// folds log2(e) into its weights and bias): y = s / (log2(e) (1 + 2^-s)) = z / (1 + e^-z), by
+// ex2.approx, one FMA (log2(e) 2^-s + log2(e): the ln 2 of s ln 2 rides on the denominator),
+// rcp.approx and a multiplication: 4 instructions per output (main's __expf / __fdividef form,
+// with the bias's add, took 9 in SASS: the argument's scaling and the non-.ftz forms' denormal
+// handling). The .ftz forms: a denormal 2^-s changes the denominator by less than its ulp.
+// s < -128 (z < -88.7): 2^-s = inf, y = s x 0 = -0 (exact: |y| < |z| 2^-128); s = +inf: y = +inf;
+// s = -inf: y = -0 (the accurate formula: NaN); NaN: NaN; |z| above FLT_MAX / log2(e) (2.36e38,
+// bf16 inputs only) overflows s. Relative error otherwise: the rounding of s, times |s| ln 2
+// through 2^-s where the sigmoid is small (an fp32 emulation with exact exp2 and division: below
+// 3.8e-6 for |z| <= 120, as __expf's own argument scaling), plus ex2.approx's and rcp.approx's
+// 2 ulp; far under the output's half-ulp rounding of 2^-9 (bf16) or 2^-12 (fp16) relative. fp32
+// outputs keep the accurate formula, which their per-element bound assumes. Measured
+// alternatives (kernels/conv1d/NOTES.md): one reciprocal shared by 2 or 4 outputs (fewer MUFU
+// operations, more instructions) was slower.
 __device__ __forceinline__ float ex2_ftz(float v) {
     float r;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
@@ -49,32 +45,24 @@ __device__ __forceinline__ float rcp_ftz(float v) {
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
     return r;
 }
-constexpr float log2e_f = 1.4426950408889634f, ln2_f = 0.69314718055994531f;
+constexpr float log2e_f = 1.4426950408889634f;
+__device__ __forceinline__ float silu_log2e(float s) { return s * rcp_ftz(fmaf(ex2_ftz(-s), log2e_f, log2e_f)); }
 
-template <int G>
-__device__ __forceinline__ void silu_scaled(const float* s, float* y) {
-    static_assert(G == 1 || G == 2 || G == 4, "1, 2 or 4 outputs share a reciprocal");
-    if constexpr (G == 1) {
-        y[0] = s[0] * (ln2_f * rcp_ftz(1.0f + ex2_ftz(-s[0])));  // e = inf: y = s x 0 = -0
+// Element i (0 or 1) of a 32-bit word of two bf16 / fp16 values, widened to fp32: one instruction
+// (bf16: a shift or a mask; fp16: a conversion).
+template <typename T, int I>
+__device__ __forceinline__ float half_of(std::uint32_t u) {
+    if constexpr (std::is_same_v<T, __half>) {
+        __half2 h;
+        *reinterpret_cast<std::uint32_t*>(&h) = u;
+        return I == 0 ? __low2float(h) : __high2float(h);
     } else {
-        constexpr float lo = -124.0f / G;
-        float d[G];
-#pragma unroll
-        for (int i = 0; i < G; ++i) d[i] = 1.0f + ex2_ftz(-fmaxf(s[i], lo));
-        if constexpr (G == 2) {
-            const float r = rcp_ftz(d[0] * d[1]) * ln2_f;  // ln2 / (d0 d1)
-            y[0] = s[0] * (d[1] * r);
-            y[1] = s[1] * (d[0] * r);
-        } else {
-            const float p01 = d[0] * d[1], p23 = d[2] * d[3];
-            const float r = rcp_ftz(p01 * p23) * ln2_f;
-            const float r01 = r * p23, r23 = r * p01;  // ln2 / (d0 d1), ln2 / (d2 d3)
-            y[0] = s[0] * (d[1] * r01);
-            y[1] = s[1] * (d[0] * r01);
-            y[2] = s[2] * (d[3] * r23);
-            y[3] = s[3] * (d[2] * r23);
-        }
+        return __uint_as_float(I == 0 ? u << 16 : u & 0xffff0000u);
     }
+}
+template <typename T>
+__device__ __forceinline__ float elem_of(const std::uint32_t* words, int i) {  // i known at compile time (unrolled)
+    return i % 2 == 0 ? half_of<T, 0>(words[i / 2]) : half_of<T, 1>(words[i / 2]);
 }
 
 // Two fp32 values rounded to T and packed (lo in the low half): one cvt.rn.{bf16x2, f16x2}.
@@ -262,10 +250,12 @@ __global__ void depthwise_fused_scalar(const T* __restrict__ x, const T* __restr
 // it comes from L2, not DRAM); a row's first vector gets zeros. fp32: the accumulation order of
 // the other kernels (w[0] x[t - W + 1] first, the bias added last) and the accurate SiLU, the
 // scalar path's bit for bit. bf16 / fp16: the sum from the bias, weights and bias times log2(e),
-// SiLU by silu_scaled with G outputs to a reciprocal, two outputs rounded by one conversion (at
-// 33 MB on an H100 these types are bound by SiLU's instructions, not DRAM: NOTES.md).
-template <typename T, int W, int VPT, int G>
-__global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+// SiLU by silu_log2e, two outputs rounded by one conversion, every instruction counted (at 33 MB
+// on an H100 the time of these types follows the instructions issued per output: NOTES.md).
+// __launch_bounds__(256, 8): 32 registers, 8 blocks of 256 per SM, no spills (left free, ptxas
+// takes 35-39 registers for bf16 / fp16 at width 4: 6 blocks per SM).
+template <typename T, int W, int VPT>
+__global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                                                            T* __restrict__ y, int channels, int vecs_per_row) {
     constexpr int E = 16 / static_cast<int>(sizeof(T));
     static_assert(W - 1 <= E, "the halo must lie in one vector");
@@ -293,7 +283,7 @@ __global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__
         }
     }
     const int c = static_cast<int>(blockIdx.x % static_cast<unsigned>(channels));
-    // 16-bit outputs: weights and bias times log2(e), for silu_scaled (one rounding each, a few
+    // 16-bit outputs: weights and bias times log2(e), for silu_log2e (one rounding each, a few
     // fp32 ulps on z against the output's 2^-9 / 2^-12).
     float wv[W];
 #pragma unroll
@@ -302,38 +292,35 @@ __global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
-        alignas(16) T in[E];
-        *reinterpret_cast<uint4*>(in) = cur[k];
+        // Element i of a vector of 16 or 8 bytes, in fp32.
+        auto elem = [](const auto& vec, int i) {
+            if constexpr (half) return elem_of<T>(reinterpret_cast<const std::uint32_t*>(&vec), i);
+            else return reinterpret_cast<const float*>(&vec)[i];
+        };
         float v[E + W - 1];
 #pragma unroll
-        for (int e = 0; e < E; ++e) v[W - 1 + e] = to_f32(in[e]);
-        alignas(16) T pv[HE];
-        *reinterpret_cast<halo_t*>(pv) = prev[k];
+        for (int e = 0; e < E; ++e) v[W - 1 + e] = elem(cur[k], e);
 #pragma unroll
         for (int h = 0; h < W - 1; ++h) {
             // Every lane shuffles (full mask); lane - 1's v[E + h] is its element E - (W - 1) + h.
             const float up = __shfl_up_sync(0xffffffffu, v[E + h], 1);
-            v[h] = lane0 ? to_f32(pv[HE - (W - 1) + h]) : up;
+            v[h] = lane0 ? elem(prev[k], HE - (W - 1) + h) : up;
         }
         uint4 res;
         if constexpr (half) {
             // From the bias: W FMAs per output (no multiply and add of its own), z log2(e) in s.
-            constexpr int P = G > 2 ? G : 2;  // outputs per step: a reciprocal's group, at least a packed pair
             std::uint32_t* o = reinterpret_cast<std::uint32_t*>(&res);
 #pragma unroll
-            for (int e0 = 0; e0 < E; e0 += P) {
-                float s[P], yv[P];
+            for (int e0 = 0; e0 < E; e0 += 2) {
+                float yv[2];
 #pragma unroll
-                for (int e = 0; e < P; ++e) {
+                for (int e = 0; e < 2; ++e) {
                     float acc = bc;
 #pragma unroll
                     for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e0 + e + q], acc);
-                    s[e] = acc;
+                    yv[e] = silu_log2e(acc);
                 }
-#pragma unroll
-                for (int e = 0; e < P; e += G) silu_scaled<G>(s + e, yv + e);
-#pragma unroll
-                for (int e = 0; e < P; e += 2) o[(e0 + e) / 2] = pack2<T>(yv[e], yv[e + 1]);
+                o[e0 / 2] = pack2<T>(yv[0], yv[1]);
             }
         } else {
             alignas(16) T out[E];
@@ -350,9 +337,9 @@ __global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__
     }
 }
 
-// 16-byte vectors in flight per thread of depthwise_fused_vec, its widest block, and the 16-bit
-// outputs that share one reciprocal in silu_scaled.
-constexpr int dw_vecs_per_thread = 2, dw_max_threads = 256, dw_silu_group = 1;
+// 16-byte vectors in flight per thread of depthwise_fused_vec (fp32, bf16 / fp16), and its widest
+// block.
+constexpr int dw_vecs_per_thread_f32 = 2, dw_vecs_per_thread_16 = 2, dw_max_threads = 256;
 
 // ------------------------------------------------------------------ decode
 template <typename T>
@@ -505,17 +492,17 @@ void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const v
         // The vector path: rows of whole 16-byte vectors from 16-byte aligned bases. Block: up to
         // 256 threads (fewer for short rows, a multiple of 32 for the warp shuffle), VPT vectors
         // each; grid: rows x spans of a row.
-        const int threads = std::max(
-            32, std::min(dw_max_threads, ((vecs_per_row + dw_vecs_per_thread - 1) / dw_vecs_per_thread + 31) / 32 * 32));
-        const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * dw_vecs_per_thread - 1) /
-                                (static_cast<long long>(threads) * dw_vecs_per_thread);
+        constexpr int vpt = sizeof(T) == 2 ? dw_vecs_per_thread_16 : dw_vecs_per_thread_f32;
+        const int threads = std::max(32, std::min(dw_max_threads, ((vecs_per_row + vpt - 1) / vpt + 31) / 32 * 32));
+        const long long spans =
+            (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * vpt - 1) / (static_cast<long long>(threads) * vpt);
         const bool vec = s.length % E == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
                          reinterpret_cast<std::uintptr_t>(y) % 16 == 0 && rows_of(s) <= 0x7fffffffu && spans <= 65535;
         auto go = [&](auto width_tag) {
             constexpr int W = decltype(width_tag)::value;
             if (vec) {
                 const dim3 grid(static_cast<unsigned>(rows_of(s)), static_cast<unsigned>(spans));
-                depthwise_fused_vec<T, W, dw_vecs_per_thread, dw_silu_group><<<grid, threads, 0, stream>>>(
+                depthwise_fused_vec<T, W, vpt><<<grid, threads, 0, stream>>>(
                     static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y), s.channels,
                     vecs_per_row);
             } else {
