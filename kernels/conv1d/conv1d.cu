@@ -338,8 +338,9 @@ __global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restric
 }
 
 // 16-byte vectors in flight per thread of depthwise_fused_vec (fp32, bf16 / fp16), and its widest
-// block.
-constexpr int dw_vecs_per_thread_f32 = 2, dw_vecs_per_thread_16 = 2, dw_max_threads = 256;
+// block. bf16 / fp16 take 1 (H100 probe, NOTES.md: at b1 c2048 L4096 12.54 / 12.58 us against
+// 13.02 / 13.09 with 2, the same within 0.3% at c4096 L4096, 2% slower at 134-268 MB).
+constexpr int dw_vecs_per_thread_f32 = 2, dw_vecs_per_thread_16 = 1, dw_max_threads = 256;
 
 // ------------------------------------------------------------------ decode
 template <typename T>
