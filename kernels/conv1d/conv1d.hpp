@@ -38,6 +38,25 @@ std::size_t conv1d_dense_implicit_gemm_workspace_bytes(elem t, const conv1d_dens
 void launch_conv1d_dense_implicit_gemm(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                        const conv1d_dense_shape& s, cudaStream_t stream);
 
+// TF32 on fp32 tensors (kernels/conv1d/implicit_gemm_tf32.cu): TF32, not fp32-exact. x and w are
+// rounded to TF32 (cvt.rna.tf32.f32: 10 mantissa bits, nearest, ties away) before they are
+// multiplied; products and sums in fp32, the bias added unrounded in fp32.
+// round_tf32: y[i] = that rounding of x[i] (for tests of the rounding against its host model).
+void launch_round_tf32(const float* x, float* y, std::size_t n, cudaStream_t stream);
+// The TF32 variants' same-precision baseline: the naive pipeline (convolution to an fp32 workspace
+// with rounded operands, bias, GELU: three kernels). Workspace: batch * cout * out_length floats.
+std::size_t conv1d_dense_naive_tf32_workspace_bytes(const conv1d_dense_shape& s);
+void launch_conv1d_dense_naive_tf32(const float* x, const float* w, const float* bias, float* y, void* workspace,
+                                    const conv1d_dense_shape& s, cudaStream_t stream);
+// The implicit GEMM on TF32 tensor cores (mma.sync m16n8k8, sm_80+): implicit_gemm's structure with
+// fp32 operands in shared memory, each tap's 16 products summed from zero in the tensor core and
+// added to the fp32 accumulator. Any sizes, stride 1 or 2. Workspace: the rounded weights repacked
+// tap-major, Wp[3][C_out rounded to 128][C_in rounded to 16] floats, written by a first kernel.
+const char* conv1d_dense_implicit_gemm_tf32_unsupported(const conv1d_dense_shape& s);
+std::size_t conv1d_dense_implicit_gemm_tf32_workspace_bytes(const conv1d_dense_shape& s);
+void launch_conv1d_dense_implicit_gemm_tf32(const float* x, const float* w, const float* bias, float* y, void* workspace,
+                                            const conv1d_dense_shape& s, cudaStream_t stream);
+
 // Fused Hopper variant (kernels/conv1d/wgmma_tma.cu): sm_90a only (H100 / H200; the loader must
 // pick this build's sm_90a code), bf16 / fp16, fp32 accumulation. Three accumulated GEMMs, one per
 // tap, by wgmma from TMA-loaded tiles; bias and GELU in the epilogue. Workspace: the weights

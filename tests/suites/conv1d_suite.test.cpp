@@ -12,12 +12,15 @@
 #include "kernels/conv1d/conv1d.hpp"
 #include "kernels/conv1d/cudnn_conv.hpp"
 #include "references/conv1d_reference.hpp"
+#include "references/tf32_reference.hpp"
 #include "suites/suites.hpp"
 #include "support/gpu.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <functional>
 #include <set>
@@ -233,6 +236,7 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
     registry reg;
     register_conv1d(reg);
     std::size_t fused_checked = 0, igemm_checked = 0, wgmma_checked = 0, cudnn_checked = 0, cudnn_skipped = 0;
+    std::size_t naive_tf32_checked = 0, igemm_tf32_checked = 0;
     for (const auto& r : verify_untimed_cases(reg, "conv1d")) {
         CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.config, r.reason);
         const bool dense = r.c.name.rfind("dense:", 0) == 0;
@@ -258,6 +262,17 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
                 CHECK_FALSE(r.reason.empty());
                 continue;
             }
+        } else if (r.variant == "naive_tf32" || r.variant == "implicit_gemm_tf32") {
+            // TF32 on the dense fp32 cases (judged against the TF32 reference, implicit_gemm_tf32
+            // relative to naive_tf32); skipped elsewhere, with the reason.
+            if (dense && r.c.type == dtype::f32) {
+                CHECK(r.result == outcome::pass);
+                ++(r.variant == "naive_tf32" ? naive_tf32_checked : igemm_tf32_checked);
+            } else {
+                CHECK(r.result == outcome::skipped);
+                CHECK_FALSE(r.reason.empty());
+                continue;
+            }
         } else if (r.variant == "cudnn_conv") {
             // A peer: whatever the cuDNN found accepts must pass; the rest is skipped with the reason.
             if (r.result == outcome::skipped) {
@@ -278,6 +293,8 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
     }
     CHECK(fused_checked > 40);
     CHECK(igemm_checked == 16);  // 8 untimed dense cases x bf16, fp16
+    CHECK(naive_tf32_checked == 8);  // 8 untimed dense cases x fp32
+    CHECK(igemm_tf32_checked == 8);
     if (kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{}) == nullptr) {
         CHECK(wgmma_checked == 32);  // 8 untimed dense cases x bf16, fp16 x configurations coop, pingpong
     }
@@ -680,5 +697,201 @@ TEST_CASE("conv1d fp32 depthwise and decode: fp32 emulations pass the per-elemen
         const auto bad = check_of(s, c, in, ref, emulate_depthwise(s, c, in, true));
         CHECK_FALSE(bad[0].pass);
         if (bad.size() > 1) CHECK(bad[1].pass);  // state_out is a copy either way
+    }
+}
+
+TEST_CASE("conv1d implicit_gemm_tf32: ragged tiles, C_in off the 16-channel grid, odd lengths, both strides, against "
+          "naive_tf32", "[gpu][conv1d][tf32]") {
+    FUSEBENCH_REQUIRE_GPU();
+    registry reg;
+    const suite& s = conv1d_suite(reg);
+    const variant* naive = nullptr;
+    const variant* naive_tf32 = nullptr;
+    const variant* igemm_tf32 = nullptr;
+    for (const auto& v : s.variants) {
+        if (v.name == "naive") naive = &v;
+        if (v.name == "naive_tf32") naive_tf32 = &v;
+        if (v.name == "implicit_gemm_tf32") igemm_tf32 = &v;
+    }
+    REQUIRE(naive != nullptr);
+    REQUIRE(naive_tf32 != nullptr);
+    REQUIRE(igemm_tf32 != nullptr);
+    const device_info dev = query_device(0);
+    run_options o;
+    o.seed = 2028;
+    o.verify_only = true;
+    runner run(dev, o);
+    // L % 4 == 0 (16-byte loads) with partial position tiles (264, 1000), odd L (301: scalar loads),
+    // C_in 40 / 33 / 96 / 80 / 512 (3 / 3 / 6 / 5 / 32 chunks of 16, the last partial for 40, 33,
+    // 80), C_out 136 / 130 / 64 (partial and single channel tiles), the Whisper stem at full length.
+    const std::vector<dense_dims> shapes{{2, 40, 136, 264, 1}, {2, 40, 136, 264, 2}, {2, 33, 130, 301, 1}, {2, 33, 130, 301, 2},
+                                         {3, 96, 64, 1000, 2}, {1, 80, 384, 3000, 1}, {1, 512, 128, 1000, 1}};
+    std::size_t passed = 0;
+    for (const auto& sh : shapes) {
+        const case_desc c = dense_case(s, dtype::f32, sh);
+        selection_item item{&s, c, {naive, naive_tf32, igemm_tf32}};
+        for (const auto& r : run.run_item(item)) {
+            CAPTURE(r.c.name, r.variant, r.reason);
+            CHECK(r.result == outcome::pass);
+            if (r.variant != "implicit_gemm_tf32" || r.result != outcome::pass) continue;
+            REQUIRE(r.correctness.has_value());
+            CHECK(r.correctness->deterministic == true);
+            REQUIRE(r.correctness->outputs.size() == 1);
+            const output_check& y = r.correctness->outputs[0];
+            REQUIRE(y.relative.has_value());
+            CHECK(y.relative->baseline == "naive_tf32");
+            // Reported, not judged: the error against the fp32 inputs is TF32's, far above the
+            // kernel's own error against the TF32 reference.
+            REQUIRE(y.figures.count("fp32_inputs_max_abs") == 1);
+            REQUIRE(y.stats.max_abs.has_value());
+            CHECK(y.figures.at("fp32_inputs_max_abs").value > 4 * *y.stats.max_abs);
+            CHECK(y.figures.at("tf32_bound_use").value <= 1.0);
+            ++passed;
+        }
+    }
+    CHECK(passed == shapes.size());
+}
+
+namespace {
+
+// The dense convolution of a fp32 case emulated in fp32 with each operand passed through `op`
+// first: channel-major fmaf (the naive kernels' order), or per tap partial sums of 16 channels
+// added to a running sum (implicit_gemm_tf32's structure, its tensor-core sums taken as fp32).
+host_tensor emulate_dense_ops(const suite& s, const case_desc& c, const std::vector<host_tensor>& in, float (*op)(float),
+                              bool tap_partials) {
+    const auto B = static_cast<std::size_t>(c.dim("batch")), ci = static_cast<std::size_t>(c.dim("cin")),
+               co = static_cast<std::size_t>(c.dim("cout")), L = static_cast<std::size_t>(c.dim("length")),
+               st = static_cast<std::size_t>(c.dim("stride"));
+    const std::size_t lo = references::conv1d_out_length(L, st);
+    auto x = [&](std::size_t b, std::size_t i, long p) {
+        return p >= 0 && p < static_cast<long>(L) ? op(static_cast<float>(in[0].get((b * ci + i) * L + static_cast<std::size_t>(p)))) : 0.0f;
+    };
+    auto w = [&](std::size_t o, std::size_t i, std::size_t k) { return op(static_cast<float>(in[1].get((o * ci + i) * 3 + k))); };
+    host_tensor y(s.output_specs(c)[0]);
+    for (std::size_t b = 0; b < B; ++b) {
+        for (std::size_t o = 0; o < co; ++o) {
+            const float bias = static_cast<float>(in[2].get(o));
+            for (std::size_t t = 0; t < lo; ++t) {
+                auto pos = [&](std::size_t k) { return static_cast<long>(t * st + k) - 1; };
+                float z = 0;
+                if (!tap_partials) {
+                    for (std::size_t i = 0; i < ci; ++i)
+                        for (std::size_t k = 0; k < 3; ++k) z = std::fma(w(o, i, k), x(b, i, pos(k)), z);
+                } else {
+                    for (std::size_t i0 = 0; i0 < ci; i0 += 16) {
+                        for (std::size_t k = 0; k < 3; ++k) {
+                            float part = 0;
+                            for (std::size_t i = i0; i < std::min(ci, i0 + 16); ++i) part = std::fma(w(o, i, k), x(b, i, pos(k)), part);
+                            z += part;
+                        }
+                    }
+                }
+                y.set((b * co + o) * lo + t, gelu_f32(z + bias));
+            }
+        }
+    }
+    return y;
+}
+
+float keep(float v) { return v; }
+float tf32_rna(float v) { return references::round_tf32_rna(v); }
+float tf32_truncated(float v) {  // what a kernel that hands unrounded fp32 to the tensor cores gets
+    std::uint32_t u;
+    std::memcpy(&u, &v, 4);
+    u &= 0xffffe000u;
+    std::memcpy(&v, &u, 4);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("conv1d TF32 variants: their check, their domain, and what the relative check against naive_tf32 catches",
+          "[suites][conv1d][tf32]") {
+    registry reg;
+    const suite& s = conv1d_suite(reg);
+    const variant* naive_tf32 = nullptr;
+    const variant* igemm_tf32 = nullptr;
+    for (const auto& v : s.variants) {
+        if (v.name == "naive_tf32") naive_tf32 = &v;
+        if (v.name == "implicit_gemm_tf32") igemm_tf32 = &v;
+    }
+    REQUIRE(naive_tf32 != nullptr);
+    REQUIRE(igemm_tf32 != nullptr);
+    CHECK(naive_tf32->role == variant_role::baseline);
+    CHECK(s.baseline()->name == "naive");  // the suite's baseline is unchanged
+    CHECK(igemm_tf32->role == variant_role::fused);
+    CHECK(igemm_tf32->baseline_variant == "naive_tf32");
+    CHECK(s.judging_baseline(*igemm_tf32) == "naive_tf32");
+    CHECK(igemm_tf32->req.min_compute_capability == 80);
+    CHECK(naive_tf32->description.find("TF32, not fp32-exact") == 0);
+    CHECK(igemm_tf32->description.find("TF32, not fp32-exact") == 0);
+    for (const auto& c : s.cases()) {
+        CAPTURE(c.name, std::string(dtype_name(c.type)));
+        const bool in_domain = c.name.rfind("dense:", 0) == 0 && c.type == dtype::f32;
+        CHECK(naive_tf32->req.supports(c).has_value() == !in_domain);
+        CHECK(igemm_tf32->req.supports(c).has_value() == !in_domain);
+        if (!in_domain) continue;
+        // Flops as the direct kernel's; the packed fp32 weights (3 x C_out rounded to 128 x C_in
+        // rounded to 16) written and read back; unit `any` (no TF32 ceiling is measured).
+        const traffic_model m = igemm_tf32->model(c), f = s.variants[1].model(c);
+        CHECK(m.flops == f.flops);
+        CHECK(m.unit == compute_unit::any);
+        const double wp = 3.0 * static_cast<double>((c.dim("cout") + 127) / 128 * 128) * static_cast<double>((c.dim("cin") + 15) / 16 * 16) * 4;
+        CHECK(m.bytes_read == f.bytes_read + wp);
+        CHECK(igemm_tf32->workspace_bytes(c) == static_cast<std::size_t>(wp));
+        CHECK(naive_tf32->workspace_bytes(c) == s.baseline()->workspace_bytes(c));
+    }
+
+    // The b8 512 -> 512 target's reduction (3 x 512 terms + bias), shortened: L = 64, 64 channels out.
+    case_desc c = find_case(s, "dense:b8:512->512:L3000:s1", dtype::f32);
+    c.dims["batch"] = 1;
+    c.dims["length"] = 64;
+    c.dims["cout"] = 64;
+    c.name = "dense:b1:512->64:L64:s1";
+    const auto in = inputs_of(s, c, 0x7f32);
+    const auto ref = s.reference(c, in);
+    REQUIRE(ref.size() == 2);  // y, then the reference on TF32-rounded x and w
+    const double rms = finite_rms(ref[0]);
+    auto check = [&](const variant* v, float (*op)(float), bool tap_partials) {
+        std::vector<host_tensor> outs;
+        outs.push_back(emulate_dense_ops(s, c, in, op, tap_partials));
+        const auto checks = s.custom_check(check_input{c, in, ref, outs, v});
+        REQUIRE(checks.size() == 1);
+        return checks[0];
+    };
+    const output_check base = check(naive_tf32, tf32_rna, false);
+    CAPTURE(base.reason);
+    REQUIRE(base.pass);
+    REQUIRE(base.stats.max_abs.has_value());
+    for (const char* f : {"tf32_bound_max", "tf32_bound_use", "fp32_inputs_max_abs", "fp32_inputs_rel_l2", "tf32_floor_max_abs",
+                          "tf32_floor_rel_l2"}) {
+        CAPTURE(f);
+        CHECK(base.figures.count(f) == 1);
+    }
+    // TF32 costs about 2^-10 relative per product: far more than fp32 sums err by.
+    CHECK(base.figures.at("tf32_floor_max_abs").value > 1e-4);
+    CHECK(base.figures.at("fp32_inputs_max_abs").value > 20 * *base.stats.max_abs);
+
+    SECTION("the kernel's structure (tap partials of 16 channels) passes, also relative to naive_tf32") {
+        output_check y = check(igemm_tf32, tf32_rna, true);
+        CAPTURE(y.reason);
+        CHECK(y.pass);
+        apply_relative_tolerance(y, &base, 2.0, 0x1p-16, rms);
+        CHECK(y.pass);
+    }
+    SECTION("unrounded fp32 operands, or operands truncated to TF32, fail the relative check") {
+        for (float (*op)(float) : {keep, tf32_truncated}) {
+            output_check y = check(igemm_tf32, op, true);
+            apply_relative_tolerance(y, &base, 2.0, 0x1p-16, rms);
+            CAPTURE(y.reason);
+            CHECK_FALSE(y.pass);
+            CHECK(y.reason.find("out of tolerance") != std::string::npos);
+        }
+    }
+    SECTION("the TF32 check refuses a case without the TF32 reference") {
+        std::vector<host_tensor> outs;
+        outs.push_back(emulate_dense_ops(s, c, in, tf32_rna, false));
+        const std::vector<std::vector<double>> only_y{ref[0]};
+        CHECK_THROWS_AS(s.custom_check(check_input{c, in, only_y, outs, naive_tf32}), std::logic_error);
     }
 }

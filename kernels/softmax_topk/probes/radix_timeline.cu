@@ -9,6 +9,14 @@
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. \
 //        kernels/softmax_topk/probes/radix_timeline.cu -o radix_timeline
 //   ./radix_timeline f32 4096 50257 10 1.0 [raw.csv]
+// Environment: FUSEBENCH_RADIX_VERIFY_ROWS (default 32) rows are checked against a host top-K;
+// FUSEBENCH_RADIX_DUMP=file writes the last launch's indices then probabilities (rows x K int32,
+// rows x K float32, raw): two builds of the kernel on the same arguments give the same file iff
+// their outputs are bit-identical. std 0 gives all-equal rows; a small std in bf16 gives many ties
+// at the K-th key. FUSEBENCH_RADIX_PF=pct,at,kb, only in a probe built against the v6 step 4
+// experiment (-Idev/prefetch before -I.: its fused_radix.cu defines FUSEBENCH_RADIX_PREFETCH),
+// replaces that launcher's L2 prefetch of later rows: pct % of the resident clusters rows ahead (0:
+// none), at 0 (after the block's read) or 1 (at its start), at most kb KB of the chunk.
 #define FUSEBENCH_RADIX_TIMELINE 1
 #include "kernels/softmax_topk/fused_radix.cu"
 
@@ -19,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -94,6 +103,49 @@ int main(int argc, char** argv) {
     a.rows = rows;
     a.V = V;
     a.K = K;
+    // The launcher, or (FUSEBENCH_RADIX_PF) the kernel's launch with a given prefetch.
+    std::function<void(const fk::softmax_topk_args&)> launch = [](const fk::softmax_topk_args& x) {
+        fk::launch_softmax_topk_fused_radix(x, nullptr);
+    };
+#ifdef FUSEBENCH_RADIX_PREFETCH
+    if (const char* pf_env = std::getenv("FUSEBENCH_RADIX_PF")) {
+        int pct_rows = 0, at = 0, kb = 0;
+        if (std::sscanf(pf_env, "%d,%d,%d", &pct_rows, &at, &kb) != 3) {
+            std::fprintf(stderr, "FUSEBENCH_RADIX_PF=pct,at,kb\n");
+            return 2;
+        }
+        // The resident clusters as the launcher counts them (same C, same configuration).
+        const std::int64_t row_bytes = V * static_cast<std::int64_t>(esz);
+        const std::int64_t by_bytes = (row_bytes + fk::radix_chunk_bytes - 1) / fk::radix_chunk_bytes;
+        const std::int64_t by_k = (4 * K + fk::radix_slots_per_block - 1) / fk::radix_slots_per_block;
+        const int Cc = static_cast<int>(std::clamp<std::int64_t>(std::max(by_bytes, by_k), 1, fk::radix_max_cluster));
+        int resident = 0;
+        fk::dispatch_elem(type, [&](auto v) {
+            using T = decltype(v);
+            cudaLaunchConfig_t cfg{};
+            cfg.gridDim = dim3(static_cast<unsigned>(rows * Cc));
+            cfg.blockDim = dim3(fk::block_threads);
+            cfg.dynamicSmemBytes = sizeof(fk::radix_smem);
+            cudaLaunchAttribute attr[1];
+            attr[0].id = cudaLaunchAttributeClusterDimension;
+            attr[0].val.clusterDim = {static_cast<unsigned>(Cc), 1, 1};
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+            CK(cudaFuncSetAttribute(fk::softmax_topk_radix_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(sizeof(fk::radix_smem))));
+            CK(cudaOccupancyMaxActiveClusters(&resident, fk::softmax_topk_radix_kernel<T>, &cfg));
+        });
+        fk::radix_prefetch pf;
+        pf.ahead = static_cast<int>(static_cast<std::int64_t>(resident) * pct_rows / 100);
+        pf.at = at;
+        pf.max_bytes = kb << 10;
+        std::printf("prefetch: %d rows ahead (%d%% of %d resident clusters of %d), at %s, at most %d KB of the chunk\n", pf.ahead,
+                    pct_rows, resident, Cc, at ? "the block's start" : "the read's end", kb);
+        launch = [pf](const fk::softmax_topk_args& x) {
+            fk::dispatch_elem(x.type, [&](auto v) { fk::launch_radix<decltype(v)>(x, nullptr, &pf); });
+        };
+    }
+#endif
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
@@ -103,7 +155,7 @@ int main(int argc, char** argv) {
         CK(cudaMemsetAsync(d_flush, r & 0xFF, flush_bytes));
         CK(cudaMemsetAsync(d_tl, 0, tl_n * 8));
         CK(cudaEventRecord(e0));
-        fk::launch_softmax_topk_fused_radix(a, nullptr);
+        launch(a);
         CK(cudaEventRecord(e1));
         CK(cudaEventSynchronize(e1));
         float t = 0;
@@ -113,7 +165,8 @@ int main(int argc, char** argv) {
     // Exactness on the first rows (indices against a host top-K of the same values, ties by lower
     // index): the probe also runs reworked kernels before the GPU tests see them.
     {
-        const std::int64_t vr = std::min<std::int64_t>(rows, 32);
+        const char* vr_env = std::getenv("FUSEBENCH_RADIX_VERIFY_ROWS");
+        const std::int64_t vr = std::min<std::int64_t>(rows, vr_env ? std::atoll(vr_env) : 32);
         std::vector<unsigned char> hx(static_cast<std::size_t>(vr * V) * esz);
         std::vector<std::int32_t> hi(static_cast<std::size_t>(vr * K));
         CK(cudaMemcpy(hx.data(), d_x, hx.size(), cudaMemcpyDeviceToHost));
@@ -146,6 +199,21 @@ int main(int argc, char** argv) {
         std::printf("verify: %lld of %lld indices differ from the host top-K (first %lld rows)%s\n", static_cast<long long>(bad),
                     static_cast<long long>(vr * K), static_cast<long long>(vr), bad ? "  <-- WRONG" : "");
     }
+    if (const char* dump = std::getenv("FUSEBENCH_RADIX_DUMP")) {
+        std::vector<std::int32_t> hi(static_cast<std::size_t>(rows * K));
+        std::vector<float> hp(static_cast<std::size_t>(rows * K));
+        CK(cudaMemcpy(hi.data(), d_i, hi.size() * 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hp.data(), d_p, hp.size() * 4, cudaMemcpyDeviceToHost));
+        std::FILE* f = std::fopen(dump, "wb");
+        bool ok = f != nullptr && std::fwrite(hi.data(), 4, hi.size(), f) == hi.size() &&
+                  std::fwrite(hp.data(), 4, hp.size(), f) == hp.size();
+        if (f != nullptr) ok = std::fclose(f) == 0 && ok;
+        if (!ok) {
+            std::fprintf(stderr, "cannot write %s\n", dump);
+            return 1;
+        }
+        std::printf("dump: %s (%zu indices, %zu probabilities)\n", dump, hi.size(), hp.size());
+    }
     std::vector<unsigned long long> tl(tl_n);
     CK(cudaMemcpy(tl.data(), d_tl, tl_n * 8, cudaMemcpyDeviceToHost));
     std::vector<float> sorted_ms = ms;
@@ -164,7 +232,7 @@ int main(int argc, char** argv) {
     }
     std::printf("radix_timeline %s rows %lld V %lld K %lld std %.2f: C = %d, %zu blocks, %d SMs; event median %.1f us (min %.1f); stamped span %.1f us; blocks per slot %.2f\n",
                 dt.c_str(), static_cast<long long>(rows), static_cast<long long>(V), static_cast<long long>(K), sd, C, nb,
-                sms, sorted_ms[reps / 2] * 1e3, sorted_ms[0] * 1e3, (t1 - t0) * 1e-3, nb / (sms * 4.0));
+                sms, sorted_ms[reps / 2] * 1e3, sorted_ms[0] * 1e3, (t1 - t0) * 1e-3, nb / (sms * static_cast<double>(fk::radix_blocks_per_sm)));
 
     // Phase durations (us) per block: each phase from the previous stamp present.
     const char* names[] = {"start",   "stream+reduce", "cluster merge", "bound (step 2)", "L2 re-read", "count exch+ties",
@@ -213,11 +281,12 @@ int main(int argc, char** argv) {
         if (dur[p].empty()) continue;
         double mean = sum_phase[p] / dur[p].size();
         std::printf("%-18s %7zu %7.2f %7.2f %7.2f %7.2f %7.1f%% %8.1f\n", names[p], dur[p].size(), mean, pct(dur[p], 0.1),
-                    pct(dur[p], 0.5), pct(dur[p], 0.9), 100.0 * sum_phase[p] / total, sum_phase[p] / (sms * 4.0));
+                    pct(dur[p], 0.5), pct(dur[p], 0.9), 100.0 * sum_phase[p] / total, sum_phase[p] / (sms * static_cast<double>(fk::radix_blocks_per_sm)));
     }
     std::printf("after the stream, per block: rank 0 p50 %.2f us (p90 %.2f), other ranks p50 %.2f us (p90 %.2f)\n", pct(post0, 0.5),
                 pct(post0, 0.9), pct(post, 0.5), pct(post, 0.9));
-    std::printf("(slot-us: the phase's summed block time over %d SMs x 4 slots: the kernel time it takes if the slots are the bottleneck)\n", sms);
+    std::printf("(slot-us: the phase's summed block time over %d SMs x %d slots: the kernel time it takes if the slots are the bottleneck)\n", sms,
+                fk::radix_blocks_per_sm);
     std::printf("take modes (0 all, 1 above, 2 exact_ties, 3 digits):");
     for (auto& kv : modes) std::printf(" %d:%d", kv.first, kv.second);
     std::printf("; bound digit levels:");
