@@ -703,8 +703,9 @@ void register_conv1d(registry& reg) {
     s.variants.push_back(variant{
         "fused", variant_role::fused,
         "one kernel per operation: dense, a direct convolution over shared-memory tiles (64 channels x 64 positions per "
-        "block) with bias and GELU in the epilogue; depthwise, one contiguous stretch of a row per block, two 16-byte "
-        "loads in flight per thread, the earlier inputs from the neighbouring lane by a warp shuffle (rows off the "
+        "block) with bias and GELU in the epilogue; depthwise, one contiguous stretch of a row per block, 16-byte "
+        "loads in flight per thread (two fp32, one bf16 / fp16), the earlier inputs from the neighbouring lane by a warp "
+        "shuffle, bf16 / fp16 SiLU by ex2.approx and rcp.approx (rows off the "
         "16-byte grid: 8 outputs per thread by scalar loads); decode, one thread per channel writing y and the shifted state",
         [](const launch_args& a) {
             const auto t = to_kernel_elem(a.c.type);

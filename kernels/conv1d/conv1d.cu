@@ -20,14 +20,63 @@ __device__ __forceinline__ void st(T* p, std::size_t i, float v) { p[i] = from_f
 
 __device__ __forceinline__ float gelu_erf(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
 __device__ __forceinline__ float silu(float z) { return z / (1.0f + expf(-z)); }
-// SiLU for outputs rounded to bf16 / fp16: __expf and __fdividef (ex2.approx and rcp.approx, about
-// 4 instructions instead of about 20); their error, below 1e-6 relative for |z| < 20 (and y = z or
-// y -> -0 beyond), is far under the half-ulp of that rounding (2^-9 bf16, 2^-12 fp16 relative at
-// least). fp32 outputs keep the accurate formula, which their per-element bound assumes.
+// SiLU for outputs rounded to bf16 / fp16 (depthwise_fused_vec) from s = z log2(e) (the kernel
+// folds log2(e) into its weights and bias): y = s / (log2(e) (1 + 2^-s)) = z / (1 + e^-z), by
+// ex2.approx, one FMA (log2(e) 2^-s + log2(e): the ln 2 of s ln 2 rides on the denominator),
+// rcp.approx and a multiplication: 4 instructions per output (main's __expf / __fdividef form,
+// with the bias's add, took 9 in SASS: the argument's scaling and the non-.ftz forms' denormal
+// handling). The .ftz forms: a denormal 2^-s changes the denominator by less than its ulp.
+// s < -128 (z < -88.7): 2^-s = inf, y = s x 0 = -0 (exact: |y| < |z| 2^-128); s = +inf: y = +inf;
+// s = -inf: y = -0 (the accurate formula: NaN); NaN: NaN; |z| above FLT_MAX / log2(e) (2.36e38,
+// bf16 inputs only) overflows s. Relative error otherwise: the rounding of s, times |s| ln 2
+// through 2^-s where the sigmoid is small (an fp32 emulation with exact exp2 and division: below
+// 3.8e-6 for |z| <= 120, as __expf's own argument scaling), plus ex2.approx's and rcp.approx's
+// 2 ulp; far under the output's half-ulp rounding of 2^-9 (bf16) or 2^-12 (fp16) relative. fp32
+// outputs keep the accurate formula, which their per-element bound assumes. Measured
+// alternatives (kernels/conv1d/NOTES.md): one reciprocal shared by 2 or 4 outputs (fewer MUFU
+// operations, more instructions) was slower.
+__device__ __forceinline__ float ex2_ftz(float v) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
+__device__ __forceinline__ float rcp_ftz(float v) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
+constexpr float log2e_f = 1.4426950408889634f;
+__device__ __forceinline__ float silu_log2e(float s) { return s * rcp_ftz(fmaf(ex2_ftz(-s), log2e_f, log2e_f)); }
+
+// Element i (0 or 1) of a 32-bit word of two bf16 / fp16 values, widened to fp32: one instruction
+// (bf16: a shift or a mask; fp16: a conversion).
+template <typename T, int I>
+__device__ __forceinline__ float half_of(std::uint32_t u) {
+    if constexpr (std::is_same_v<T, __half>) {
+        __half2 h;
+        *reinterpret_cast<std::uint32_t*>(&h) = u;
+        return I == 0 ? __low2float(h) : __high2float(h);
+    } else {
+        return __uint_as_float(I == 0 ? u << 16 : u & 0xffff0000u);
+    }
+}
 template <typename T>
-__device__ __forceinline__ float silu_for(float z) {
-    if constexpr (sizeof(T) == 2) return __fdividef(z, 1.0f + __expf(-z));
-    else return silu(z);
+__device__ __forceinline__ float elem_of(const std::uint32_t* words, int i) {  // i known at compile time (unrolled)
+    return i % 2 == 0 ? half_of<T, 0>(words[i / 2]) : half_of<T, 1>(words[i / 2]);
+}
+
+// Two fp32 values rounded to T and packed (lo in the low half): one cvt.rn.{bf16x2, f16x2}.
+template <typename T>
+__device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
+    std::uint32_t u;
+    if constexpr (std::is_same_v<T, __half>) {
+        const __half2 h = __floats2half2_rn(lo, hi);
+        u = *reinterpret_cast<const std::uint32_t*>(&h);
+    } else {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+        u = *reinterpret_cast<const std::uint32_t*>(&h);
+    }
+    return u;
 }
 
 unsigned grid_for(std::size_t n, int threads) {
@@ -198,12 +247,15 @@ __global__ void depthwise_fused_scalar(const T* __restrict__ x, const T* __restr
 // thread, all issued before any is used. The row's channel, weights and bias are per block. The
 // W - 1 inputs before a vector are the previous vector's last ones: lane - 1's (a warp shuffle, no
 // second read); lane 0 loads the previous vector itself (the neighbouring warp reads it too, so
-// it comes from L2, not DRAM); a row's first vector gets zeros. Accumulation order as the other
-// kernels (w[0] x[t - W + 1] first, the bias added last); SiLU by silu_for (fp32: the scalar
-// path's bit for bit; bf16 / fp16: fast exp and division, as SiLU's instructions, not DRAM, bound
-// these types at 33 MB on an H100).
+// it comes from L2, not DRAM); a row's first vector gets zeros. fp32: the accumulation order of
+// the other kernels (w[0] x[t - W + 1] first, the bias added last) and the accurate SiLU, the
+// scalar path's bit for bit. bf16 / fp16: the sum from the bias, weights and bias times log2(e),
+// SiLU by silu_log2e, two outputs rounded by one conversion, every instruction counted (at 33 MB
+// on an H100 the time of these types follows the instructions issued per output: NOTES.md).
+// __launch_bounds__(256, 8): 32 registers, 8 blocks of 256 per SM, no spills (left free, ptxas
+// takes 35-39 registers for bf16 / fp16 at width 4: 6 blocks per SM).
 template <typename T, int W, int VPT>
-__global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+__global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                                                            T* __restrict__ y, int channels, int vecs_per_row) {
     constexpr int E = 16 / static_cast<int>(sizeof(T));
     static_assert(W - 1 <= E, "the halo must lie in one vector");
@@ -212,52 +264,83 @@ __global__ void __launch_bounds__(256) depthwise_fused_vec(const T* __restrict__
     uint4* yr = reinterpret_cast<uint4*>(y) + r * static_cast<std::size_t>(vecs_per_row);
     const int j0 = static_cast<int>(blockIdx.y * blockDim.x * VPT + threadIdx.x);
     const bool lane0 = (threadIdx.x & 31u) == 0;
-    uint4 cur[VPT], prev[VPT];
+    constexpr bool half = sizeof(T) == 2;
+    // What lane 0 loads of the previous vector: its last 8 bytes for 16-bit types (4 elements, at
+    // least the W - 1 of the halo; half the registers of a whole vector), all 16 for fp32.
+    using halo_t = std::conditional_t<half, uint2, uint4>;
+    constexpr int HE = static_cast<int>(sizeof(halo_t) / sizeof(T));
+    static_assert(W - 1 <= HE, "the halo must lie in what lane 0 loads");
+    uint4 cur[VPT];
+    halo_t prev[VPT];
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
         cur[k] = make_uint4(0, 0, 0, 0);
-        prev[k] = make_uint4(0, 0, 0, 0);  // zeros: the causal padding before a row's first vector
+        prev[k] = halo_t{};  // zeros: the causal padding before a row's first vector
         if (j < vecs_per_row) {
             cur[k] = __ldg(xr + j);
-            if (lane0 && j > 0) prev[k] = __ldg(xr + j - 1);
+            if (lane0 && j > 0) prev[k] = __ldg(reinterpret_cast<const halo_t*>(xr + j) - 1);
         }
     }
     const int c = static_cast<int>(blockIdx.x % static_cast<unsigned>(channels));
+    // 16-bit outputs: weights and bias times log2(e), for silu_log2e (one rounding each, a few
+    // fp32 ulps on z against the output's 2^-9 / 2^-12).
     float wv[W];
 #pragma unroll
-    for (int k = 0; k < W; ++k) wv[k] = ld(w, static_cast<std::size_t>(c) * W + k);
-    const float bc = ld(bias, c);
+    for (int k = 0; k < W; ++k) wv[k] = half ? ld(w, static_cast<std::size_t>(c) * W + k) * log2e_f : ld(w, static_cast<std::size_t>(c) * W + k);
+    const float bc = half ? ld(bias, c) * log2e_f : ld(bias, c);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
-        alignas(16) T in[E];
-        *reinterpret_cast<uint4*>(in) = cur[k];
+        // Element i of a vector of 16 or 8 bytes, in fp32.
+        auto elem = [](const auto& vec, int i) {
+            if constexpr (half) return elem_of<T>(reinterpret_cast<const std::uint32_t*>(&vec), i);
+            else return reinterpret_cast<const float*>(&vec)[i];
+        };
         float v[E + W - 1];
 #pragma unroll
-        for (int e = 0; e < E; ++e) v[W - 1 + e] = to_f32(in[e]);
-        alignas(16) T pv[E];
-        *reinterpret_cast<uint4*>(pv) = prev[k];
+        for (int e = 0; e < E; ++e) v[W - 1 + e] = elem(cur[k], e);
 #pragma unroll
         for (int h = 0; h < W - 1; ++h) {
             // Every lane shuffles (full mask); lane - 1's v[E + h] is its element E - (W - 1) + h.
             const float up = __shfl_up_sync(0xffffffffu, v[E + h], 1);
-            v[h] = lane0 ? to_f32(pv[E - (W - 1) + h]) : up;
+            v[h] = lane0 ? elem(prev[k], HE - (W - 1) + h) : up;
         }
-        alignas(16) T out[E];
+        uint4 res;
+        if constexpr (half) {
+            // From the bias: W FMAs per output (no multiply and add of its own), z log2(e) in s.
+            std::uint32_t* o = reinterpret_cast<std::uint32_t*>(&res);
 #pragma unroll
-        for (int e = 0; e < E; ++e) {
-            float acc = 0.0f;
+            for (int e0 = 0; e0 < E; e0 += 2) {
+                float yv[2];
 #pragma unroll
-            for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e + q], acc);
-            out[e] = from_f32<T>(silu_for<T>(acc + bc));
+                for (int e = 0; e < 2; ++e) {
+                    float acc = bc;
+#pragma unroll
+                    for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e0 + e + q], acc);
+                    yv[e] = silu_log2e(acc);
+                }
+                o[e0 / 2] = pack2<T>(yv[0], yv[1]);
+            }
+        } else {
+            alignas(16) T out[E];
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                float acc = 0.0f;
+#pragma unroll
+                for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e + q], acc);
+                out[e] = from_f32<T>(silu(acc + bc));
+            }
+            res = *reinterpret_cast<const uint4*>(out);
         }
-        if (j < vecs_per_row) yr[j] = *reinterpret_cast<const uint4*>(out);
+        if (j < vecs_per_row) yr[j] = res;
     }
 }
 
-// 16-byte vectors in flight per thread of depthwise_fused_vec, and its widest block.
-constexpr int dw_vecs_per_thread = 2, dw_max_threads = 256;
+// 16-byte vectors in flight per thread of depthwise_fused_vec (fp32, bf16 / fp16), and its widest
+// block. bf16 / fp16 take 1 (H100 probe, NOTES.md: at b1 c2048 L4096 12.54 / 12.58 us against
+// 13.02 / 13.09 with 2, the same within 0.3% at c4096 L4096, 2% slower at 134-268 MB).
+constexpr int dw_vecs_per_thread_f32 = 2, dw_vecs_per_thread_16 = 1, dw_max_threads = 256;
 
 // ------------------------------------------------------------------ decode
 template <typename T>
@@ -410,17 +493,17 @@ void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const v
         // The vector path: rows of whole 16-byte vectors from 16-byte aligned bases. Block: up to
         // 256 threads (fewer for short rows, a multiple of 32 for the warp shuffle), VPT vectors
         // each; grid: rows x spans of a row.
-        const int threads = std::max(
-            32, std::min(dw_max_threads, ((vecs_per_row + dw_vecs_per_thread - 1) / dw_vecs_per_thread + 31) / 32 * 32));
-        const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * dw_vecs_per_thread - 1) /
-                                (static_cast<long long>(threads) * dw_vecs_per_thread);
+        constexpr int vpt = sizeof(T) == 2 ? dw_vecs_per_thread_16 : dw_vecs_per_thread_f32;
+        const int threads = std::max(32, std::min(dw_max_threads, ((vecs_per_row + vpt - 1) / vpt + 31) / 32 * 32));
+        const long long spans =
+            (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * vpt - 1) / (static_cast<long long>(threads) * vpt);
         const bool vec = s.length % E == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
                          reinterpret_cast<std::uintptr_t>(y) % 16 == 0 && rows_of(s) <= 0x7fffffffu && spans <= 65535;
         auto go = [&](auto width_tag) {
             constexpr int W = decltype(width_tag)::value;
             if (vec) {
                 const dim3 grid(static_cast<unsigned>(rows_of(s)), static_cast<unsigned>(spans));
-                depthwise_fused_vec<T, W, dw_vecs_per_thread><<<grid, threads, 0, stream>>>(
+                depthwise_fused_vec<T, W, vpt><<<grid, threads, 0, stream>>>(
                     static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y), s.channels,
                     vecs_per_row);
             } else {

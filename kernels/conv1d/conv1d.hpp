@@ -83,8 +83,9 @@ void launch_conv1d_bias_gelu(elem t, const void* z, bool z_f32, const void* bias
 // Depthwise causal conv1d + bias + SiLU. Naive: three kernels through an fp32 workspace of
 // batch * channels * length floats. Fused: one pass; rows of whole 16-byte vectors (length a
 // multiple of 4 fp32 / 8 bf16, fp16 elements, 16-byte aligned x and y) by blocks that each stream
-// one contiguous stretch of a row, two 16-byte loads in flight per thread, the width - 1 earlier
-// inputs from the neighbouring lane by a warp shuffle; other rows 8 outputs per thread by scalar loads.
+// one contiguous stretch of a row, 16-byte loads in flight per thread (two for fp32, one for bf16 /
+// fp16), the width - 1 earlier inputs from the neighbouring lane by a warp shuffle; other rows 8
+// outputs per thread by scalar loads. bf16 / fp16 outputs take a fast SiLU (conv1d.cu, silu_log2e).
 std::size_t conv1d_depthwise_naive_workspace_bytes(const conv1d_depthwise_shape& s);
 void launch_conv1d_depthwise_naive(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                    const conv1d_depthwise_shape& s, cudaStream_t stream);
