@@ -2,6 +2,7 @@
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/conv1d/conv1d.hpp"
+#include "kernels/conv1d/naive.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -13,13 +14,6 @@ namespace fusebench::kernels {
 
 namespace {
 
-template <typename T>
-__device__ __forceinline__ float ld(const T* p, std::size_t i) { return to_f32(p[i]); }
-template <typename T>
-__device__ __forceinline__ void st(T* p, std::size_t i, float v) { p[i] = from_f32<T>(v); }
-
-__device__ __forceinline__ float gelu_erf(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
-__device__ __forceinline__ float silu(float z) { return z / (1.0f + expf(-z)); }
 // SiLU for outputs rounded to bf16 / fp16 (depthwise_fused_vec) from s = z log2(e) (the kernel
 // folds log2(e) into its weights and bias): y = s / (log2(e) (1 + 2^-s)) = z / (1 + e^-z), by
 // ex2.approx, one FMA (log2(e) 2^-s + log2(e): the ln 2 of s ln 2 rides on the denominator),
@@ -85,49 +79,12 @@ unsigned grid_for(std::size_t n, int threads) {
 }
 
 // ------------------------------------------------------------------ dense
-template <typename T>
-__global__ void dense_conv_only(const T* x, const T* w, float* z, int batch, int cin, int cout, int length, int stride, int lout) {
-    const std::size_t n = static_cast<std::size_t>(batch) * cout * lout;
-    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
-         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        const int t = static_cast<int>(idx % lout);
-        const int o = static_cast<int>((idx / lout) % cout);
-        const int b = static_cast<int>(idx / (static_cast<std::size_t>(lout) * cout));
-        float acc = 0.0f;
-        for (int i = 0; i < cin; ++i) {
-            const T* xr = x + (static_cast<std::size_t>(b) * cin + i) * length;
-            const T* wr = w + (static_cast<std::size_t>(o) * cin + i) * 3;
-            for (int k = 0; k < 3; ++k) {
-                const int p = t * stride + k - 1;
-                if (p >= 0 && p < length) acc = fmaf(ld(wr, k), ld(xr, p), acc);
-            }
-        }
-        z[idx] = acc;
-    }
-}
-
-template <typename T>
-__global__ void add_channel_bias(float* z, const T* bias, std::size_t n, int channels, int length) {
-    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
-         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        z[idx] += ld(bias, (idx / length) % channels);
-    }
-}
-
 // The peer's epilogue: z (fp32 or the storage type) + bias, GELU, rounded once to T.
 template <typename T, typename Z>
 __global__ void bias_gelu(const Z* __restrict__ z, const T* __restrict__ bias, T* __restrict__ y, std::size_t n, int channels, int length) {
     for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
          idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
         st(y, idx, gelu_erf(ld(z, idx) + ld(bias, (idx / length) % channels)));
-    }
-}
-
-template <typename T, bool GELU>
-__global__ void activate(const float* z, T* y, std::size_t n) {
-    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
-         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        st(y, idx, GELU ? gelu_erf(z[idx]) : silu(z[idx]));
     }
 }
 

@@ -13,14 +13,11 @@
 //   positions de-interleaved into s planes keep the 8 rows of an ldmatrix consecutive, hence
 //   conflict-free at an 80-byte pitch).
 // - Epilogue: bias + GELU (erf) in fp32, rounded once to the storage type.
-#include "kernels/common/elem_io.cuh"
-#include "kernels/common/launch_check.hpp"
-#include "kernels/conv1d/conv1d.hpp"
+#include "kernels/conv1d/implicit_gemm.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -29,38 +26,9 @@ namespace fusebench::kernels {
 
 namespace {
 
-constexpr int ig_bm = 128;     // output channels per block
-constexpr int ig_bn = 128;     // output positions per block
-constexpr int ig_ci = 32;      // input channels per K chunk (K = 3 x 32 per chunk)
-constexpr int ig_pitch = 40;   // shared row pitch [elements]: 80 bytes, conflict-free ldmatrix
-constexpr int ig_threads = 256;  // 8 warps: 2 (M, 64 rows each) x 4 (N, 32 columns each)
-
-template <int S>
-struct ig_geometry {
-    static constexpr int x_rows = ig_bn + 2;                 // rows per plane (window q < bn s + 2)
-    static constexpr int a_elems = 3 * ig_bm * ig_pitch;     // per stage
-    static constexpr int x_elems = S * x_rows * ig_pitch;    // per stage
-    static constexpr int stage_elems = a_elems + x_elems;
-    static constexpr int groups = ig_bn * S / 8 + 2;         // 8-position groups covering the window
-    static constexpr int pairs = groups / 2;                 // a thread loads two adjacent groups (one sector)
-    static constexpr int x_items = ig_ci * pairs;
-    static constexpr int x_iters = (x_items + ig_threads - 1) / ig_threads;
-    static_assert(groups % 2 == 0, "groups come in pairs");
-};
-
-__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void ldsm_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-__device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-}
-__device__ __forceinline__ void cp_async_commit_all() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
+constexpr int ig_ci = ig_tile<__half>::ci;        // input channels per K chunk (K = 3 x 32 per chunk)
+constexpr int ig_pitch = ig_tile<__half>::pitch;  // shared row pitch [elements]: 80 bytes, conflict-free ldmatrix
+static_assert(ig_ci == 32 && ig_pitch == 40 && ig_tile<__nv_bfloat16>::ci == ig_ci, "16-bit tile geometry");
 
 template <typename T>
 __device__ __forceinline__ void mma_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1);
@@ -78,22 +46,6 @@ __device__ __forceinline__ void mma_16816<__half>(float (&d)[4], const std::uint
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-__device__ __forceinline__ float ig_gelu(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
-
-// Wp[tap][o][ci] (o < m_pad, ci < k_pad) from w[o][ci][tap], zeros in the padding: every element
-// of the packed buffer is written, so the GEMM needs no bounds checks on A.
-template <typename T>
-__global__ void ig_pack_weights(const T* __restrict__ w, T* __restrict__ wp, int cin, int cout, int k_pad, int m_pad) {
-    const std::size_t n = static_cast<std::size_t>(3) * m_pad * k_pad;
-    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
-         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        const int ci = static_cast<int>(idx % k_pad);
-        const int o = static_cast<int>((idx / k_pad) % m_pad);
-        const int tap = static_cast<int>(idx / (static_cast<std::size_t>(k_pad) * m_pad));
-        wp[idx] = o < cout && ci < cin ? w[(static_cast<std::size_t>(o) * cin + ci) * 3 + tap] : from_f32<T>(0.0f);
-    }
-}
-
 // One block: 128 output channels x 128 positions of one batch. Two shared-memory stages: the next
 // chunk's weights arrive by cp.async and its inputs through registers while the current chunk is
 // multiplied. VEC: 16-byte loads of x (rows on the 16-byte grid: length % 8 == 0, aligned x).
@@ -101,7 +53,7 @@ template <typename T, int S, bool VEC>
 __global__ void __launch_bounds__(ig_threads, 2)
     ig_conv_gelu(const T* __restrict__ x, const T* __restrict__ wp, const T* __restrict__ bias, T* __restrict__ y, int cin,
                  int cout, int length, int lout, int k_pad, int m_pad, bool y_pairs) {
-    using G = ig_geometry<S>;
+    using G = ig_geometry<T, S>;
     extern __shared__ __align__(16) unsigned char ig_smem[];
     T* smem = reinterpret_cast<T*>(ig_smem);
 
@@ -116,16 +68,7 @@ __global__ void __launch_bounds__(ig_threads, 2)
     auto a_stage = [&](int st) { return smem + st * G::stage_elems; };
     auto x_stage = [&](int st) { return smem + st * G::stage_elems + G::a_elems; };
 
-    auto load_a = [&](int st, int chunk) {
-        T* as = a_stage(st);
-        const int ci0 = chunk * ig_ci;
-        for (int i = tid; i < 3 * ig_bm * 4; i += ig_threads) {
-            const int seg = i & 3, r = i >> 2;  // r = tap * bm + row
-            const int tap = r / ig_bm, row = r % ig_bm;
-            const T* src = wp + (static_cast<std::size_t>(tap) * m_pad + m0 + row) * k_pad + ci0 + seg * 8;
-            cp_async_16(smem_u32(as + r * ig_pitch + seg * 8), src);
-        }
-    };
+    auto load_a = [&](int st, int chunk) { ig_load_a(a_stage(st), wp, tid, m0, m_pad, k_pad, chunk); };
 
     // x staging: item = pair * 32 + channel, so a warp's lanes are 32 channels (conflict-free
     // transposed stores) and each lane reads 32 contiguous bytes (one sector) of its row.
@@ -214,95 +157,22 @@ __global__ void __launch_bounds__(ig_threads, 2)
         }
     };
 
-    load_a(0, 0);
-    cp_async_commit_all();
-    load_x(0);
-    store_x(0);
-    cp_async_wait_all();
-    __syncthreads();
-    for (int chunk = 0; chunk < chunks; ++chunk) {
-        const int cur = chunk & 1;
-        const bool more = chunk + 1 < chunks;
-        if (more) {
-            load_a(cur ^ 1, chunk + 1);
-            cp_async_commit_all();
-            load_x(chunk + 1);
-        }
-        compute(cur);
-        if (more) store_x(cur ^ 1);
-        cp_async_wait_all();
-        __syncthreads();
-    }
-
-    // Epilogue: c0, c1 at (row lane / 4, columns 2 (lane % 4) + 0, 1); c2, c3 eight rows lower.
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            const int o = m0 + wm * 64 + i * 16 + (lane >> 2) + half * 8;
-            if (o >= cout) continue;
-            const float bo = to_f32(bias[o]);
-            T* yr = y + (static_cast<std::size_t>(b) * cout + o) * lout;
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const int t = t0 + wn * 32 + j * 8 + 2 * (lane & 3);
-                const float v0 = ig_gelu(acc[i][j][2 * half] + bo), v1 = ig_gelu(acc[i][j][2 * half + 1] + bo);
-                if (y_pairs && t + 1 < lout) {
-                    T pair[2] = {from_f32<T>(v0), from_f32<T>(v1)};
-                    *reinterpret_cast<std::uint32_t*>(yr + t) = *reinterpret_cast<const std::uint32_t*>(pair);
-                } else {
-                    if (t < lout) yr[t] = from_f32<T>(v0);
-                    if (t + 1 < lout) yr[t + 1] = from_f32<T>(v1);
-                }
-            }
-        }
-    }
-}
-
-int round_up(int v, int m) { return (v + m - 1) / m * m; }
-
-void check_ig(const conv1d_dense_shape& s) {
-    if (s.batch < 1 || s.cin < 1 || s.cout < 1 || s.length < 1) throw std::invalid_argument("conv1d implicit GEMM: sizes must be positive");
-    if (s.stride != 1 && s.stride != 2) throw std::invalid_argument("conv1d implicit GEMM: stride must be 1 or 2");
-    if (s.batch > 65535) throw std::invalid_argument("conv1d implicit GEMM: batch above 65535");
-    if ((s.out_length() + ig_bn - 1) / ig_bn > 65535) throw std::invalid_argument("conv1d implicit GEMM: length too large for the grid");
+    ig_chunk_loop(chunks, load_a, load_x, store_x, compute);
+    ig_epilogue(acc, bias, y, cout, lout, m0, t0, b, wm, wn, lane, y_pairs);
 }
 
 template <typename T, int S>
 void launch_ig(const void* x, const void* w, const void* bias, void* y, void* workspace, const conv1d_dense_shape& s,
                cudaStream_t stream) {
-    using G = ig_geometry<S>;
-    const int k_pad = round_up(s.cin, ig_ci), m_pad = round_up(s.cout, ig_bm), lout = s.out_length();
-    T* wp = static_cast<T*>(workspace);
-    const std::size_t n_pack = static_cast<std::size_t>(3) * m_pad * k_pad;
-    const unsigned pack_blocks = static_cast<unsigned>(std::min<std::size_t>((n_pack + 255) / 256, 65535));
-    ig_pack_weights<T><<<pack_blocks, 256, 0, stream>>>(static_cast<const T*>(w), wp, s.cin, s.cout, k_pad, m_pad);
-    check_launch("conv1d implicit GEMM: weight packing");
-
-    const bool vec = s.length % 8 == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
-    const bool y_pairs = lout % 2 == 0 && reinterpret_cast<std::uintptr_t>(y) % 4 == 0;
-    const dim3 grid(static_cast<unsigned>(m_pad / ig_bm), static_cast<unsigned>((lout + ig_bn - 1) / ig_bn), static_cast<unsigned>(s.batch));
-    const int smem = 2 * G::stage_elems * static_cast<int>(sizeof(T));
-    auto kernel = vec ? ig_conv_gelu<T, S, true> : ig_conv_gelu<T, S, false>;
-    // Above the 48 KB default: opt in (cheap, idempotent; per kernel, not per launch state).
-    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        throw std::runtime_error(std::string("conv1d implicit GEMM: cudaFuncSetAttribute: ") + cudaGetErrorString(e));
-    }
-    kernel<<<grid, ig_threads, static_cast<std::size_t>(smem), stream>>>(static_cast<const T*>(x), wp, static_cast<const T*>(bias),
-                                                                          static_cast<T*>(y), s.cin, s.cout, s.length, lout, k_pad,
-                                                                          m_pad, y_pairs);
-    check_launch("conv1d implicit GEMM");
+    ig_launch<T, S, ig_as_is>(ig_conv_gelu<T, S, true>, ig_conv_gelu<T, S, false>, static_cast<const T*>(x), static_cast<const T*>(w),
+                              static_cast<const T*>(bias), static_cast<T*>(y), workspace, s, stream, "conv1d implicit GEMM");
 }
 
 }  // namespace
 
 const char* conv1d_dense_implicit_gemm_unsupported(elem t, const conv1d_dense_shape& s) {
     if (t == elem::f32) return "tensor-core implicit GEMM takes bf16 or fp16 (fp32 keeps the direct kernel: no TF32)";
-    if (s.batch > 65535) return "batch above 65535 (grid z)";
-    if ((s.out_length() + ig_bn - 1) / ig_bn > 65535) return "output length above 65535 x 128 (grid y)";
-    return nullptr;
+    return ig_grid_unsupported(s);
 }
 
 std::size_t conv1d_dense_implicit_gemm_workspace_bytes(elem t, const conv1d_dense_shape& s) {
@@ -312,7 +182,7 @@ std::size_t conv1d_dense_implicit_gemm_workspace_bytes(elem t, const conv1d_dens
 
 void launch_conv1d_dense_implicit_gemm(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                        const conv1d_dense_shape& s, cudaStream_t stream) {
-    check_ig(s);
+    ig_check_shape(s, "conv1d implicit GEMM");
     if (const char* why = conv1d_dense_implicit_gemm_unsupported(t, s)) throw std::invalid_argument(std::string("conv1d implicit GEMM: ") + why);
     if (workspace == nullptr || reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0)
         throw std::invalid_argument("conv1d implicit GEMM: needs a 16-byte aligned workspace for the packed weights");

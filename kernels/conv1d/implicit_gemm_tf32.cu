@@ -3,10 +3,11 @@
 // to TF32 (cvt.rna.tf32.f32: 10 mantissa bits, round to nearest, ties away) before they are
 // multiplied; products and sums are fp32; the bias is added in fp32, unrounded.
 //
-// - naive_tf32 (the judging baseline of the TF32 variants): the naive pipeline of conv1d.cu with
-//   both operands rounded as above: convolution to an fp32 workspace (fmaf per term, channel-major,
-//   the naive kernel's order), bias added in place, GELU written, three kernels.
-// - implicit_gemm_tf32: implicit_gemm.cu's implicit GEMM with fp32 operands in shared memory and
+// - naive_tf32 (the judging baseline of the TF32 variants): conv1d.cu's naive pipeline, the same
+//   kernels (naive.cuh), with both operands rounded as above: convolution to an fp32 workspace
+//   (fmaf per term, channel-major, the naive kernel's order), bias added in place, GELU written.
+// - implicit_gemm_tf32: implicit_gemm.cu's implicit GEMM (the shared parts in implicit_gemm.cuh:
+//   tiles, weight packing, chunk loop, epilogue, launch) with fp32 operands in shared memory and
 //   mma.sync m16n8k8 .tf32 (fp32 accumulation). Same byte geometry as the 16-bit kernel: 16 fp32
 //   channels per K chunk (64 bytes a row, the 16-bit kernel's 32 channels), 80-byte pitch, so
 //   ldmatrix on 32-bit words gives the TF32 fragments conflict-free (a b16 8 x 8 matrix row is four
@@ -17,8 +18,8 @@
 //   the truncating chain is 2 instructions long instead of 3 C_in / 8 (a CPU emulation of a
 //   truncating 8-term block sum put the chained form's max error at 2x the naive baseline's at
 //   C_in = 512 and the split form's at 0.25x).
-#include "kernels/common/launch_check.hpp"
-#include "kernels/conv1d/conv1d.hpp"
+#include "kernels/conv1d/implicit_gemm.cuh"
+#include "kernels/conv1d/naive.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -34,8 +35,10 @@ __device__ __forceinline__ float tf32_rna(float v) {
     asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(v));
     return __uint_as_float(r);
 }
-
-__device__ __forceinline__ float gelu_t(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
+// The operands as the tensor cores take them (naive_tf32's convolution, the weight packing).
+struct tf32_operand {
+    __device__ __forceinline__ float operator()(float v) const { return tf32_rna(v); }
+};
 
 unsigned grid_of(std::size_t n, int threads) {
     const std::size_t b = (n + threads - 1) / threads;
@@ -48,78 +51,10 @@ __global__ void round_tf32_kernel(const float* __restrict__ x, float* __restrict
         y[i] = tf32_rna(x[i]);
 }
 
-// ------------------------------------------------------------------ naive_tf32
-__global__ void naive_tf32_conv(const float* x, const float* w, float* z, int batch, int cin, int cout, int length, int stride,
-                                int lout) {
-    const std::size_t n = static_cast<std::size_t>(batch) * cout * lout;
-    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
-         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        const int t = static_cast<int>(idx % lout);
-        const int o = static_cast<int>((idx / lout) % cout);
-        const int b = static_cast<int>(idx / (static_cast<std::size_t>(lout) * cout));
-        float acc = 0.0f;
-        for (int i = 0; i < cin; ++i) {
-            const float* xr = x + (static_cast<std::size_t>(b) * cin + i) * length;
-            const float* wr = w + (static_cast<std::size_t>(o) * cin + i) * 3;
-            for (int k = 0; k < 3; ++k) {
-                const int p = t * stride + k - 1;
-                if (p >= 0 && p < length) acc = fmaf(tf32_rna(wr[k]), tf32_rna(xr[p]), acc);
-            }
-        }
-        z[idx] = acc;
-    }
-}
-
-__global__ void naive_tf32_bias(float* z, const float* bias, std::size_t n, int channels, int length) {
-    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
-         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-        z[idx] += bias[(idx / length) % channels];
-}
-
-__global__ void naive_tf32_gelu(const float* z, float* y, std::size_t n) {
-    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
-         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-        y[idx] = gelu_t(z[idx]);
-}
-
-void check_shape(const conv1d_dense_shape& s, const char* who) {
-    if (s.batch < 1 || s.cin < 1 || s.cout < 1 || s.length < 1) throw std::invalid_argument(std::string(who) + ": sizes must be positive");
-    if (s.stride != 1 && s.stride != 2) throw std::invalid_argument(std::string(who) + ": stride must be 1 or 2");
-}
-
 // ------------------------------------------------------------------ implicit_gemm_tf32
-constexpr int tg_bm = 128;       // output channels per block
-constexpr int tg_bn = 128;       // output positions per block
-constexpr int tg_ci = 16;        // input channels per K chunk (K = 3 x 16 per chunk)
-constexpr int tg_pitch = 20;     // shared row pitch [floats]: 80 bytes, conflict-free ldmatrix
-constexpr int tg_threads = 256;  // 8 warps: 2 (M, 64 rows each) x 4 (N, 32 columns each)
-
-template <int S>
-struct tg_geometry {
-    static constexpr int x_rows = tg_bn + 2;                // rows per plane (window q < bn s + 2)
-    static constexpr int a_elems = 3 * tg_bm * tg_pitch;    // per stage [floats]
-    static constexpr int x_elems = S * x_rows * tg_pitch;   // per stage [floats]
-    static constexpr int stage_elems = a_elems + x_elems;
-    static constexpr int groups = tg_bn * S / 4 + 2;        // 4-position groups (16 bytes) covering the window
-    static constexpr int pairs = groups / 2;                // a thread loads two adjacent groups (one sector)
-    static constexpr int x_items = tg_ci * pairs;
-    static constexpr int x_iters = (x_items + tg_threads - 1) / tg_threads;
-    static_assert(groups % 2 == 0, "groups come in pairs");
-};
-
-__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void ldsm4(std::uint32_t (&r)[4], std::uint32_t addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-__device__ __forceinline__ void cp16(std::uint32_t dst, const void* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-}
-__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
+constexpr int tg_ci = ig_tile<float>::ci;        // input channels per K chunk (K = 3 x 16 per chunk)
+constexpr int tg_pitch = ig_tile<float>::pitch;  // shared row pitch [floats]: 80 bytes, conflict-free ldmatrix
+static_assert(tg_ci == 16 && tg_pitch == 20, "fp32 tile geometry");
 
 // d = a b + c on TF32 operands (already rounded: the tensor core reads their 19 high bits).
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1,
@@ -129,32 +64,20 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const std::uint32_t (&a)
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
 }
 
-// Wp[tap][o][ci] (o < m_pad, ci < k_pad) = tf32(w[o][ci][tap]), zeros in the padding.
-__global__ void tg_pack_weights(const float* __restrict__ w, float* __restrict__ wp, int cin, int cout, int k_pad, int m_pad) {
-    const std::size_t n = static_cast<std::size_t>(3) * m_pad * k_pad;
-    for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
-         idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        const int ci = static_cast<int>(idx % k_pad);
-        const int o = static_cast<int>((idx / k_pad) % m_pad);
-        const int tap = static_cast<int>(idx / (static_cast<std::size_t>(k_pad) * m_pad));
-        wp[idx] = o < cout && ci < cin ? tf32_rna(w[(static_cast<std::size_t>(o) * cin + ci) * 3 + tap]) : 0.0f;
-    }
-}
-
 // One block: 128 output channels x 128 positions of one batch, two shared-memory stages (the next
 // chunk's weights by cp.async, its inputs through registers, while the current chunk multiplies).
 // VEC: 16-byte loads of x (length % 4 == 0, x 16-byte aligned).
 template <int S, bool VEC>
-__global__ void __launch_bounds__(tg_threads, 2)
+__global__ void __launch_bounds__(ig_threads, 2)
     tg_conv_gelu(const float* __restrict__ x, const float* __restrict__ wp, const float* __restrict__ bias, float* __restrict__ y,
                  int cin, int cout, int length, int lout, int k_pad, int m_pad, bool y_pairs) {
-    using G = tg_geometry<S>;
+    using G = ig_geometry<float, S>;
     extern __shared__ __align__(16) unsigned char tg_smem[];
     float* smem = reinterpret_cast<float*>(tg_smem);
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int wm = warp & 1, wn = warp >> 1;
-    const int m0 = blockIdx.x * tg_bm, t0 = blockIdx.y * tg_bn, b = blockIdx.z;
+    const int m0 = blockIdx.x * ig_bm, t0 = blockIdx.y * ig_bn, b = blockIdx.z;
     const int p_first = t0 * S - 1;        // input position of window offset q = 0
     const int g_first = (t0 * S) / 4 - 1;  // first 4-position group loaded (t0 s is a multiple of 4)
     const float* xb = x + static_cast<std::size_t>(b) * cin * length;
@@ -163,16 +86,7 @@ __global__ void __launch_bounds__(tg_threads, 2)
     auto a_stage = [&](int st) { return smem + st * G::stage_elems; };
     auto x_stage = [&](int st) { return smem + st * G::stage_elems + G::a_elems; };
 
-    auto load_a = [&](int st, int chunk) {
-        float* as = a_stage(st);
-        const int ci0 = chunk * tg_ci;
-        for (int i = tid; i < 3 * tg_bm * 4; i += tg_threads) {
-            const int seg = i & 3, r = i >> 2;  // r = tap * bm + row; 4 segments of 4 floats
-            const int tap = r / tg_bm, row = r % tg_bm;
-            const float* src = wp + (static_cast<std::size_t>(tap) * m_pad + m0 + row) * k_pad + ci0 + seg * 4;
-            cp16(smem_addr(as + r * tg_pitch + seg * 4), src);
-        }
-    };
+    auto load_a = [&](int st, int chunk) { ig_load_a(a_stage(st), wp, tid, m0, m_pad, k_pad, chunk); };
 
     // x staging: item = pair * 16 + channel; each lane reads 32 contiguous bytes of its row.
     float4 xr[G::x_iters][2];
@@ -180,7 +94,7 @@ __global__ void __launch_bounds__(tg_threads, 2)
         const int ci0 = chunk * tg_ci;
 #pragma unroll
         for (int it = 0; it < G::x_iters; ++it) {
-            const int item = tid + it * tg_threads;
+            const int item = tid + it * ig_threads;
             const int c = item % tg_ci, pair = item / tg_ci;
             const int ci = ci0 + c;
 #pragma unroll
@@ -207,7 +121,7 @@ __global__ void __launch_bounds__(tg_threads, 2)
         float* xs = x_stage(st);
 #pragma unroll
         for (int it = 0; it < G::x_iters; ++it) {
-            const int item = tid + it * tg_threads;
+            const int item = tid + it * ig_threads;
             if (item >= G::x_items) continue;
             const int c = item % tg_ci, pair = item / tg_ci;
 #pragma unroll
@@ -217,7 +131,7 @@ __global__ void __launch_bounds__(tg_threads, 2)
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     const int q = 4 * g + e - p_first;
-                    if (q >= 0 && q < tg_bn * S + 2) xs[((q % S) * G::x_rows + q / S) * tg_pitch + c] = tf32_rna(e4[e]);
+                    if (q >= 0 && q < ig_bn * S + 2) xs[((q % S) * G::x_rows + q / S) * tg_pitch + c] = tf32_rna(e4[e]);
                 }
             }
         }
@@ -244,7 +158,7 @@ __global__ void __launch_bounds__(tg_threads, 2)
                 for (int jp = 0; jp < 2; ++jp) {
                     const int q = (b_n + jp * 16) * S + tap;
                     std::uint32_t r[4];
-                    ldsm4(r, smem_addr(xs + ((q % S) * G::x_rows + q / S) * tg_pitch + ks * 8 + b_k));
+                    ldsm_x4(r, smem_u32(xs + ((q % S) * G::x_rows + q / S) * tg_pitch + ks * 8 + b_k));
                     bf[ks][2 * jp][0] = r[0];
                     bf[ks][2 * jp][1] = r[1];
                     bf[ks][2 * jp + 1][0] = r[2];
@@ -255,7 +169,7 @@ __global__ void __launch_bounds__(tg_threads, 2)
             for (int i = 0; i < 4; ++i) {
                 std::uint32_t af[2][4];
 #pragma unroll
-                for (int ks = 0; ks < 2; ++ks) ldsm4(af[ks], smem_addr(as + (tap * tg_bm + a_row + i * 16) * tg_pitch + ks * 8 + a_k));
+                for (int ks = 0; ks < 2; ++ks) ldsm_x4(af[ks], smem_u32(as + (tap * ig_bm + a_row + i * 16) * tg_pitch + ks * 8 + a_k));
 #pragma unroll
                 for (int j = 0; j < 4; ++j) {
                     // This tap's 16 products from zero in the tensor core, then one IEEE add per element.
@@ -269,74 +183,15 @@ __global__ void __launch_bounds__(tg_threads, 2)
         }
     };
 
-    load_a(0, 0);
-    cp_commit();
-    load_x(0);
-    store_x(0);
-    cp_wait_all();
-    __syncthreads();
-    for (int chunk = 0; chunk < chunks; ++chunk) {
-        const int cur = chunk & 1;
-        const bool more = chunk + 1 < chunks;
-        if (more) {
-            load_a(cur ^ 1, chunk + 1);
-            cp_commit();
-            load_x(chunk + 1);
-        }
-        compute(cur);
-        if (more) store_x(cur ^ 1);
-        cp_wait_all();
-        __syncthreads();
-    }
-
-    // Epilogue: c0, c1 at (row lane / 4, columns 2 (lane % 4) + 0, 1); c2, c3 eight rows lower.
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            const int o = m0 + wm * 64 + i * 16 + (lane >> 2) + half * 8;
-            if (o >= cout) continue;
-            const float bo = bias[o];
-            float* yr = y + (static_cast<std::size_t>(b) * cout + o) * lout;
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const int t = t0 + wn * 32 + j * 8 + 2 * (lane & 3);
-                const float v0 = gelu_t(acc[i][j][2 * half] + bo), v1 = gelu_t(acc[i][j][2 * half + 1] + bo);
-                if (y_pairs && t + 1 < lout) {
-                    *reinterpret_cast<float2*>(yr + t) = make_float2(v0, v1);
-                } else {
-                    if (t < lout) yr[t] = v0;
-                    if (t + 1 < lout) yr[t + 1] = v1;
-                }
-            }
-        }
-    }
+    ig_chunk_loop(chunks, load_a, load_x, store_x, compute);
+    ig_epilogue(acc, bias, y, cout, lout, m0, t0, b, wm, wn, lane, y_pairs);
 }
-
-int round_up(int v, int m) { return (v + m - 1) / m * m; }
 
 template <int S>
 void launch_tg(const float* x, const float* w, const float* bias, float* y, void* workspace, const conv1d_dense_shape& s,
                cudaStream_t stream) {
-    using G = tg_geometry<S>;
-    const int k_pad = round_up(s.cin, tg_ci), m_pad = round_up(s.cout, tg_bm), lout = s.out_length();
-    float* wp = static_cast<float*>(workspace);
-    const std::size_t n_pack = static_cast<std::size_t>(3) * m_pad * k_pad;
-    const unsigned pack_blocks = static_cast<unsigned>(std::min<std::size_t>((n_pack + 255) / 256, 65535));
-    tg_pack_weights<<<pack_blocks, 256, 0, stream>>>(w, wp, s.cin, s.cout, k_pad, m_pad);
-    check_launch("conv1d implicit GEMM TF32: weight packing");
-
-    const bool vec = s.length % 4 == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
-    // Even L_out keeps every pair inside a row; an 8-byte aligned row start needs y 8-byte aligned.
-    const bool y_pairs = lout % 2 == 0 && reinterpret_cast<std::uintptr_t>(y) % 8 == 0;
-    const dim3 grid(static_cast<unsigned>(m_pad / tg_bm), static_cast<unsigned>((lout + tg_bn - 1) / tg_bn), static_cast<unsigned>(s.batch));
-    const int smem = 2 * G::stage_elems * static_cast<int>(sizeof(float));
-    auto kernel = vec ? tg_conv_gelu<S, true> : tg_conv_gelu<S, false>;
-    check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-               "conv1d implicit GEMM TF32: cudaFuncSetAttribute");
-    kernel<<<grid, tg_threads, static_cast<std::size_t>(smem), stream>>>(x, wp, bias, y, s.cin, s.cout, s.length, lout, k_pad, m_pad,
-                                                                          y_pairs);
-    check_launch("conv1d implicit GEMM TF32");
+    ig_launch<float, S, tf32_operand>(tg_conv_gelu<S, true>, tg_conv_gelu<S, false>, x, w, bias, y, workspace, s, stream,
+                                      "conv1d implicit GEMM TF32");
 }
 
 }  // namespace
@@ -348,38 +203,36 @@ void launch_round_tf32(const float* x, float* y, std::size_t n, cudaStream_t str
 }
 
 std::size_t conv1d_dense_naive_tf32_workspace_bytes(const conv1d_dense_shape& s) {
-    check_shape(s, "conv1d dense naive TF32");
+    ig_check_shape(s, "conv1d dense naive TF32");
     return static_cast<std::size_t>(s.batch) * s.cout * s.out_length() * sizeof(float);
 }
 
 void launch_conv1d_dense_naive_tf32(const float* x, const float* w, const float* bias, float* y, void* workspace,
                                     const conv1d_dense_shape& s, cudaStream_t stream) {
-    check_shape(s, "conv1d dense naive TF32");
+    ig_check_shape(s, "conv1d dense naive TF32");
     if (workspace == nullptr) throw std::invalid_argument("conv1d dense naive TF32: no workspace");
     const int lout = s.out_length();
     const std::size_t n = static_cast<std::size_t>(s.batch) * s.cout * lout;
     float* z = static_cast<float*>(workspace);
-    naive_tf32_conv<<<grid_of(n, 256), 256, 0, stream>>>(x, w, z, s.batch, s.cin, s.cout, s.length, s.stride, lout);
+    dense_conv_only<float, tf32_operand><<<grid_of(n, 256), 256, 0, stream>>>(x, w, z, s.batch, s.cin, s.cout, s.length, s.stride, lout);
     check_launch("conv1d dense naive TF32: convolution");
-    naive_tf32_bias<<<grid_of(n, 256), 256, 0, stream>>>(z, bias, n, s.cout, lout);
+    add_channel_bias<float><<<grid_of(n, 256), 256, 0, stream>>>(z, bias, n, s.cout, lout);
     check_launch("conv1d dense naive TF32: bias");
-    naive_tf32_gelu<<<grid_of(n, 256), 256, 0, stream>>>(z, y, n);
+    activate<float, true><<<grid_of(n, 256), 256, 0, stream>>>(z, y, n);
     check_launch("conv1d dense naive TF32: GELU");
 }
 
 const char* conv1d_dense_implicit_gemm_tf32_unsupported(const conv1d_dense_shape& s) {
-    if (s.batch > 65535) return "batch above 65535 (grid z)";
-    if ((s.out_length() + tg_bn - 1) / tg_bn > 65535) return "output length above 65535 x 128 (grid y)";
-    return nullptr;
+    return ig_grid_unsupported(s);
 }
 
 std::size_t conv1d_dense_implicit_gemm_tf32_workspace_bytes(const conv1d_dense_shape& s) {
-    return static_cast<std::size_t>(3) * round_up(s.cout, tg_bm) * round_up(s.cin, tg_ci) * sizeof(float);
+    return ig_workspace_bytes<float>(s);
 }
 
 void launch_conv1d_dense_implicit_gemm_tf32(const float* x, const float* w, const float* bias, float* y, void* workspace,
                                             const conv1d_dense_shape& s, cudaStream_t stream) {
-    check_shape(s, "conv1d implicit GEMM TF32");
+    ig_check_shape(s, "conv1d implicit GEMM TF32");
     if (const char* why = conv1d_dense_implicit_gemm_tf32_unsupported(s))
         throw std::invalid_argument(std::string("conv1d implicit GEMM TF32: ") + why);
     if (workspace == nullptr || reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0)

@@ -26,6 +26,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace fusebench;
@@ -38,6 +39,24 @@ const suite& conv1d_suite(registry& reg) {
     const suite* s = reg.find("conv1d");
     REQUIRE(s != nullptr);
     return *s;
+}
+
+// The suite's variant named `name` (the last of that name; REQUIREd to exist).
+const variant* variant_named(const suite& s, std::string_view name) {
+    const variant* found = nullptr;
+    for (const auto& v : s.variants) {
+        if (v.name == name) found = &v;
+    }
+    REQUIRE(found != nullptr);
+    return found;
+}
+
+// Options for a verification-only run with a fixed seed.
+run_options verify_only_options(std::uint64_t seed) {
+    run_options o;
+    o.seed = seed;
+    o.verify_only = true;
+    return o;
 }
 
 case_desc find_case(const suite& s, const std::string& name, dtype t) {
@@ -377,22 +396,11 @@ TEST_CASE("conv1d implicit_gemm: 16-byte loads, several K chunks, ragged M and N
     FUSEBENCH_REQUIRE_GPU();
     registry reg;
     const suite& s = conv1d_suite(reg);
-    const variant* naive = nullptr;
-    const variant* igemm = nullptr;
-    const variant* cudnn = nullptr;
-    for (const auto& v : s.variants) {
-        if (v.name == "naive") naive = &v;
-        if (v.name == "implicit_gemm") igemm = &v;
-        if (v.name == "cudnn_conv") cudnn = &v;
-    }
-    REQUIRE(naive != nullptr);
-    REQUIRE(igemm != nullptr);
-    REQUIRE(cudnn != nullptr);
+    const variant* naive = variant_named(s, "naive");
+    const variant* igemm = variant_named(s, "implicit_gemm");
+    const variant* cudnn = variant_named(s, "cudnn_conv");
     const device_info dev = query_device(0);
-    run_options o;
-    o.seed = 2027;
-    o.verify_only = true;
-    runner run(dev, o);
+    runner run(dev, verify_only_options(2027));
     // L % 8 == 0 (the 16-byte path; 264 and 1000 leave partial position tiles), C_in 40 / 96 / 80
     // (2, 3, 3 chunks of 32, the last partial for 40 and 80), C_out 136 and 64 (partial and single
     // channel tiles), and the Whisper stem at full length.
@@ -426,19 +434,14 @@ TEST_CASE("conv1d wgmma_tma: ragged channel and position tiles, C_in off the 8-c
     if (const char* why = kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{})) SKIP(why);
     registry reg;
     const suite& s = conv1d_suite(reg);
-    const variant* naive = nullptr;
+    const variant* naive = variant_named(s, "naive");
     std::vector<const variant*> wgmma;  // one entry per configuration
     for (const auto& v : s.variants) {
-        if (v.name == "naive") naive = &v;
         if (v.name == "wgmma_tma") wgmma.push_back(&v);
     }
-    REQUIRE(naive != nullptr);
     REQUIRE(wgmma.size() == 2);
     const device_info dev = query_device(0);
-    run_options o;
-    o.seed = 2028;
-    o.verify_only = true;
-    runner run(dev, o);
+    runner run(dev, verify_only_options(2028));
     // Both strides; L 264 / 1000 / 301 / 3000 (partial position tiles, an odd L at stride 2 whose
     // last output's third tap is the padding); C_in 40 / 96 / 80 / 200 / 130 (one partial chunk of
     // 64, 2 chunks, 2 with 16 live channels, 4 with a partial last one, C_in % 8 != 0); C_out 136,
@@ -483,14 +486,8 @@ TEST_CASE("conv1d cuDNN peer: the plan chosen for the target shapes", "[gpu][con
 TEST_CASE("conv1d implicit_gemm and cudnn_conv declare their domains", "[suites][conv1d]") {
     registry reg;
     const suite& s = conv1d_suite(reg);
-    const variant* igemm = nullptr;
-    const variant* cudnn = nullptr;
-    for (const auto& v : s.variants) {
-        if (v.name == "implicit_gemm") igemm = &v;
-        if (v.name == "cudnn_conv") cudnn = &v;
-    }
-    REQUIRE(igemm != nullptr);
-    REQUIRE(cudnn != nullptr);
+    const variant* igemm = variant_named(s, "implicit_gemm");
+    const variant* cudnn = variant_named(s, "cudnn_conv");
     CHECK(igemm->role == variant_role::fused);
     CHECK(cudnn->role == variant_role::peer);
     CHECK(igemm->req.min_compute_capability == 80);
@@ -705,22 +702,11 @@ TEST_CASE("conv1d implicit_gemm_tf32: ragged tiles, C_in off the 16-channel grid
     FUSEBENCH_REQUIRE_GPU();
     registry reg;
     const suite& s = conv1d_suite(reg);
-    const variant* naive = nullptr;
-    const variant* naive_tf32 = nullptr;
-    const variant* igemm_tf32 = nullptr;
-    for (const auto& v : s.variants) {
-        if (v.name == "naive") naive = &v;
-        if (v.name == "naive_tf32") naive_tf32 = &v;
-        if (v.name == "implicit_gemm_tf32") igemm_tf32 = &v;
-    }
-    REQUIRE(naive != nullptr);
-    REQUIRE(naive_tf32 != nullptr);
-    REQUIRE(igemm_tf32 != nullptr);
+    const variant* naive = variant_named(s, "naive");
+    const variant* naive_tf32 = variant_named(s, "naive_tf32");
+    const variant* igemm_tf32 = variant_named(s, "implicit_gemm_tf32");
     const device_info dev = query_device(0);
-    run_options o;
-    o.seed = 2028;
-    o.verify_only = true;
-    runner run(dev, o);
+    runner run(dev, verify_only_options(2028));
     // L % 4 == 0 (16-byte loads) with partial position tiles (264, 1000), odd L (301: scalar loads),
     // C_in 40 / 33 / 96 / 80 / 512 (3 / 3 / 6 / 5 / 32 chunks of 16, the last partial for 40, 33,
     // 80), C_out 136 / 130 / 64 (partial and single channel tiles), the Whisper stem at full length.
@@ -809,14 +795,8 @@ TEST_CASE("conv1d TF32 variants: their check, their domain, and what the relativ
           "[suites][conv1d][tf32]") {
     registry reg;
     const suite& s = conv1d_suite(reg);
-    const variant* naive_tf32 = nullptr;
-    const variant* igemm_tf32 = nullptr;
-    for (const auto& v : s.variants) {
-        if (v.name == "naive_tf32") naive_tf32 = &v;
-        if (v.name == "implicit_gemm_tf32") igemm_tf32 = &v;
-    }
-    REQUIRE(naive_tf32 != nullptr);
-    REQUIRE(igemm_tf32 != nullptr);
+    const variant* naive_tf32 = variant_named(s, "naive_tf32");
+    const variant* igemm_tf32 = variant_named(s, "implicit_gemm_tf32");
     CHECK(naive_tf32->role == variant_role::baseline);
     CHECK(s.baseline()->name == "naive");  // the suite's baseline is unchanged
     CHECK(igemm_tf32->role == variant_role::fused);
