@@ -45,7 +45,9 @@ enum class variant_role { fused, baseline, peer };
 // The unit that executes a model's flops: what "% of ceiling" compares against (the measured
 // ceiling of that unit) and what the speed-of-light guard's compute term divides by (its peak).
 // `any`: the fastest unit the device has (a sound, loose bound for elementwise work).
-enum class compute_unit { any, fp32, tensor_bf16, tensor_fp16, tensor_fp8 };
+// tensor_tf32: fp32 operands rounded to TF32 on the tensor cores (no ceiling is measured for it: its
+// % of ceiling is null; the speed-of-light guard uses half the 16-bit dense peak, TF32's rate on sm_80 and sm_90).
+enum class compute_unit { any, fp32, tensor_bf16, tensor_fp16, tensor_fp8, tensor_tf32 };
 const char* to_string(compute_unit u) noexcept;
 
 // Model of the compulsory traffic and work of one launch of a variant on a case.

@@ -59,6 +59,7 @@ const char* to_string(compute_unit u) noexcept {
         case compute_unit::tensor_bf16: return "tensor_bf16";
         case compute_unit::tensor_fp16: return "tensor_fp16";
         case compute_unit::tensor_fp8: return "tensor_fp8";
+        case compute_unit::tensor_tf32: return "tensor_tf32";
     }
     return "?";
 }

@@ -49,6 +49,12 @@ guard_rates guard_rates_from_ceilings(const nlohmann::json& ceilings, std::size_
     unit_rate(compute_unit::tensor_bf16, "tensor_16bit_tflops", "bf16_tflops");
     unit_rate(compute_unit::tensor_fp16, "tensor_16bit_tflops", "fp16_tflops");
     unit_rate(compute_unit::tensor_fp8, "tensor_fp8_tflops", "fp8_tflops");
+    // TF32: half the 16-bit dense rate per SM and clock on sm_80 / sm_90 (and sm_89). Only from the
+    // theoretical peak: no TF32 ceiling is measured, and half a measured 16-bit ceiling could sit
+    // below what a TF32 kernel reaches (the guard would then fail a correct kernel).
+    if (auto t = theoretical_value(ceilings, "tensor_16bit_tflops")) {
+        r.compute_tflops[compute_unit::tensor_tf32] = {*t / 2, "theoretical: tensor_16bit_tflops / 2 (TF32) at the max SM clock"};
+    }
     std::optional<rate_with_source> fastest;
     for (const auto& [u, rate] : r.compute_tflops) {
         if (rate.value > 0 && (!fastest || rate.value > fastest->value)) fastest = rate;

@@ -614,9 +614,9 @@ traffic_model cudnn_model(const case_desc& c) {
 }
 
 // implicit_gemm_tf32: the compulsory traffic plus its packed fp32 weights (Wp[3][C_out rounded to
-// 128][C_in rounded to 16], written and read back). No TF32 ceiling is measured, so the unit is
-// `any` (the fastest measured unit, the 16-bit tensor cores: twice TF32's rate on Hopper, so the
-// speed-of-light guard stays sound and % of ceiling reads against the 16-bit ceiling).
+// 128][C_in rounded to 16], written and read back). Unit tensor_tf32: no TF32 ceiling is measured,
+// so its % of ceiling is null with the reason (never the 16-bit ceiling's), and the speed-of-light
+// guard takes half the 16-bit dense peak.
 traffic_model implicit_gemm_tf32_model(const case_desc& c) {
     traffic_model m = fused_model(c);
     if (op_of(c) == op_dense && c.type == dtype::f32) {
@@ -624,7 +624,7 @@ traffic_model implicit_gemm_tf32_model(const case_desc& c) {
         m.bytes_read += wp;
         m.bytes_written += wp;
     }
-    m.unit = compute_unit::any;
+    m.unit = compute_unit::tensor_tf32;
     return m;
 }
 

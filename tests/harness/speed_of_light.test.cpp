@@ -113,12 +113,16 @@ TEST_CASE("guard rates come from the run's ceilings, theoretical peaks first for
     CHECK(r.compute_tflops.at(compute_unit::fp32).value == 50.0);  // measured: no theoretical value
     CHECK(r.compute_tflops.at(compute_unit::any).value == 1070.5);
     CHECK(r.compute_tflops.count(compute_unit::tensor_fp8) == 0);
+    // TF32 from the theoretical 16-bit peak only: half of it; never in the measured ceilings.
+    CHECK(r.compute_tflops.at(compute_unit::tensor_tf32).value == 1070.5 / 2);
+    CHECK(r.compute_tflops.at(compute_unit::tensor_tf32).source.find("theoretical") == 0);
     run_options o;
     apply_ceilings(o, ceilings, 50u << 20);
     CHECK(o.copy_gbps == 3000.0);
     CHECK(o.peak_tflops == 700.0);
     CHECK(o.measured_tflops.at(compute_unit::fp32) == 50.0);
     CHECK(o.measured_tflops.count(compute_unit::tensor_fp16) == 0);
+    CHECK(o.measured_tflops.count(compute_unit::tensor_tf32) == 0);
 }
 
 #include "suites/suites.hpp"

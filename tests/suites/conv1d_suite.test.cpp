@@ -812,10 +812,10 @@ TEST_CASE("conv1d TF32 variants: their check, their domain, and what the relativ
         CHECK(igemm_tf32->req.supports(c).has_value() == !in_domain);
         if (!in_domain) continue;
         // Flops as the direct kernel's; the packed fp32 weights (3 x C_out rounded to 128 x C_in
-        // rounded to 16) written and read back; unit `any` (no TF32 ceiling is measured).
+        // rounded to 16) written and read back; unit tensor_tf32 (no TF32 ceiling is measured).
         const traffic_model m = igemm_tf32->model(c), f = s.variants[1].model(c);
         CHECK(m.flops == f.flops);
-        CHECK(m.unit == compute_unit::any);
+        CHECK(m.unit == compute_unit::tensor_tf32);
         const double wp = 3.0 * static_cast<double>((c.dim("cout") + 127) / 128 * 128) * static_cast<double>((c.dim("cin") + 15) / 16 * 16) * 4;
         CHECK(m.bytes_read == f.bytes_read + wp);
         CHECK(igemm_tf32->workspace_bytes(c) == static_cast<std::size_t>(wp));
