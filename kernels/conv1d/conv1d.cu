@@ -73,11 +73,6 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
     return u;
 }
 
-unsigned grid_for(std::size_t n, int threads) {
-    const std::size_t b = (n + threads - 1) / threads;
-    return static_cast<unsigned>(b == 0 ? 1 : b);
-}
-
 // ------------------------------------------------------------------ dense
 // The peer's epilogue: z (fp32 or the storage type) + bias, GELU, rounded once to T.
 template <typename T, typename Z>
@@ -354,6 +349,27 @@ void check_depthwise(const conv1d_depthwise_shape& s) {
 }
 std::size_t rows_of(const conv1d_depthwise_shape& s) { return static_cast<std::size_t>(s.batch) * s.channels; }
 
+// The dense naive pipeline (naive, and naive_tf32 with Op = tf32_operand): convolution to the fp32
+// workspace z, bias added in place, GELU written; `what` names it in launch errors.
+template <typename T, typename Op>
+void launch_dense_naive(const T* x, const T* w, const T* bias, T* y, void* workspace, const conv1d_dense_shape& s,
+                        cudaStream_t stream, const char* what) {
+    check_dense(s);
+    if (workspace == nullptr) throw std::invalid_argument(std::string(what) + ": no workspace");
+    const int lout = s.out_length();
+    const std::size_t n = static_cast<std::size_t>(s.batch) * s.cout * lout;
+    float* z = static_cast<float*>(workspace);
+    auto check = [&](const char* stage) {
+        if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) check_call(e, (std::string(what) + ": " + stage).c_str());
+    };
+    dense_conv_only<T, Op><<<grid_for(n, 256), 256, 0, stream>>>(x, w, z, s.batch, s.cin, s.cout, s.length, s.stride, lout);
+    check("convolution");
+    add_channel_bias<T><<<grid_for(n, 256), 256, 0, stream>>>(z, bias, n, s.cout, lout);
+    check("bias");
+    activate<T, true><<<grid_for(n, 256), 256, 0, stream>>>(z, y, n);
+    check("GELU");
+}
+
 }  // namespace
 
 std::size_t conv1d_dense_naive_workspace_bytes(const conv1d_dense_shape& s) {
@@ -363,21 +379,18 @@ std::size_t conv1d_dense_naive_workspace_bytes(const conv1d_dense_shape& s) {
 
 void launch_conv1d_dense_naive(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                const conv1d_dense_shape& s, cudaStream_t stream) {
-    check_dense(s);
-    if (workspace == nullptr) throw std::invalid_argument("conv1d dense naive: no workspace");
-    const int lout = s.out_length();
-    const std::size_t n = static_cast<std::size_t>(s.batch) * s.cout * lout;
-    float* z = static_cast<float*>(workspace);
     dispatch_elem(t, [&](auto tag) {
         using T = decltype(tag);
-        dense_conv_only<T><<<grid_for(n, 256), 256, 0, stream>>>(static_cast<const T*>(x), static_cast<const T*>(w), z, s.batch, s.cin,
-                                                                  s.cout, s.length, s.stride, lout);
-        check_launch("conv1d dense naive: convolution");
-        add_channel_bias<T><<<grid_for(n, 256), 256, 0, stream>>>(z, static_cast<const T*>(bias), n, s.cout, lout);
-        check_launch("conv1d dense naive: bias");
-        activate<T, true><<<grid_for(n, 256), 256, 0, stream>>>(z, static_cast<T*>(y), n);
-        check_launch("conv1d dense naive: GELU");
+        launch_dense_naive<T, operand_as_is>(static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias),
+                                             static_cast<T*>(y), workspace, s, stream, "conv1d dense naive");
     });
+}
+
+std::size_t conv1d_dense_naive_tf32_workspace_bytes(const conv1d_dense_shape& s) { return conv1d_dense_naive_workspace_bytes(s); }
+
+void launch_conv1d_dense_naive_tf32(const float* x, const float* w, const float* bias, float* y, void* workspace,
+                                    const conv1d_dense_shape& s, cudaStream_t stream) {
+    launch_dense_naive<float, tf32_operand>(x, w, bias, y, workspace, s, stream, "conv1d dense naive TF32");
 }
 
 void launch_conv1d_dense_direct(elem t, const void* x, const void* w, const void* bias, void* y, const conv1d_dense_shape& s,

@@ -38,7 +38,7 @@ std::size_t conv1d_dense_implicit_gemm_workspace_bytes(elem t, const conv1d_dens
 void launch_conv1d_dense_implicit_gemm(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                        const conv1d_dense_shape& s, cudaStream_t stream);
 
-// TF32 on fp32 tensors (kernels/conv1d/implicit_gemm_tf32.cu): TF32, not fp32-exact. x and w are
+// TF32 on fp32 tensors (kernels/conv1d/implicit_gemm_tf32.cu; naive_tf32 in conv1d.cu): TF32, not fp32-exact. x and w are
 // rounded to TF32 (cvt.rna.tf32.f32: 10 mantissa bits, nearest, ties away) before they are
 // multiplied; products and sums in fp32, the bias added unrounded in fp32.
 // round_tf32: y[i] = that rounding of x[i] (for tests of the rounding against its host model).

@@ -1,11 +1,9 @@
 // Dense conv1d (kernel 3, padding 1, stride 1 or 2) + bias + GELU on fp32 tensors through TF32
-// tensor cores, and its same-precision unfused baseline. TF32, not fp32-exact: x and w are rounded
-// to TF32 (cvt.rna.tf32.f32: 10 mantissa bits, round to nearest, ties away) before they are
-// multiplied; products and sums are fp32; the bias is added in fp32, unrounded.
+// tensor cores. TF32, not fp32-exact: x and w are rounded to TF32 (tf32_rna in naive.cuh) before
+// they are multiplied; products and sums are fp32; the bias is added in fp32, unrounded. Its
+// same-precision baseline, naive_tf32, is conv1d.cu's dense naive pipeline with the operands so
+// rounded (launch_conv1d_dense_naive_tf32).
 //
-// - naive_tf32 (the judging baseline of the TF32 variants): conv1d.cu's naive pipeline, the same
-//   kernels (naive.cuh), with both operands rounded as above: convolution to an fp32 workspace
-//   (fmaf per term, channel-major, the naive kernel's order), bias added in place, GELU written.
 // - implicit_gemm_tf32: implicit_gemm.cu's implicit GEMM (the shared parts in implicit_gemm.cuh:
 //   tiles, weight packing, chunk loop, epilogue, launch) with fp32 operands in shared memory and
 //   mma.sync m16n8k8 .tf32 (fp32 accumulation). Same byte geometry as the 16-bit kernel: 16 fp32
@@ -29,21 +27,6 @@
 namespace fusebench::kernels {
 
 namespace {
-
-__device__ __forceinline__ float tf32_rna(float v) {
-    std::uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(v));
-    return __uint_as_float(r);
-}
-// The operands as the tensor cores take them (naive_tf32's convolution, the weight packing).
-struct tf32_operand {
-    __device__ __forceinline__ float operator()(float v) const { return tf32_rna(v); }
-};
-
-unsigned grid_of(std::size_t n, int threads) {
-    const std::size_t b = (n + threads - 1) / threads;
-    return static_cast<unsigned>(std::min<std::size_t>(b == 0 ? 1 : b, 1u << 30));
-}
 
 __global__ void round_tf32_kernel(const float* __restrict__ x, float* __restrict__ y, std::size_t n) {
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
@@ -198,28 +181,8 @@ void launch_tg(const float* x, const float* w, const float* bias, float* y, void
 
 void launch_round_tf32(const float* x, float* y, std::size_t n, cudaStream_t stream) {
     if (n == 0) return;
-    round_tf32_kernel<<<grid_of(n, 256), 256, 0, stream>>>(x, y, n);
+    round_tf32_kernel<<<grid_for(n, 256), 256, 0, stream>>>(x, y, n);
     check_launch("round to TF32");
-}
-
-std::size_t conv1d_dense_naive_tf32_workspace_bytes(const conv1d_dense_shape& s) {
-    ig_check_shape(s, "conv1d dense naive TF32");
-    return static_cast<std::size_t>(s.batch) * s.cout * s.out_length() * sizeof(float);
-}
-
-void launch_conv1d_dense_naive_tf32(const float* x, const float* w, const float* bias, float* y, void* workspace,
-                                    const conv1d_dense_shape& s, cudaStream_t stream) {
-    ig_check_shape(s, "conv1d dense naive TF32");
-    if (workspace == nullptr) throw std::invalid_argument("conv1d dense naive TF32: no workspace");
-    const int lout = s.out_length();
-    const std::size_t n = static_cast<std::size_t>(s.batch) * s.cout * lout;
-    float* z = static_cast<float*>(workspace);
-    dense_conv_only<float, tf32_operand><<<grid_of(n, 256), 256, 0, stream>>>(x, w, z, s.batch, s.cin, s.cout, s.length, s.stride, lout);
-    check_launch("conv1d dense naive TF32: convolution");
-    add_channel_bias<float><<<grid_of(n, 256), 256, 0, stream>>>(z, bias, n, s.cout, lout);
-    check_launch("conv1d dense naive TF32: bias");
-    activate<float, true><<<grid_of(n, 256), 256, 0, stream>>>(z, y, n);
-    check_launch("conv1d dense naive TF32: GELU");
 }
 
 const char* conv1d_dense_implicit_gemm_tf32_unsupported(const conv1d_dense_shape& s) {

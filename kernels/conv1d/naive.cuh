@@ -8,6 +8,7 @@
 #include "kernels/common/elem_io.cuh"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace fusebench::kernels {
 
@@ -21,9 +22,25 @@ __device__ __forceinline__ void st(T* p, std::size_t i, float v) { p[i] = from_f
 __device__ __forceinline__ float gelu_erf(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
 __device__ __forceinline__ float silu(float z) { return z / (1.0f + expf(-z)); }
 
+// Blocks of `threads` covering n items (at least one block).
+inline unsigned grid_for(std::size_t n, int threads) {
+    const std::size_t b = (n + threads - 1) / threads;
+    return static_cast<unsigned>(b == 0 ? 1 : b);
+}
+
 // The operands of dense_conv_only as loaded (the naive baseline in its storage precision).
 struct operand_as_is {
     __device__ __forceinline__ float operator()(float v) const { return v; }
+};
+// v rounded to TF32 (cvt.rna.tf32.f32: 10 mantissa bits, nearest, ties away), what the TF32 tensor
+// cores take: naive_tf32's operands, and implicit_gemm_tf32's on their way into shared memory.
+__device__ __forceinline__ float tf32_rna(float v) {
+    std::uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(v));
+    return __uint_as_float(r);
+}
+struct tf32_operand {
+    __device__ __forceinline__ float operator()(float v) const { return tf32_rna(v); }
 };
 
 // z[b, o, t] = sum over ci, then over the 3 taps, of op(w) op(x): one fmaf per term in that order
