@@ -462,6 +462,9 @@ struct wgmma_block_config {
     // Timed on every timed case, like the default (candidates for the default); otherwise at
     // M >= 4096 only.
     bool timed_everywhere = false;
+    // The domain text of a configuration that is the default on some cases (null: derived from
+    // timed_everywhere).
+    const char* domain = nullptr;
 };
 const wgmma_block_config wgmma_block_configs[] = {
     {"c1_overlap",
@@ -509,7 +512,10 @@ const wgmma_block_config wgmma_block_configs[] = {
      "block's half 0 is promoted while its half 1 is on the tensor cores, half 1 after a drain (half the promotion "
      "overlapped); two whole 96-register block accumulators (c1_overlap's scheme) do not fit the registers at this "
      "width (kernels/fp8/NOTES.md, run 5)",
-     {1, true, true, false, 0, false, 192}},
+     {1, true, true, false, 0, false, 192},
+     false,
+     "every untimed case of the kernel's domain; timed at M >= 4096 (there the default where its 128 x 192 tile's wave "
+     "efficiency on the device is at least 0.91 of 128 x 128's) and wherever it is the default"},
     {"c1_n192_overlap_serp", "c1_n192_overlap with c1_overlap_serp's serpentine K order",
      {1, true, true, false, 0, true, 192}},
 };
@@ -549,9 +555,8 @@ std::optional<std::string> wgmma_block_domain(const case_desc& c, const wgmma_bl
 variant_config wgmma_block_variant_config(const wgmma_block_config& cfg) {
     variant_config v{cfg.name, cfg.description};
     v.supports = [&cfg](const case_desc& c) { return wgmma_block_domain(c, cfg); };
-    if (std::string_view(cfg.name) == "c1_n192_overlap") {
-        v.domain = "every untimed case of the kernel's domain; timed at M >= 4096 (there the default where its 128 x 192 "
-                   "tile's wave efficiency on the device is at least 0.91 of 128 x 128's) and wherever it is the default";
+    if (cfg.domain) {
+        v.domain = cfg.domain;
     } else if (&cfg != &wgmma_block_configs[0] && !cfg.timed_everywhere) {
         v.domain = "every untimed case of the default's domain; timed at M >= 4096";
     }
