@@ -326,8 +326,9 @@ std::size_t terms_of(const case_desc& c) {
     return op_of(c) == op_dense ? 3 * static_cast<std::size_t>(c.dim("cin")) + 1 : static_cast<std::size_t>(c.dim("width")) + 1;
 }
 
-double gamma_n(std::size_t n) {
-    const double nu = static_cast<double>(n) * u_fp32;
+// gamma_n for sums whose unit roundoff is `units` u (1: IEEE fp32; the TF32 check's tensor-core sums: more).
+double gamma_n(std::size_t n, double units = 1) {
+    const double nu = static_cast<double>(n) * units * u_fp32;
     return nu / (1 - nu);
 }
 
@@ -355,43 +356,54 @@ std::string fmt(double v) {
 // The seed's correctness claim for the Whisper conv (fp32): max diff against NumPy < 5e-7.
 constexpr double seed_max_diff = 5e-7;
 
-output_check check_fp32_y(const check_input& in) {
+// An fp32 output `y` checked element-wise against `ref` within rtol |ref| + factor S_i + 2^-149
+// (S_i = |bias| + sum |w| |x| of the case's inputs), and what that allowance was: its largest and
+// summed values, the summed S_i and the largest share of it used, over the finite elements.
+struct bounded_y {
+    output_check check;
+    double largest = 0, sum = 0, sum_s = 0, use = 0;
+    std::size_t counted = 0;
+};
+bounded_y check_y_bounded(const check_input& in, const std::vector<double>& ref, double factor) {
     const double rtol = storage_tolerance(dtype::f32).rtol;
-    const bound_constants k = constants_of(in.c);
-    const double factor = k.factor();
     std::vector<double> bound = conv1d_abs_sums(in.c, in.inputs);
     parallel_for(bound.size(), [&](std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i) bound[i] *= factor;
     });
-    const std::vector<double>& ref_y = in.reference[0];
     const std::byte* got = in.outputs[0].data.data();
-    output_check co = compare_elementwise_bounded("y", dtype::f32, got, ref_y, rtol, bound, 1);
-
-    // Figures: the allowance actually granted, and how much of it was used.
+    bounded_y r{compare_elementwise_bounded("y", dtype::f32, got, ref, rtol, bound, 1)};
     const double grain = dtype_min_subnormal(dtype::f32);
-    double largest = 0, sum = 0, sum_s = 0, use = 0;
-    std::size_t counted = 0;
     std::mutex m;
     parallel_for(bound.size(), [&](std::size_t b, std::size_t e) {
         double l = 0, s = 0, ss = 0, u = 0;
         std::size_t n = 0;
         for (std::size_t i = b; i < e; ++i) {
-            const double r = ref_y[i], g = load_element(dtype::f32, got, i);
-            if (!std::isfinite(r) || !std::isfinite(g)) continue;
-            const double allowed = rtol * std::fabs(r) + bound[i] + grain;
+            const double rv = ref[i], g = load_element(dtype::f32, got, i);
+            if (!std::isfinite(rv) || !std::isfinite(g)) continue;
+            const double allowed = rtol * std::fabs(rv) + bound[i] + grain;
             l = std::max(l, allowed);
             s += allowed;
             ss += bound[i] / factor;
-            u = std::max(u, std::fabs(g - r) / allowed);
+            u = std::max(u, std::fabs(g - rv) / allowed);
             ++n;
         }
         std::lock_guard lock(m);
-        largest = std::max(largest, l);
-        sum += s;
-        sum_s += ss;
-        use = std::max(use, u);
-        counted += n;
+        r.largest = std::max(r.largest, l);
+        r.sum += s;
+        r.sum_s += ss;
+        r.use = std::max(r.use, u);
+        r.counted += n;
     });
+    return r;
+}
+
+output_check check_fp32_y(const check_input& in) {
+    const double rtol = storage_tolerance(dtype::f32).rtol;
+    const bound_constants k = constants_of(in.c);
+    bounded_y by = check_y_bounded(in, in.reference[0], k.factor());
+    output_check& co = by.check;
+    const double largest = by.largest, sum = by.sum, sum_s = by.sum_s, use = by.use;
+    const std::size_t counted = by.counted;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double per = counted ? 1.0 / static_cast<double>(counted) : nan;
     co.figures["bound_max"] = {counted ? largest : nan,
@@ -416,7 +428,7 @@ output_check check_fp32_y(const check_input& in) {
         co.figures["seed_5e-7_met"] = {*co.stats.max_abs < seed_max_diff ? 1.0 : 0.0,
                                        "1 when max |got - ref| < 5e-7 (the seed's claim), else 0; not the verdict"};
     }
-    return co;
+    return std::move(co);
 }
 
 // ------------------------------------------------------------------ TF32 variants
@@ -456,41 +468,16 @@ output_check check_tf32_y(const check_input& in, bool tensor_core_sum) {
     if (op_of(in.c) != op_dense || in.c.type != dtype::f32 || in.reference.size() < 2) {
         throw std::logic_error("conv1d: a TF32 variant is checked on a dense fp32 case with its TF32 reference only");
     }
-    const double rtol = storage_tolerance(dtype::f32).rtol;
-    const bound_constants k0 = constants_of(in.c);
+    bound_constants k0 = constants_of(in.c);
     const double units = tensor_core_sum ? tf32_tensor_core_units : 1.0;
-    const double nu = static_cast<double>(k0.n) * units * u_fp32;
-    const double gamma = nu / (1 - nu);
+    k0.gamma = gamma_n(k0.n, units);
     const double operand_growth = (1 + ref::tf32_unit_roundoff) * (1 + ref::tf32_unit_roundoff);
-    const double factor = (k0.lipschitz * gamma + k0.eval_units * u_fp32 * (1 + gamma)) * operand_growth;
-    std::vector<double> bound = conv1d_abs_sums(in.c, in.inputs);
-    parallel_for(bound.size(), [&](std::size_t b, std::size_t e) {
-        for (std::size_t i = b; i < e; ++i) bound[i] *= factor;
-    });
     const std::vector<double>& ref_t = in.reference[1];
     const std::byte* got = in.outputs[0].data.data();
-    output_check co = compare_elementwise_bounded("y", dtype::f32, got, ref_t, rtol, bound, 1);
-
-    const double grain = dtype_min_subnormal(dtype::f32);
-    double largest = 0, use = 0;
-    std::size_t counted = 0;
-    std::mutex m;
-    parallel_for(bound.size(), [&](std::size_t b, std::size_t e) {
-        double l = 0, u = 0;
-        std::size_t n = 0;
-        for (std::size_t i = b; i < e; ++i) {
-            const double r = ref_t[i], g = load_element(dtype::f32, got, i);
-            if (!std::isfinite(r) || !std::isfinite(g)) continue;
-            const double allowed = rtol * std::fabs(r) + bound[i] + grain;
-            l = std::max(l, allowed);
-            u = std::max(u, std::fabs(g - r) / allowed);
-            ++n;
-        }
-        std::lock_guard lock(m);
-        largest = std::max(largest, l);
-        use = std::max(use, u);
-        counted += n;
-    });
+    bounded_y by = check_y_bounded(in, ref_t, k0.factor() * operand_growth);
+    output_check& co = by.check;
+    const double largest = by.largest, use = by.use;
+    const std::size_t counted = by.counted;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     co.figures["tf32_bound_max"] = {counted ? largest : nan,
                                     "largest per-element allowance of the TF32 check against the fp64 reference of the "
@@ -511,7 +498,7 @@ output_check check_tf32_y(const check_input& in, bool tensor_core_sum) {
                                              "the fp64 reference of the TF32-rounded x and w against that of the fp32 x and w: "
                                              "the operand rounding alone, in exact arithmetic"))
         co.figures[name] = f;
-    return co;
+    return std::move(co);
 }
 
 std::vector<output_check> conv1d_check(const check_input& in) {
