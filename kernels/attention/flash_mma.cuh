@@ -14,7 +14,10 @@
 //    the accumulators are rounded to the input type and reused in place as the A operand of P V
 //    (the m16n8k16 accumulator layout is the A layout of the next MMA), V read with ldmatrix.trans.
 //  - Causal: a block stops at the last tile its last row sees; a warp skips a tile no row of it
-//    sees; masks are evaluated only on tiles that cross the diagonal or the end of the keys.
+//    sees; masks are evaluated only on tiles that cross the diagonal or the end of the keys, and
+//    there (eight warps) a warp multiplies only the 16-key groups its rows see; the two warps of
+//    an SM sub-partition hold complementary row groups, so the diagonal tile's work is shared
+//    evenly between the sub-partitions.
 //  - Rows are reduced in the exp2 domain: p = 2^(s * scale * log2 e - m * scale * log2 e), one FFMA
 //    per score; lse = m * scale + ln(l).
 #pragma once
@@ -29,6 +32,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace fusebench::kernels::flash {
 
@@ -242,7 +246,11 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
-    const int wrow0 = q0 + warp * MT * 16;  // first query row of this warp
+    // Row group of this warp: in each group of eight warps, warps 4..7 take row groups 7..4, so the
+    // two warps sharing an SM sub-partition (warp w and w + 4) hold complementary shares of a
+    // causal diagonal tile (row groups k and 7 - k) and the sub-partitions finish it together.
+    const int rg = (WARPS % 8 == 0 && (warp & 7) >= 4) ? (warp & ~7) + 11 - (warp & 7) : warp;
+    const int wrow0 = q0 + rg * MT * 16;  // first query row of this warp
 
     // Tiles this block visits: up to the last key its last row sees.
     int n_tiles = MUT == mut_skip_partial_tile ? p.seq_kv / BN : (p.seq_kv + BN - 1) / BN;
@@ -281,7 +289,7 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
             for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
                 for (int ks = 0; ks < KS; ++ks) {
-                    const int rq = warp * MT * 16 + mt * 16 + lr + (lm & 1) * 8;
+                    const int rq = rg * MT * 16 + mt * 16 + lr + (lm & 1) * 8;
                     ldmatrix_x4(qr[mt][ks], smem_addr(sq + swz<D>(rq, 2 * ks + (lm >> 1))));
                 }
         }
@@ -292,8 +300,10 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
         return wrow0 < p.seq_q &&
                (!p.causal || j * BN <= min(wrow0 + MT * 16 - 1, p.causal_rows - 1) + offset + diag_extra);
     };
-    // S = Q K^T of the tile in kt.
-    auto scores = [&](float (&s)[MT][NT][4], const T* kt) {
+    // S = Q K^T of the tile in kt, for the first G 16-key groups (groups: std::integral_constant
+    // G; G < NT / 2 on a masked tile whose later groups no row of the warp sees).
+    auto scores = [&](auto groups, float (&s)[MT][NT][4], const T* kt) {
+        constexpr int G = decltype(groups)::value;
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -307,12 +317,12 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
 #pragma unroll
                     for (int i = 0; i < 4; ++i) qa[mt][i] = qr[mt][ks][i];
                 } else {
-                    const int rq = warp * MT * 16 + mt * 16 + lr + (lm & 1) * 8;
+                    const int rq = rg * MT * 16 + mt * 16 + lr + (lm & 1) * 8;
                     ldmatrix_x4(qa[mt], smem_addr(sq + swz<D>(rq, 2 * ks + (lm >> 1))));
                 }
             }
 #pragma unroll
-            for (int np = 0; np < NT / 2; ++np) {
+            for (int np = 0; np < G; ++np) {
                 std::uint32_t b[4];
                 const int key = np * 16 + lr + (lm >> 1) * 8;
                 ldmatrix_x4(b, smem_addr(kt + swz<D>(key, 2 * ks + (lm & 1))));
@@ -325,12 +335,19 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
         }
     };
     // Mask and online softmax of the tile starting at key kv0: s becomes P (fp32); m, l and the
-    // rescaled O follow.
-    auto softmax = [&](float (&s)[MT][NT][4], int kv0) {
-        // Masks: only on a tile crossing the end of the keys or (causal) some row's diagonal.
-        const bool tail = kv0 + BN > p.seq_kv;
-        const bool diag = p.causal && kv0 + BN - 1 > (packed ? 0 : wrow0) + offset + diag_extra;
-        if (tail || diag) {
+    // rescaled O follow. masked: std::true_type / std::false_type where the caller knows, a bool
+    // (ignored) where the tile is checked here: a tile crossing the end of the keys or (causal)
+    // some row's diagonal. The groups from G on were never multiplied: their P is 0 without an
+    // exponential.
+    auto softmax = [&](auto masked, auto groups, float (&s)[MT][NT][4], int kv0) {
+        constexpr int G = decltype(groups)::value;
+        bool mask;
+        if constexpr (std::is_same_v<decltype(masked), bool>) {
+            mask = kv0 + BN > p.seq_kv || (p.causal && kv0 + BN - 1 > (packed ? 0 : wrow0) + offset + diag_extra);
+        } else {
+            mask = decltype(masked)::value;
+        }
+        if (mask) {
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -343,7 +360,7 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
 #pragma unroll
                         for (int e = 0; e < 2; ++e) {
                             const int col = kv0 + n * 8 + 2 * t + e;
-                            if (col > lim) s[mt][n][2 * h + e] = -INFINITY;
+                            if (n / 2 >= G || col > lim) s[mt][n][2 * h + e] = -INFINITY;
                         }
                 }
         }
@@ -368,7 +385,7 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
                 for (int n = 0; n < NT; ++n)
 #pragma unroll
                     for (int e = 0; e < 2; ++e) {
-                        float pv = fast_exp2(fmaf(s[mt][n][2 * h + e], sl2, -ms));
+                        float pv = n / 2 >= G ? 0.f : fast_exp2(fmaf(s[mt][n][2 * h + e], sl2, -ms));
                         if constexpr (MUT == mut_p_fp8) pv = float(__nv_fp8_e4m3(pv));
                         s[mt][n][2 * h + e] = pv;
                         sum += pv;
@@ -389,10 +406,11 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
         a[2] = mma_type<T>::pack(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
         a[3] = mma_type<T>::pack(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
     };
-    // O += P V of the tile in vt; a_of(mt, kk, a) gives the A operand of k-step kk.
-    auto pv = [&](auto&& a_of, const T* vt) {
+    // O += P V of the tile in vt over the first G k-steps (P is 0 past them); a_of(mt, kk, a)
+    // gives the A operand of k-step kk.
+    auto pv = [&](auto groups, auto&& a_of, const T* vt) {
 #pragma unroll
-        for (int kk = 0; kk < BN / 16; ++kk) {
+        for (int kk = 0; kk < decltype(groups)::value; ++kk) {
             std::uint32_t pa[MT][4];
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt) a_of(mt, kk, pa[mt]);
@@ -420,7 +438,18 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
     }
     cp_async_commit();
 
-    for (int j = j_begin; j < j_end; ++j) {
+    // Eight warps: tiles before j_mask need a mask for no warp of the block (no key past the end,
+    // no key past the diagonal of the block's first row): their loop carries no mask code. From
+    // j_mask on, each warp masks and multiplies only the 16-key groups up to the last key it sees,
+    // rounded up to 2, 4, 6 or all groups (compile-time counts: a branch between the MMAs
+    // measured slower than the work it saved).
+    int j_mask = j_end;
+    if (p.seq_kv % BN != 0) j_mask = min(j_mask, p.seq_kv / BN);
+    if (p.causal) {
+        const int lo = (packed ? 0 : q0) + offset + diag_extra;  // last key the block's first row sees
+        j_mask = min(j_mask, lo + 1 <= 0 ? 0 : (lo + 1) / BN);
+    }
+    auto iteration = [&](int j, auto masked) {
         const int buf = (j - j_begin) & 1;
         // One barrier per step: after it, tile j is visible to every warp and every warp is done
         // with tile j - 1, whose buffers the prefetch of tile j + 1 then overwrites.
@@ -434,12 +463,37 @@ __global__ void __launch_bounds__(WARPS * 32, (WARPS == 4 && D <= 128) ? 2 : 1)
             cp_async_commit();
         }
         if (j == j_begin) load_q_regs();
-        if (warp_active(j)) {
+        if (!warp_active(j)) return;
+        const int kv0 = j * BN;
+        auto step = [&](auto groups) {
             float s[MT][NT][4];
-            scores(s, sk + buf * BN * D);
-            softmax(s, j * BN);
-            pv([&](int mt, int kk, std::uint32_t(&a)[4]) { pack_p(s, mt, kk, a); }, sv + buf * BN * D);
+            scores(groups, s, sk + buf * BN * D);
+            softmax(masked, groups, s, kv0);
+            pv(groups, [&](int mt, int kk, std::uint32_t(&a)[4]) { pack_p(s, mt, kk, a); }, sv + buf * BN * D);
+        };
+        constexpr int NG = NT / 2;
+        if constexpr (std::is_same_v<decltype(masked), std::true_type>) {
+            int last = p.seq_kv - 1;
+            if (p.causal && !packed) last = min(last, min(wrow0 + MT * 16 - 1, p.causal_rows - 1) + offset + diag_extra);
+            const int np_end = (last - kv0) / 16 + 1;  // >= 1: warp_active
+            if (np_end <= 2) return step(std::integral_constant<int, 2>{});
+            if constexpr (NG >= 8) {
+                if (np_end <= 4) return step(std::integral_constant<int, 4>{});
+                if (np_end <= 6) return step(std::integral_constant<int, 6>{});
+            }
         }
+        step(std::integral_constant<int, NG>{});
+    };
+    if constexpr (WARPS % 8 == 0) {
+        int j = j_begin;
+        for (; j < min(j_mask, j_end); ++j) iteration(j, std::false_type{});
+        for (; j < j_end; ++j) iteration(j, std::true_type{});
+    } else {
+        // Fewer groups only where the two warps of a sub-partition pair up (eight warps): with one
+        // warp per sub-partition the warp that sees the whole tile sets the pace anyway, and the
+        // two loops measured 1.9% slower at head_dim 64 (kernels/attention/NOTES.md): one loop,
+        // each tile checked for a mask in the softmax.
+        for (int j = j_begin; j < j_end; ++j) iteration(j, true);
     }
 
     // Epilogue: quad-reduce the row sums, normalize, write O and the lse (or, split, this split's
