@@ -518,6 +518,16 @@ const wgmma_block_config wgmma_block_configs[] = {
      "efficiency on the device is at least 0.91 of 128 x 128's) and wherever it is the default"},
     {"c1_n192_overlap_serp", "c1_n192_overlap with c1_overlap_serp's serpentine K order",
      {1, true, true, false, 0, true, 192}},
+    {"c1_n192_overlap_sk",
+     "default where M >= 4096 (k::fp8_gemm_wgmma_default_split; kernels/fp8/NOTES.md run 6): c1_n192_overlap with "
+     "stream-K over the last waves (options.split, kernels/fp8/split_plan.hpp): where the 128 x 192 tiles do not fill "
+     "whole waves of the SMs, the last partial wave plus one full wave are cut into one equal range of (tile, 128-wide "
+     "K block) iterations per CTA, so every SM finishes at about the same time; a tile cut in pieces is summed by the "
+     "CTA holding its first piece from the others' fp32 partials in the workspace, in ascending CTA order "
+     "(deterministic, no atomics on data; a different summation order than c1_n192_overlap on cut tiles)",
+     {1, true, true, false, 0, false, 192, true},
+     true,
+     "every untimed case of the kernel's domain; timed on every timed case (the default where M >= 4096)"},
 };
 
 const wgmma_block_config& wgmma_block_config_named(std::string_view name) {
@@ -533,6 +543,7 @@ const wgmma_block_config& wgmma_block_config_named(std::string_view name) {
 // c1_overlap. Only asked for cases the kernel runs (a device is there).
 const wgmma_block_config& wgmma_block_lead_config(const case_desc& c) {
     const int sms = k::fp8_gemm_wgmma_device_sms();
+    if (sms > 0 && k::fp8_gemm_wgmma_default_split(kernel_shape(c), sms)) return wgmma_block_config_named("c1_n192_overlap_sk");
     if (sms > 0 && k::fp8_gemm_wgmma_default_tile_n(kernel_shape(c), sms) == 192) return wgmma_block_config_named("c1_n192_overlap");
     return wgmma_block_configs[0];
 }
@@ -555,6 +566,12 @@ std::optional<std::string> wgmma_block_domain(const case_desc& c, const wgmma_bl
 variant_config wgmma_block_variant_config(const wgmma_block_config& cfg) {
     variant_config v{cfg.name, cfg.description};
     v.supports = [&cfg](const case_desc& c) { return wgmma_block_domain(c, cfg); };
+    if (cfg.options.split) {
+        // The stream-K partials and flags: sized for the current device's grid.
+        v.workspace_bytes = [&cfg](const case_desc& c) {
+            return k::fp8_gemm_wgmma_workspace_bytes(kernel_shape(c), cfg.options, k::fp8_gemm_wgmma_device_sms());
+        };
+    }
     if (cfg.domain) {
         v.domain = cfg.domain;
     } else if (&cfg != &wgmma_block_configs[0] && !cfg.timed_everywhere) {

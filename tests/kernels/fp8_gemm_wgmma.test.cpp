@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,139 @@ TEST_CASE("fp8_gemm wgmma: wave efficiency, and the tile width of the default co
     CHECK(k::fp8_gemm_wgmma_default_tile_n({4096, 7168, 2048}, 0) == 128);
 }
 
+namespace {
+
+// Every CTA's work items under a plan, checked against what the kernel relies on: every (tile, K
+// position) exactly once; whole tiles for the data-parallel part; a later segment of a cut tile
+// only as the first item of a CTA's stream-K range, the first segment of a cut tile only as a
+// CTA's last item, and the CTAs that fusebench::kernels::fp8_gemm_split_partners_end names
+// holding exactly the rest of that tile, in K order.
+void check_split_plan(const k::fp8_gemm_split_plan& p) {
+    CAPTURE(p.grid, p.tiles, p.k_blocks, p.dp_tiles, p.sk_iters);
+    REQUIRE(p.grid >= 1);
+    CHECK(p.dp_tiles % p.grid == 0);
+    CHECK(p.sk_iters == static_cast<long long>(p.tiles - p.dp_tiles) * p.k_blocks);
+    std::vector<std::vector<k::fp8_gemm_work>> items(static_cast<std::size_t>(p.grid));
+    std::vector<int> covered(static_cast<std::size_t>(p.tiles) * static_cast<std::size_t>(p.k_blocks), 0);
+    for (int c = 0; c < p.grid; ++c) {
+        k::fp8_gemm_split_cursor cur(p, c);
+        k::fp8_gemm_work w;
+        while (cur.next(p, w)) {
+            REQUIRE(w.tile >= 0);
+            REQUIRE(w.tile < p.tiles);
+            REQUIRE(0 <= w.j0);
+            REQUIRE(w.j0 < w.j1);
+            REQUIRE(w.j1 <= p.k_blocks);
+            for (int j = w.j0; j < w.j1; ++j) ++covered[static_cast<std::size_t>(w.tile) * static_cast<std::size_t>(p.k_blocks) + static_cast<std::size_t>(j)];
+            items[static_cast<std::size_t>(c)].push_back(w);
+        }
+        CHECK(!items[static_cast<std::size_t>(c)].empty());
+    }
+    CHECK(std::all_of(covered.begin(), covered.end(), [](int n) { return n == 1; }));
+    for (int c = 0; c < p.grid; ++c) {
+        const auto& its = items[static_cast<std::size_t>(c)];
+        for (std::size_t i = 0; i < its.size(); ++i) {
+            const auto& w = its[i];
+            CAPTURE(c, i, w.tile, w.j0, w.j1);
+            if (w.tile < p.dp_tiles) {
+                CHECK((w.j0 == 0 && w.j1 == p.k_blocks));
+                continue;
+            }
+            const bool first_sk = i == 0 || its[i - 1].tile < p.dp_tiles;
+            if (w.j0 > 0) CHECK(first_sk);
+            if (w.j0 == 0 && w.j1 < p.k_blocks) {
+                CHECK(i + 1 == its.size());
+                // The partners hold [w.j1, k_blocks) of this tile, in order, as their first items.
+                const int end = k::fp8_gemm_split_partners_end(p, c, w.tile);
+                int next_j = w.j1;
+                for (int c2 = c + 1; c2 < end; ++c2) {
+                    const auto& pi = items[static_cast<std::size_t>(c2)];
+                    std::size_t first = 0;
+                    while (first < pi.size() && pi[first].tile < p.dp_tiles) ++first;
+                    REQUIRE(first < pi.size());
+                    CHECK(pi[first].tile == w.tile);
+                    CHECK(pi[first].j0 == next_j);
+                    next_j = pi[first].j1;
+                }
+                CHECK(next_j == p.k_blocks);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("fp8_gemm wgmma: the stream-K split plan covers every tile and K block once, in the order the kernel relies on",
+          "[fp8]") {
+    // 4096^3 in 128 x 192 tiles on 132 SMs: 32 x 22 = 704 tiles, 5 full waves and 44 more: 4 waves
+    // whole, the last 176 tiles x 32 K blocks in 132 ranges of 42-43 iterations.
+    const auto qo = k::fp8_gemm_wgmma_split_plan({4096, 4096, 4096}, {1, true, true, false, 0, false, 192, true}, 132);
+    CHECK(qo.grid == 132);
+    CHECK(qo.tiles == 704);
+    CHECK(qo.k_blocks == 32);
+    CHECK(qo.dp_tiles == 528);
+    CHECK(qo.sk_iters == 176 * 32);
+    // kv_a (N = 576): 32 x 3 = 96 tiles, fewer than the SMs: all of it in 132 ranges of 40-41 of
+    // its 96 x 56 iterations.
+    const auto kv_a = k::fp8_gemm_wgmma_split_plan({4096, 576, 7168}, {1, true, true, false, 0, false, 192, true}, 132);
+    CHECK(kv_a.grid == 132);
+    CHECK(kv_a.dp_tiles == 0);
+    CHECK(kv_a.sk_iters == 96 * 56);
+    // Whole waves: nothing to balance (4224 = 32 x 132 tiles of 128 x 192 at M = 4096, N = 25344).
+    const auto whole = k::fp8_gemm_wgmma_split_plan({4096, 25344, 1024}, {1, true, true, false, 0, false, 192, true}, 132);
+    CHECK(whole.grid == 132);
+    CHECK(whole.dp_tiles == 4224);
+    CHECK(whole.sk_iters == 0);
+    // Without split: the plain persistent schedule.
+    const auto plain = k::fp8_gemm_wgmma_split_plan({4096, 4096, 4096}, {1, true, true, false, 0, false, 192}, 132);
+    CHECK(plain.grid == 132);
+    CHECK(plain.dp_tiles == 704);
+    CHECK(plain.sk_iters == 0);
+    // Fewer iterations than SMs: one CTA per iteration.
+    const auto tiny = k::fp8_gemm_wgmma_split_plan({16, 130, 300}, {1, true, true, false, 0, false, 192, true}, 132);
+    CHECK(tiny.grid == 3);
+    CHECK(tiny.sk_iters == 3);
+    CHECK(k::fp8_gemm_wgmma_split_plan({0, 1, 1}, {1, true, true, false, 0, false, 192, true}, 132).grid == 0);
+
+    // Workspace: one 128 x 192 fp32 partial tile and two 8-byte flags per CTA, after the padded
+    // copies (none here); nothing without split or where the waves are whole.
+    const k::fp8_gemm_wgmma_options sk{1, true, true, false, 0, false, 192, true};
+    CHECK(k::fp8_gemm_wgmma_workspace_bytes({4096, 4096, 4096}, sk, 132) == 132u * 128 * 192 * 4 + 2304);
+    CHECK(k::fp8_gemm_wgmma_workspace_bytes({4096, 4096, 4096}, {1, true, true, false, 0, false, 192}, 132) == 0);
+    CHECK(k::fp8_gemm_wgmma_workspace_bytes({4096, 25344, 1024}, sk, 132) == 0);
+    CHECK(k::fp8_gemm_wgmma_workspace_bytes({17, 130, 300}, sk, 132) ==
+          k::fp8_gemm_wgmma_workspace_bytes({17, 130, 300}) + 3u * 128 * 192 * 4 + 256);
+
+    // The kernel's invariants, on the suite's M = 4096 and 8192 projections, the exact kernel
+    // test's shapes, and awkward counts (tiles cut in many pieces, one K block, one tile).
+    const auto [m, n, kk, sms] = GENERATE(table<std::size_t, std::size_t, std::size_t, int>(
+        {{4096, 4096, 4096, 132},   {4096, 14336, 4096, 132},  {4096, 4096, 14336, 132}, {4096, 8192, 8192, 132},
+         {4096, 28672, 8192, 132},  {4096, 8192, 28672, 132},  {4096, 2048, 7168, 132},  {4096, 7168, 2048, 132},
+         {4096, 24576, 1536, 132},  {4096, 576, 7168, 132},    {4096, 7168, 16384, 132}, {4096, 7168, 18432, 132},
+         {8192, 4096, 4096, 132},   {8192, 2048, 7168, 132},   {8192, 576, 7168, 132},   {1, 4096, 4096, 132},
+         {128, 4096, 4096, 132},    {129, 257, 4000, 132},     {1664, 2104, 256, 132},   {257, 384, 512, 132},
+         {1, 5, 7, 132},            {1536, 1544, 256, 132},    {4096, 4096, 4096, 114},  {4096, 7168, 2048, 148},
+         {200, 200, 128, 7},        {3000, 3000, 128, 5}}));
+    CAPTURE(m, n, kk, sms);
+    const auto plan = k::fp8_gemm_wgmma_split_plan({m, n, kk}, sk, sms);
+    CHECK(plan.grid <= sms);
+    if (plan.dp_tiles > 0) CHECK(plan.sk_iters >= static_cast<long long>(plan.grid) * plan.k_blocks);  // ranges >= one tile
+    check_split_plan(plan);
+    check_split_plan(k::fp8_gemm_wgmma_split_plan({m, n, kk}, {1, true, true, false, 0, false, 192}, sms));
+}
+
+TEST_CASE("fp8_gemm wgmma: the default configuration's split rule", "[fp8]") {
+    // M >= 4096 (measured on all 12 M = 4096 projections on an H100, NOTES.md run 6): split.
+    for (const std::size_t n : {4096, 14336, 8192, 28672, 2048, 7168, 24576, 576}) {
+        CAPTURE(n);
+        CHECK(k::fp8_gemm_wgmma_default_split({4096, n, 4096}, 132));
+        CHECK(k::fp8_gemm_wgmma_default_split({8192, n, 4096}, 132));
+    }
+    CHECK_FALSE(k::fp8_gemm_wgmma_default_split({1024, 4096, 4096}, 132));
+    CHECK_FALSE(k::fp8_gemm_wgmma_default_split({128, 4096, 4096}, 132));
+    CHECK_FALSE(k::fp8_gemm_wgmma_default_split({4096, 4096, 4096}, 0));
+}
+
 TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element written, none past D, deterministic, "
           "with and without a cluster, the TMA-store epilogue and the overlapped consumer, 128- and 192-wide tiles",
           "[gpu][fp8]") {
@@ -128,7 +263,9 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
     }
 
     const std::size_t guard = 4096;  // [bytes] past D, must stay untouched
-    const std::size_t d_bytes = m * n * 2, ws_bytes = k::fp8_gemm_wgmma_workspace_bytes({m, n, kk});
+    const int sms = k::fp8_gemm_wgmma_device_sms();
+    const std::size_t d_bytes = m * n * 2;
+    std::size_t ws_bytes = k::fp8_gemm_wgmma_workspace_bytes({m, n, kk});
     std::uint8_t *d_a = nullptr, *d_b = nullptr, *d_d = nullptr;
     float *d_as = nullptr, *d_bs = nullptr;
     void* d_ws = nullptr;
@@ -137,7 +274,6 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
     check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_as), as.size() * 4));
     check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_bs), bs.size() * 4));
     check_cuda(cudaMalloc(reinterpret_cast<void**>(&d_d), d_bytes + guard));
-    if (ws_bytes) check_cuda(cudaMalloc(&d_ws, ws_bytes));
     check_cuda(cudaMemcpy(d_a, a.data(), a.size(), cudaMemcpyHostToDevice));
     check_cuda(cudaMemcpy(d_b, b.data(), b.size(), cudaMemcpyHostToDevice));
     check_cuda(cudaMemcpy(d_as, as.data(), as.size() * 4, cudaMemcpyHostToDevice));
@@ -162,12 +298,23 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
                                                  // the last scale block (N = 200, 1544) must not read b_scale past its end.
                                                  {1, true, false, false, 0, false, 192}, {1, false, false, false, 0, false, 192},
                                                  {1, true, true, false, 0, false, 192},  {1, false, true, false, 0, false, 192},
-                                                 {1, true, true, false, 0, true, 192},   {1, true, false, false, 3, true, 192}};
+                                                 {1, true, true, false, 0, true, 192},   {1, true, false, false, 3, true, 192},
+                                                 // Stream-K (split): tiles cut in 2 to 32 pieces on these shapes
+                                                 // (e.g. 129 x 257 x 4000: 4 tiles x 32 K blocks on 128 CTAs), both
+                                                 // epilogues, a staggered K order; the workspace poisoned before
+                                                 // every launch (the ready flags included).
+                                                 {1, true, true, false, 0, false, 192, true},
+                                                 {1, false, true, false, 0, false, 192, true},
+                                                 {1, true, true, false, 3, false, 192, true}};
+    for (const auto& o : options) ws_bytes = std::max(ws_bytes, k::fp8_gemm_wgmma_workspace_bytes({m, n, kk}, o, sms));
+    if (ws_bytes) check_cuda(cudaMalloc(&d_ws, ws_bytes));
     std::vector<std::vector<std::uint8_t>> got(2 * std::size(options), std::vector<std::uint8_t>(d_bytes + guard));
     for (std::size_t run = 0; run < got.size(); ++run) {
         // Two different poisons (0xFF: bf16 NaN; 0x7F: a large finite value): unwritten elements differ.
         check_cuda(cudaMemset(d_d, run % 2 ? 0x7F : 0xFF, d_bytes + guard));
-        if (ws_bytes) check_cuda(cudaMemset(d_ws, 0xA5, ws_bytes));  // the pad columns must be zeroed by the launch
+        // The pad columns must be zeroed by the launch. With split, the second launch of a pair
+        // runs on the workspace the first left (its ready flags back at rest), as timed launches do.
+        if (ws_bytes && (run % 2 == 0 || !options[run / 2].split)) check_cuda(cudaMemset(d_ws, 0xA5, ws_bytes));
         k::launch_fp8_gemm_wgmma({m, n, kk}, d_a, d_as, d_b, d_bs, d_d, d_ws, ws_bytes, nullptr, options[run / 2]);
         check_cuda(cudaDeviceSynchronize());
         check_cuda(cudaMemcpy(got[run].data(), d_d, d_bytes + guard, cudaMemcpyDeviceToHost));
@@ -181,7 +328,7 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
 
     for (std::size_t run = 0; run < got.size(); run += 2) {
         CAPTURE(options[run / 2].cluster, options[run / 2].tma_store, options[run / 2].overlap, options[run / 2].cluster_grid_from_sms,
-                options[run / 2].k_stagger, options[run / 2].k_serpentine, options[run / 2].tile_n);
+                options[run / 2].k_stagger, options[run / 2].k_serpentine, options[run / 2].tile_n, options[run / 2].split);
         std::size_t wrong = 0, first_wrong = m * n;
         for (std::size_t i = 0; i < m * n; ++i) {
             std::uint16_t g;
