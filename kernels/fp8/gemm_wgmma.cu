@@ -440,31 +440,31 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             // whole tile is below (the same instruction order, so the same C7514-free form); an
             // item's epilogue (finish) runs after the next item's first block is issued:
             // - a whole tile: D stored;
-            // - a later segment of a tile (j0 > 0; only ever the first item of the CTA's stream-K
-            //   range): its partial sum into this CTA's slot of the workspace, then the ready flag;
-            // - the first segment of a tile cut in pieces (only ever the CTA's last item): the
-            //   partials of the CTAs holding the later segments added in ascending CTA order (a
-            //   fixed order: deterministic), each once its flag is up, then D stored.
+            // - piece s >= 1 of a tail tile (j0 > 0): its partial sum into its slot of the workspace,
+            //   then the ready flag;
+            // - piece 0 of a tail tile (j1 < k_blocks): pieces 1, 2, ... added in that order (a fixed
+            //   order: deterministic), each once its flag is up, then D stored.
+            // A tail piece is always the CTA's last item.
             const int cta = first_tile;
             const int tw = tid & 127;
-            // LAST: the CTA's last item, the only one that can be a cut tile's first segment (a range
-            // that ends inside a tile ends there); the partials are read only there, where h0 and h1
-            // are free (read under the next item's wgmma, they made ptxas spill).
+            // LAST: the CTA's last item; the partials are read only there, where h0 and h1 are free
+            // (read under the next item's wgmma, they made ptxas spill).
             auto finish = [&](const tile_info& ti, const fp8_gemm_work& w, auto last) {
                 if (w.j0 > 0) {
-                    float4* slot = p.sk_partial + (static_cast<std::size_t>(cta) * 2 + static_cast<std::size_t>(wg)) * (BN / 8 * 128) + tw;
+                    const int own = cta - p.plan.tail_tiles;  // fp8_gemm_split_slot of this piece
+                    float4* slot = p.sk_partial + (static_cast<std::size_t>(own) * 2 + static_cast<std::size_t>(wg)) * (BN / 8 * 128) + tw;
 #pragma unroll
                     for (int q = 0; q < BN / 8; ++q) __stcg(slot + q * 128, make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
                     named_barrier_sync(1 + wg, 128);  // every thread's part written
                     if (tw == 0) {
                         __threadfence();
-                        st_release_u64(p.sk_flag + 2 * cta + wg, p.sk_token);
+                        st_release_u64(p.sk_flag + 2 * own + wg, p.sk_token);
                     }
                     return;
                 }
                 if (decltype(last)::value && w.j1 < p.k_blocks) {
-                    const int end = fp8_gemm_split_partners_end(p.plan, cta, w.tile);
-                    for (int c = cta + 1; c < end; ++c) {
+                    for (int piece = 1; piece < p.plan.splits; ++piece) {
+                        const int c = fp8_gemm_split_slot(p.plan, cta, piece);
                         if (tw == 0) {
                             unsigned long long* f = p.sk_flag + 2 * c + wg;
                             while (ld_acquire_u64(f) != p.sk_token) __nanosleep(64);
@@ -878,11 +878,11 @@ std::size_t fp8_gemm_wgmma_workspace_bytes(const fp8_gemm_shape& s, const fp8_ge
     std::size_t bytes = fp8_gemm_wgmma_workspace_bytes(s);
     if (!opt.split) return bytes;
     const fp8_gemm_split_plan plan = fp8_gemm_wgmma_split_plan(s, opt, sms);
-    if (plan.sk_iters == 0) return bytes;
-    // One partial tile of fp32 per CTA, then two ready flags per CTA.
-    const std::size_t grid = static_cast<std::size_t>(plan.grid);
-    bytes = align256(bytes) + align256(grid * fp8_wgmma::bm * static_cast<std::size_t>(opt.tile_n) * sizeof(float));
-    return bytes + align256(grid * 2 * sizeof(unsigned long long));
+    if (plan.splits <= 1) return bytes;
+    // One partial tile of fp32 per slot, then two ready flags (one per consumer warpgroup) per slot.
+    const std::size_t slots = static_cast<std::size_t>(fp8_gemm_split_slots(plan));
+    bytes = align256(bytes) + align256(slots * fp8_wgmma::bm * static_cast<std::size_t>(opt.tile_n) * sizeof(float));
+    return bytes + align256(slots * 2 * sizeof(unsigned long long));
 }
 
 const char* fp8_gemm_wgmma_shape_unsupported(const fp8_gemm_shape& s) {
@@ -905,13 +905,27 @@ double fp8_gemm_wgmma_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int s
            (static_cast<double>(waves) * static_cast<double>(slots) * static_cast<double>(fp8_gemm_block) * static_cast<double>(tn));
 }
 
+double fp8_gemm_wgmma_split_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int sms) {
+    if (tile_n <= 0 || sms <= 0 || s.m == 0 || s.n == 0 || s.k == 0) return 0.0;
+    fp8_gemm_wgmma_options o;
+    o.tile_n = tile_n;
+    o.split = true;
+    const fp8_gemm_split_plan plan = fp8_gemm_wgmma_split_plan(s, o, sms);
+    if (plan.grid <= 0) return 0.0;
+    const double waves = plan.splits > 1 ? static_cast<double>(plan.dp_tiles / sms) +
+                                               static_cast<double>(fp8_gemm_split_tail_cost(plan.k_blocks, plan.splits)) / plan.k_blocks
+                                         : static_cast<double>((plan.tiles + sms - 1) / sms);
+    return static_cast<double>(s.m) * static_cast<double>(s.n) /
+           (waves * static_cast<double>(sms) * static_cast<double>(fp8_gemm_block) * static_cast<double>(tile_n));
+}
+
 int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
     if (s.m < 4096) return 128;
-    const double e128 = fp8_gemm_wgmma_wave_efficiency(s, 128, sms), e192 = fp8_gemm_wgmma_wave_efficiency(s, 192, sms);
+    const double e128 = fp8_gemm_wgmma_wave_efficiency(s, 128, sms), e192 = fp8_gemm_wgmma_split_wave_efficiency(s, 192, sms);
     return e128 > 0 && e192 >= 0.91 * e128 ? 192 : 128;
 }
 
-bool fp8_gemm_wgmma_default_split(const fp8_gemm_shape& s, int sms) { return sms > 0 && s.m >= 4096; }
+bool fp8_gemm_wgmma_default_split(const fp8_gemm_shape& s, int sms) { return sms > 0 && fp8_gemm_wgmma_default_tile_n(s, sms) == 192; }
 
 int fp8_gemm_wgmma_device_sms() {
     int dev = 0;
@@ -1005,7 +1019,7 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     p.sk_token = 0;
     if (opt.split) {
         p.plan = make_fp8_gemm_split_plan(p.sched_tiles, p.k_blocks, sms, true);
-        if (p.plan.sk_iters > 0) {
+        if (p.plan.splits > 1) {
             const std::size_t split_need = fp8_gemm_wgmma_workspace_bytes(s, opt, sms);
             if (workspace == nullptr || workspace_bytes < split_need) {
                 throw std::invalid_argument("fp8_gemm wgmma: split needs a workspace of " + std::to_string(split_need) +
@@ -1015,14 +1029,14 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
             auto* base = static_cast<std::uint8_t*>(workspace) + align256(need);
             p.sk_partial = reinterpret_cast<float4*>(base);
             p.sk_flag = reinterpret_cast<unsigned long long*>(
-                base + align256(static_cast<std::size_t>(p.plan.grid) * bm * static_cast<std::size_t>(tile_n) * sizeof(float)));
+                base + align256(static_cast<std::size_t>(fp8_gemm_split_slots(p.plan)) * bm * static_cast<std::size_t>(tile_n) * sizeof(float)));
             // The flags' ready value: never 0 (a flag's resting value) and never what a flag
             // already holds: the steady clock's nanoseconds, which no earlier launch used (a
             // repeated-byte poison pattern would be centuries of uptime).
             p.sk_token = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) | 1ull;
         }
     }
-    if (tile_n == 192 && opt.split) {
+    if (tile_n == 192 && p.plan.splits > 1) {  // else the plain kernel: the same schedule
         using cfg192 = config<192, stages_n192>;
         auto* kernel = fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, true>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),

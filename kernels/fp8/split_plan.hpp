@@ -3,21 +3,25 @@
 // with --expt-relaxed-constexpr), so both walk exactly the same work items.
 //
 // A persistent grid of `grid` CTAs. The tiles of D in raster order are split in two parts:
-// - data-parallel: tiles [0, dp_tiles), dp_tiles a multiple of the grid; CTA c takes whole tiles
+// - data-parallel: tiles [0, dp_tiles), every full wave of the grid; CTA c takes whole tiles
 //   c, c + grid, ... (the plain persistent schedule);
-// - stream-K: the remaining sk_tiles = tiles - dp_tiles tiles, their K positions flattened into
-//   sk_iters = sk_tiles x k_blocks iterations (one 128-wide K block each, so a split always falls
-//   on a scale block), cut into `grid` contiguous ranges of equal length (+-1):
-//   CTA c takes [split_begin(c), split_begin(c + 1)).
-// The stream-K part is the last partial wave plus one full wave (when there is a full wave), so
-// every range holds at least one whole tile's worth of iterations: no CTA runs a sliver of a tile,
-// and where the range is at least k_blocks long a tile is cut at most once.
+// - the tail: the last tail_tiles tiles (the partial last wave), each cut along K into `splits`
+//   pieces of whole 128-wide K blocks (a split always falls on a scale block): piece s of tail
+//   tile r is CTA s x tail_tiles + r's last work item, K positions [s k_blocks / splits,
+//   (s + 1) k_blocks / splits). All pieces run at the same time, in step over K, like the tiles of
+//   a wave (a first version cut the last waves into one contiguous range of (tile, K block)
+//   iterations per CTA, stream-K proper: the CTAs then read unrelated K blocks at once, and the
+//   long-K shapes ran up to 10% slower on an H100 than without it; kernels/fp8/NOTES.md run 6).
+// splits is chosen to minimise the tail's modelled time, ceil(k_blocks / splits) iterations of
+// the piece plus, with splits > 1, one iteration's worth for the partial's write and one for each
+// partial the first piece's CTA reads (a 128 x 192 fp32 partial takes about as long to move
+// between L2 and one SM as one K block takes on the tensor cores); splits 1: no tail, every tile
+// whole (the plain schedule).
 //
-// A tile cut into segments: the CTA holding its first segment (K positions from 0) keeps its
-// partial sum in registers; every other segment is the first work item of its CTA's range, whose
-// partial goes into that CTA's slot of the workspace with a ready flag; the first segment's CTA
-// then adds the other segments' partials in ascending order (CTA c + 1, c + 2, ...) and stores
-// D: a fixed summation order, so D is the same bit for bit on every run (on a given grid size).
+// A cut tile: the CTA holding piece 0 keeps its partial sum in registers; the CTA holding piece s
+// >= 1 writes its partial into slot (s - 1) x tail_tiles + r of the workspace with a ready flag;
+// the piece-0 CTA adds pieces 1, 2, ... in that order and stores D: a fixed summation order, so D
+// is the same bit for bit on every run (on a given grid size).
 #pragma once
 
 namespace fusebench::kernels {
@@ -26,35 +30,41 @@ struct fp8_gemm_split_plan {
     int grid = 0;        // CTAs of the persistent grid
     int tiles = 0;       // tiles of D
     int k_blocks = 0;    // K blocks of 128 per tile
-    int dp_tiles = 0;    // tiles taken whole, strided over the grid (a multiple of grid)
-    long long sk_iters = 0;  // (tiles - dp_tiles) x k_blocks iterations split evenly over the grid
+    int dp_tiles = 0;    // tiles taken whole, strided over the grid
+    int tail_tiles = 0;  // tiles cut along K (0 when splits is 1)
+    int splits = 1;      // pieces per tail tile
 };
 
-// tiles, k_blocks >= 1, sms >= 1. split false: the plain persistent schedule (min(tiles, sms)
-// CTAs, every tile whole). split true: where the tiles fill whole waves of the SMs exactly there is
-// nothing to balance (the plain schedule on sms CTAs); otherwise min(sms, tiles x k_blocks) CTAs,
-// the last partial wave plus one full wave (if any) in stream-K ranges.
+// The tail's modelled time [K-block iterations] with `splits` pieces per tile.
+constexpr int fp8_gemm_split_tail_cost(int k_blocks, int splits) {
+    return (k_blocks + splits - 1) / splits + (splits > 1 ? splits : 0);
+}
+
+// tiles, k_blocks >= 1, sms >= 1. split false, or nothing to gain: the plain persistent schedule
+// (min(tiles, sms) CTAs, every tile whole).
 constexpr fp8_gemm_split_plan make_fp8_gemm_split_plan(int tiles, int k_blocks, int sms, bool split) {
     fp8_gemm_split_plan p;
     p.tiles = tiles;
     p.k_blocks = k_blocks;
-    if (!split || (tiles >= sms && tiles % sms == 0)) {
-        p.grid = tiles < sms ? tiles : sms;
-        p.dp_tiles = tiles;
-        return p;
+    p.grid = tiles < sms ? tiles : sms;
+    p.dp_tiles = tiles;
+    const int rem = tiles % sms;
+    if (!split || rem == 0) return p;
+    const int most = sms / rem < k_blocks ? sms / rem : k_blocks;
+    int best = 1;
+    for (int s = 2; s <= most; ++s) {
+        if (fp8_gemm_split_tail_cost(k_blocks, s) < fp8_gemm_split_tail_cost(k_blocks, best)) best = s;
     }
-    const long long iters = static_cast<long long>(tiles) * k_blocks;
-    p.grid = iters < sms ? static_cast<int>(iters) : sms;
-    const int full_waves = tiles / p.grid;
-    p.dp_tiles = full_waves >= 1 ? (full_waves - 1) * p.grid : 0;
-    p.sk_iters = static_cast<long long>(tiles - p.dp_tiles) * k_blocks;
+    if (best == 1) return p;
+    p.splits = best;
+    p.tail_tiles = rem;
+    p.dp_tiles = tiles - rem;
+    p.grid = tiles >= sms ? sms : rem * best;
     return p;
 }
 
-// First stream-K iteration of CTA c (0 <= c <= grid; c = grid gives the end).
-constexpr long long fp8_gemm_split_begin(const fp8_gemm_split_plan& p, int c) {
-    return p.grid > 0 ? static_cast<long long>(c) * p.sk_iters / p.grid : 0;
-}
+// Partial-sum slots of the workspace (pieces s >= 1 of the tail tiles).
+constexpr int fp8_gemm_split_slots(const fp8_gemm_split_plan& p) { return p.tail_tiles * (p.splits - 1); }
 
 // One work item: K positions [j0, j1) of tile `tile` (raster index); whole when j0 == 0 and
 // j1 == k_blocks.
@@ -62,20 +72,18 @@ struct fp8_gemm_work {
     int tile = 0, j0 = 0, j1 = 0;
 };
 
-// CTA c's work items in order: its data-parallel tiles, then its stream-K range. The state is a
-// few ints (the kernel's consumers hold it beside 192 accumulator registers); the plan's fields are
-// read from the plan passed to next(), the same one the cursor was made from.
+// CTA c's work items in order: its data-parallel tiles, then its tail piece (if any). The state is
+// a few ints (the kernel's consumers hold it beside 192 accumulator registers); the plan's fields
+// are read from the plan passed to next(), the same one the cursor was made from.
 struct fp8_gemm_split_cursor {
-    int next_dp = 0;              // next whole tile of the data-parallel part
-    int tile = 0, j = 0;          // next stream-K position: tile (from dp_tiles) and K position
-    int end_tile = 0, end_j = 0;  // one past the range's last iteration, as (tile, position)
+    int next_dp = 0;                 // next whole tile
+    int tail_tile = 0, j0 = 0, j1 = 0;  // the tail piece (j1 == 0: none, or taken)
     constexpr fp8_gemm_split_cursor(const fp8_gemm_split_plan& p, int c) : next_dp(c) {
-        const long long b = fp8_gemm_split_begin(p, c), e = fp8_gemm_split_begin(p, c + 1);
-        if (p.k_blocks > 0) {
-            tile = static_cast<int>(b / p.k_blocks);
-            j = static_cast<int>(b - static_cast<long long>(tile) * p.k_blocks);
-            end_tile = static_cast<int>(e / p.k_blocks);
-            end_j = static_cast<int>(e - static_cast<long long>(end_tile) * p.k_blocks);
+        if (p.splits > 1 && c < p.tail_tiles * p.splits) {
+            const int r = c % p.tail_tiles, s = c / p.tail_tiles;
+            tail_tile = p.dp_tiles + r;
+            j0 = s * p.k_blocks / p.splits;
+            j1 = (s + 1) * p.k_blocks / p.splits;
         }
     }
     constexpr bool next(const fp8_gemm_split_plan& p, fp8_gemm_work& w) {
@@ -86,25 +94,19 @@ struct fp8_gemm_split_cursor {
             next_dp += p.grid;
             return true;
         }
-        if (tile < end_tile || (tile == end_tile && j < end_j)) {
-            w.tile = p.dp_tiles + tile;
-            w.j0 = j;
-            w.j1 = tile < end_tile ? p.k_blocks : end_j;
-            ++tile;
-            j = 0;
+        if (j1 > 0) {
+            w.tile = tail_tile;
+            w.j0 = j0;
+            w.j1 = j1;
+            j1 = 0;
             return true;
         }
         return false;
     }
 };
 
-// For the first segment of stream-K tile `tile` (held by CTA c): one past the last CTA holding a
-// later segment of it (CTAs c + 1 .. result - 1 each hold one, as the first item of their range).
-constexpr int fp8_gemm_split_partners_end(const fp8_gemm_split_plan& p, int c, int tile) {
-    const long long tile_end = static_cast<long long>(tile - p.dp_tiles + 1) * p.k_blocks;
-    int e = c + 1;
-    while (e < p.grid && fp8_gemm_split_begin(p, e) < tile_end) ++e;
-    return e;
-}
+// The workspace slot of piece s >= 1 of the tail tile whose piece 0 is CTA c (c < tail_tiles);
+// the CTA holding that piece is c + s x tail_tiles, which writes its partial there.
+constexpr int fp8_gemm_split_slot(const fp8_gemm_split_plan& p, int c, int s) { return c + (s - 1) * p.tail_tiles; }
 
 }  // namespace fusebench::kernels
