@@ -435,95 +435,11 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             wgmma_commit();
         };
         float h0[48], h1[48], acc[96];
-        if constexpr (SPLIT) {
-            // The work items of split_plan.hpp: K positions [j0, j1) of a tile, each walked as a
-            // whole tile is below (the same instruction order, so the same C7514-free form); an
-            // item's epilogue (finish) runs after the next item's first block is issued:
-            // - a whole tile: D stored;
-            // - piece s >= 1 of a tail tile (j0 > 0): its partial sum into its slot of the workspace,
-            //   then the ready flag;
-            // - piece 0 of a tail tile (j1 < k_blocks): pieces 1, 2, ... added in that order (a fixed
-            //   order: deterministic), each once its flag is up, then D stored.
-            // A tail piece is always the CTA's last item.
-            const int cta = first_tile;
-            const int tw = tid & 127;
-            // LAST: the CTA's last item; the partials are read only there, where h0 and h1 are free
-            // (read under the next item's wgmma, they made ptxas spill).
-            auto finish = [&](const tile_info& ti, const fp8_gemm_work& w, auto last) {
-                if (w.j0 > 0) {
-                    const int own = cta - p.plan.tail_tiles;  // fp8_gemm_split_slot of this piece
-                    float4* slot = p.sk_partial + (static_cast<std::size_t>(own) * 2 + static_cast<std::size_t>(wg)) * (BN / 8 * 128) + tw;
-#pragma unroll
-                    for (int q = 0; q < BN / 8; ++q) __stcg(slot + q * 128, make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
-                    named_barrier_sync(1 + wg, 128);  // every thread's part written
-                    if (tw == 0) {
-                        __threadfence();
-                        st_release_u64(p.sk_flag + 2 * own + wg, p.sk_token);
-                    }
-                    return;
-                }
-                if (decltype(last)::value && w.j1 < p.k_blocks) {
-                    for (int piece = 1; piece < p.plan.splits; ++piece) {
-                        const int c = fp8_gemm_split_slot(p.plan, cta, piece);
-                        if (tw == 0) {
-                            unsigned long long* f = p.sk_flag + 2 * c + wg;
-                            while (ld_acquire_u64(f) != p.sk_token) __nanosleep(64);
-                            st_relaxed_u64(f, 0ull);  // clean for the next launch
-                        }
-                        named_barrier_sync(1 + wg, 128);
-                        const float4* slot = p.sk_partial + (static_cast<std::size_t>(c) * 2 + static_cast<std::size_t>(wg)) * (BN / 8 * 128) + tw;
-#pragma unroll
-                        for (int q = 0; q < BN / 8; ++q) {
-                            const float4 v = __ldcg(slot + q * 128);
-                            acc[4 * q] += v.x;
-                            acc[4 * q + 1] += v.y;
-                            acc[4 * q + 2] += v.z;
-                            acc[4 * q + 3] += v.w;
-                        }
-                    }
-                }
-                store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, ti.m_blk, ti.n_blk, ti.r0, ti.r1);
-            };
-            fp8_gemm_split_cursor cursor(p.plan, cta);
-            fp8_gemm_work w, prev_w;  // prev_w.j1 == 0: no item yet
-            tile_info prev{};
-            while (cursor.next(p.plan, w)) {
-                const tile_info ti = tile_at(w.tile, 0);
-                scales sc = block_scales(ti, w.j0);
-                issue_h0(h0, it);
-                issue_h1(h1, it);
-                if (prev_w.j1 > 0) finish(prev, prev_w, std::false_type{});
-#pragma unroll
-                for (int i = 0; i < 96; ++i) acc[i] = 0.f;
-                factors f = factors_of(sc, ti.odd);
-                wgmma_wait<1>();
-                reg_fence(h0);
-                promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
-                for (int j = w.j0; j + 1 < w.j1; ++j, ++it) {
-                    sc = block_scales(ti, j + 1);
-                    issue_h0(h0, it + 1);
-                    wgmma_wait<0>();
-                    reg_fence(h1);
-                    release(it);
-                    promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
-                    f = factors_of(sc, ti.odd);
-                    issue_h1(h1, it + 1);
-                    reg_fence(h0);
-                    promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
-                }
-                wgmma_wait<0>();
-                reg_fence(h1);
-                release(it);
-                promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
-                ++it;
-                prev = ti;
-                prev_w = w;
-            }
-            if (prev_w.j1 > 0) finish(prev, prev_w, std::true_type{});
-            return;
-        }
         tile_info prev{};
-        for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
+        // SPLIT: the tail kernel (split_plan.hpp): no whole tiles (the plain kernel runs those in a
+        // launch of its own), only the CTA's tail piece below.
+        const int whole_end = SPLIT ? 0 : p.sched_tiles;
+        for (int t = first_tile, local = 0; t < whole_end; t += tile_step, ++local) {
             const tile_info ti = tile_at(t, local);
             scales sc = block_scales(ti, 0);
             issue_h0(h0, it);
@@ -562,6 +478,75 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             ++it;
             prev = ti;
         }
+        if constexpr (SPLIT) {
+            // The CTA's tail piece: K positions [j0, j1) of a tail tile, walked as a whole tile is
+            // above, then:
+            // - piece s >= 1 (j0 > 0): its partial sum into its slot of the workspace, then the
+            //   ready flag;
+            // - piece 0: pieces 1, 2, ... added in that order (a fixed order: deterministic), each
+            //   once its flag is up, then D stored.
+            fp8_gemm_work w;
+            if (!fp8_gemm_split_piece(p.plan, first_tile, w)) return;
+            const tile_info ti = tile_at(w.tile, 0);
+            scales sc = block_scales(ti, w.j0);
+            issue_h0(h0, it);
+            issue_h1(h1, it);
+#pragma unroll
+            for (int i = 0; i < 96; ++i) acc[i] = 0.f;
+            factors f = factors_of(sc, ti.odd);
+            wgmma_wait<1>();
+            reg_fence(h0);
+            promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
+            for (int j = w.j0; j + 1 < w.j1; ++j, ++it) {
+                sc = block_scales(ti, j + 1);
+                issue_h0(h0, it + 1);
+                wgmma_wait<0>();
+                reg_fence(h1);
+                release(it);
+                promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
+                f = factors_of(sc, ti.odd);
+                issue_h1(h1, it + 1);
+                reg_fence(h0);
+                promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
+            }
+            wgmma_wait<0>();
+            reg_fence(h1);
+            release(it);
+            promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
+            const int tw = tid & 127;
+            if (w.j0 > 0) {
+                const int own = first_tile - p.plan.tail_tiles;  // fp8_gemm_split_slot of this piece
+                float4* slot = p.sk_partial + (static_cast<std::size_t>(own) * 2 + static_cast<std::size_t>(wg)) * (BN / 8 * 128) + tw;
+#pragma unroll
+                for (int q = 0; q < BN / 8; ++q) __stcg(slot + q * 128, make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+                named_barrier_sync(1 + wg, 128);  // every thread's part written
+                if (tw == 0) {
+                    __threadfence();
+                    st_release_u64(p.sk_flag + 2 * own + wg, p.sk_token);
+                }
+                return;
+            }
+            for (int piece = 1; piece < p.plan.splits; ++piece) {
+                const int c = fp8_gemm_split_slot(p.plan, first_tile, piece);
+                if (tw == 0) {
+                    unsigned long long* flag = p.sk_flag + 2 * c + wg;
+                    while (ld_acquire_u64(flag) != p.sk_token) __nanosleep(64);
+                    st_relaxed_u64(flag, 0ull);  // clean for the next launch
+                }
+                named_barrier_sync(1 + wg, 128);
+                const float4* slot = p.sk_partial + (static_cast<std::size_t>(c) * 2 + static_cast<std::size_t>(wg)) * (BN / 8 * 128) + tw;
+#pragma unroll
+                for (int q = 0; q < BN / 8; ++q) {
+                    const float4 v = __ldcg(slot + q * 128);
+                    acc[4 * q] += v.x;
+                    acc[4 * q + 1] += v.y;
+                    acc[4 * q + 2] += v.z;
+                    acc[4 * q + 3] += v.w;
+                }
+            }
+            store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, ti.m_blk, ti.n_blk, ti.r0, ti.r1);
+            return;
+        }
         if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
     }
 }
@@ -571,8 +556,8 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
 // tensor cores while block kb's product is promoted (wgmma.wait_group 1 instead of 0), and the next
 // tile's first K block is issued before the epilogue: the tensor cores no longer idle during the
 // promotion FMAs nor during the epilogue. Same promotion order, so bit-identical to OVERLAP = false.
-// SPLIT: the work split of kernels/fp8/split_plan.hpp (stream-K over the last waves; 128 x 192
-// tiles with the overlap only).
+// SPLIT: the tail kernel of kernels/fp8/split_plan.hpp: CTA c runs tail piece c only (the whole
+// tiles are the plain kernel's launch before it; 128 x 192 tiles with the overlap only).
 template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false>
 __global__ void __launch_bounds__(threads, 1)
     fp8_gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
@@ -611,29 +596,11 @@ __global__ void __launch_bounds__(threads, 1)
     const int role = __shfl_sync(0xffffffffu, tid / 128, 0);
     if (role == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
-        if constexpr (SPLIT) {
-            if (tid == 256) {
-                // The consumers' work items (kernels/fp8/split_plan.hpp), in their order.
-                int it = 0;
-                fp8_gemm_split_cursor cursor(p.plan, cluster_id);
-                fp8_gemm_work w;
-                while (cursor.next(p.plan, w)) {
-                    int m_blk, n_blk;
-                    tile_coords(p, w.tile, m_blk, n_blk);
-                    const k_order ko = k_order_of(p, m_blk, n_blk, 0);
-                    for (int j = w.j0; j < w.j1; ++j, ++it) {
-                        const int kb = k_block_at(p, ko, j);
-                        const int s = it % STAGES;
-                        if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) & 1) ^ 1);
-                        mbar_expect_tx(full(s), cfg::stage_bytes);
-                        tma_load_2d(stage_a(s), &tm_a, kb * bk, m_blk * bm, full(s));
-                        tma_load_2d(stage_b(s), &tm_b, kb * bk, n_blk * BN, full(s));
-                    }
-                }
-            }
-        } else if (tid == 256) {
+        if (tid == 256) {
             int it = 0;  // k blocks loaded so far by this CTA, over all its tiles
-            for (int t = cluster_id, local = 0; t < p.sched_tiles; t += clusters, ++local) {
+            // SPLIT: the tail kernel, only the CTA's tail piece (the consumers' order).
+            const int whole_end = SPLIT ? 0 : p.sched_tiles;
+            for (int t = cluster_id, local = 0; t < whole_end; t += clusters, ++local) {
                 int mp, n_blk;
                 tile_coords(p, t, mp, n_blk);
                 const int m_blk = mp * CLUSTER + static_cast<int>(rank);
@@ -649,6 +616,22 @@ __global__ void __launch_bounds__(threads, 1)
                         tma_load_2d_multicast(stage_b(s) + rank * (half * bk), &tm_b, kb * bk, n_blk * BN + static_cast<int>(rank) * half,
                                               full(s), static_cast<std::uint16_t>((1u << CLUSTER) - 1));
                     } else {
+                        tma_load_2d(stage_b(s), &tm_b, kb * bk, n_blk * BN, full(s));
+                    }
+                }
+            }
+            if constexpr (SPLIT) {
+                fp8_gemm_work w;
+                if (fp8_gemm_split_piece(p.plan, cluster_id, w)) {
+                    int m_blk, n_blk;
+                    tile_coords(p, w.tile, m_blk, n_blk);
+                    const k_order ko = k_order_of(p, m_blk, n_blk, 0);
+                    for (int j = w.j0; j < w.j1; ++j, ++it) {
+                        const int kb = k_block_at(p, ko, j);
+                        const int s = it % STAGES;
+                        if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) & 1) ^ 1);
+                        mbar_expect_tx(full(s), cfg::stage_bytes);
+                        tma_load_2d(stage_a(s), &tm_a, kb * bk, m_blk * bm, full(s));
                         tma_load_2d(stage_b(s), &tm_b, kb * bk, n_blk * BN, full(s));
                     }
                 }
@@ -1037,12 +1020,24 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
         }
     }
     if (tile_n == 192 && p.plan.splits > 1) {  // else the plain kernel: the same schedule
+        // Two launches: the plain kernel over the whole tiles (the same machine code as without the
+        // split: one kernel that also ran the tail pieces was compiled differently and ran 3-7%
+        // slower per K block on an H100, NOTES.md run 6), then the tail kernel, one CTA per piece.
         using cfg192 = config<192, stages_n192>;
-        auto* kernel = fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, true>;
-        check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),
+        auto* whole = fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false>;
+        auto* tail = fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, true>;
+        check_call(cudaFuncSetAttribute(whole, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),
                    "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
-        kernel<<<p.plan.grid, threads, cfg192::smem_bytes, stream>>>(ma, mb, md, p);
-        check_launch("fp8_gemm wgmma kernel");
+        check_call(cudaFuncSetAttribute(tail, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),
+                   "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
+        if (p.plan.dp_tiles > 0) {
+            params pw = p;
+            pw.sched_tiles = p.plan.dp_tiles;  // the raster's first dp_tiles tiles
+            whole<<<std::min(p.plan.dp_tiles, sms), threads, cfg192::smem_bytes, stream>>>(ma, mb, md, pw);
+            check_launch("fp8_gemm wgmma kernel (whole tiles)");
+        }
+        tail<<<p.plan.tail_tiles * p.plan.splits, threads, cfg192::smem_bytes, stream>>>(ma, mb, md, p);
+        check_launch("fp8_gemm wgmma kernel (tail pieces)");
         return;
     }
     if (tile_n == 192) {

@@ -2,16 +2,18 @@
 // arithmetic, shared by the host (launcher, workspace size, CPU tests) and the kernel (compiled
 // with --expt-relaxed-constexpr), so both walk exactly the same work items.
 //
-// A persistent grid of `grid` CTAs. The tiles of D in raster order are split in two parts:
-// - data-parallel: tiles [0, dp_tiles), every full wave of the grid; CTA c takes whole tiles
-//   c, c + grid, ... (the plain persistent schedule);
+// The tiles of D in raster order are split in two parts:
+// - whole tiles [0, dp_tiles), every full wave of the SMs: the plain persistent schedule (CTA c
+//   takes tiles c, c + grid, ...; the kernel runs them in a launch of their own, the same machine
+//   code as without the split);
 // - the tail: the last tail_tiles tiles (the partial last wave), each cut along K into `splits`
 //   pieces of whole 128-wide K blocks (a split always falls on a scale block): piece s of tail
-//   tile r is CTA s x tail_tiles + r's last work item, K positions [s k_blocks / splits,
-//   (s + 1) k_blocks / splits). All pieces run at the same time, in step over K, like the tiles of
-//   a wave (a first version cut the last waves into one contiguous range of (tile, K block)
-//   iterations per CTA, stream-K proper: the CTAs then read unrelated K blocks at once, and the
-//   long-K shapes ran up to 10% slower on an H100 than without it; kernels/fp8/NOTES.md run 6).
+//   tile r is CTA s x tail_tiles + r's work (of a second launch of tail_tiles x splits CTAs), K
+//   positions [s k_blocks / splits, (s + 1) k_blocks / splits). All pieces run at the same time,
+//   in step over K, like the tiles of a wave (a first version cut the last waves into one
+//   contiguous range of (tile, K block) iterations per CTA, stream-K proper: the CTAs then read
+//   unrelated K blocks at once, and the long-K shapes ran up to 10% slower on an H100 than
+//   without it; kernels/fp8/NOTES.md run 6).
 // splits is chosen to minimise the tail's modelled time, ceil(k_blocks / splits) iterations of
 // the piece plus, with splits > 1, one iteration's worth for the partial's write and one for each
 // partial the first piece's CTA reads (a 128 x 192 fp32 partial takes about as long to move
@@ -27,7 +29,7 @@
 namespace fusebench::kernels {
 
 struct fp8_gemm_split_plan {
-    int grid = 0;        // CTAs of the persistent grid
+    int grid = 0;        // CTAs of the persistent grid (of the whole tiles; the tail: tail_tiles x splits)
     int tiles = 0;       // tiles of D
     int k_blocks = 0;    // K blocks of 128 per tile
     int dp_tiles = 0;    // tiles taken whole, strided over the grid
@@ -72,6 +74,16 @@ struct fp8_gemm_work {
     int tile = 0, j0 = 0, j1 = 0;
 };
 
+// CTA c's tail piece, if it has one: piece c / tail_tiles of tail tile c % tail_tiles.
+constexpr bool fp8_gemm_split_piece(const fp8_gemm_split_plan& p, int c, fp8_gemm_work& w) {
+    if (p.splits <= 1 || c >= p.tail_tiles * p.splits) return false;
+    const int r = c % p.tail_tiles, s = c / p.tail_tiles;
+    w.tile = p.dp_tiles + r;
+    w.j0 = s * p.k_blocks / p.splits;
+    w.j1 = (s + 1) * p.k_blocks / p.splits;
+    return true;
+}
+
 // CTA c's work items in order: its data-parallel tiles, then its tail piece (if any). The state is
 // a few ints (the kernel's consumers hold it beside 192 accumulator registers); the plan's fields
 // are read from the plan passed to next(), the same one the cursor was made from.
@@ -79,11 +91,11 @@ struct fp8_gemm_split_cursor {
     int next_dp = 0;                 // next whole tile
     int tail_tile = 0, j0 = 0, j1 = 0;  // the tail piece (j1 == 0: none, or taken)
     constexpr fp8_gemm_split_cursor(const fp8_gemm_split_plan& p, int c) : next_dp(c) {
-        if (p.splits > 1 && c < p.tail_tiles * p.splits) {
-            const int r = c % p.tail_tiles, s = c / p.tail_tiles;
-            tail_tile = p.dp_tiles + r;
-            j0 = s * p.k_blocks / p.splits;
-            j1 = (s + 1) * p.k_blocks / p.splits;
+        fp8_gemm_work w;
+        if (fp8_gemm_split_piece(p, c, w)) {
+            tail_tile = w.tile;
+            j0 = w.j0;
+            j1 = w.j1;
         }
     }
     constexpr bool next(const fp8_gemm_split_plan& p, fp8_gemm_work& w) {
