@@ -127,15 +127,25 @@ double fp8_gemm_wgmma_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int s
 // the modelled time of its pieces (fp8_gemm_split_tail_cost / k_blocks of a wave) instead of a
 // whole wave.
 double fp8_gemm_wgmma_split_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int sms);
+// Whether the suite's default runs the tail split for a shape (kernels/fp8/NOTES.md run 6): where
+// M >= 4096 and K >= 8192 (64 K blocks or more), and the default tile width is 192. On an H100
+// (132 SMs, run 6 call 3) the split was 0.2-5.2% faster than the same tiles without it on the six
+// M = 4096 projections with K >= 8192 (Llama-3-8B down +5.2%, DeepSeek-V3 o +4.3%, dense_down
+// +3.4%, Llama-3-70B down +2.3%, q/o +0.5%, gate/up +0.2%) and 1.8-10% slower on the four with a
+// tail and K <= 4096 (4096^3, Llama-3-8B gate/up, the expert down projection, q_b): its second
+// launch and its pieces cost about 10-40 us more than the tail wave they replace, which only a long
+// tail wave repays.
+bool fp8_gemm_wgmma_split_pays(const fp8_gemm_shape& s);
 // The tile width of the suite's default configuration for a shape on `sms` SMs (kernels/fp8/NOTES.md,
-// runs 5 and 6): 192, with the tail split, where M >= 4096 and the 128 x 192 tile's wave efficiency
-// with the split is at least 0.91 of the 128 x 128 tile's without; else 128. On an H100 (132 SMs)
-// at M = 4096 this picks 192 for 11 of the 12 projections (ratio 0.98-1.33) and 128 for N = 2048
-// (0.89: 352 tiles of 128 x 192, 2 waves and 88 tiles, no second piece fits); below M = 4096 it is
-// measured only at M = 1 and 128 (128 faster), so 128 stays there.
+// runs 5 and 6): 192 where M >= 4096 and the 128 x 192 tile's wave efficiency (with the tail split
+// where fp8_gemm_wgmma_split_pays) is at least 0.91 of the 128 x 128 tile's; else 128. On an H100
+// (132 SMs) at M = 4096: 192 for 10 of the 12 projections (ratio 0.98-1.33), 128 for 4096^3 and the
+// expert up projection (0.89: a third-full last column block and last wave), which were measured
+// 2-4% faster with 128; below M = 4096 it is measured only at M = 1 and 128 (128 faster), so 128
+// stays there.
 int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms);
-// Whether the suite's default configuration runs the tail split (c1_n192_overlap_sk): wherever its
-// tile width is 192 (where the plan has no tail, that is c1_n192_overlap's kernel and schedule).
+// Whether the suite's default configuration is the 128 x 192 tile with the tail split
+// (c1_n192_overlap_sk): the default tile width is 192 and fp8_gemm_wgmma_split_pays.
 bool fp8_gemm_wgmma_default_split(const fp8_gemm_shape& s, int sms);
 // SMs of the current CUDA device (0 without one).
 int fp8_gemm_wgmma_device_sms();

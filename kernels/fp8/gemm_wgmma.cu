@@ -902,13 +902,19 @@ double fp8_gemm_wgmma_split_wave_efficiency(const fp8_gemm_shape& s, int tile_n,
            (waves * static_cast<double>(sms) * static_cast<double>(fp8_gemm_block) * static_cast<double>(tile_n));
 }
 
+bool fp8_gemm_wgmma_split_pays(const fp8_gemm_shape& s) { return s.m >= 4096 && s.k >= 8192; }
+
 int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
     if (s.m < 4096) return 128;
-    const double e128 = fp8_gemm_wgmma_wave_efficiency(s, 128, sms), e192 = fp8_gemm_wgmma_split_wave_efficiency(s, 192, sms);
+    const double e128 = fp8_gemm_wgmma_wave_efficiency(s, 128, sms);
+    const double e192 = fp8_gemm_wgmma_split_pays(s) ? fp8_gemm_wgmma_split_wave_efficiency(s, 192, sms)
+                                                      : fp8_gemm_wgmma_wave_efficiency(s, 192, sms);
     return e128 > 0 && e192 >= 0.91 * e128 ? 192 : 128;
 }
 
-bool fp8_gemm_wgmma_default_split(const fp8_gemm_shape& s, int sms) { return sms > 0 && fp8_gemm_wgmma_default_tile_n(s, sms) == 192; }
+bool fp8_gemm_wgmma_default_split(const fp8_gemm_shape& s, int sms) {
+    return sms > 0 && fp8_gemm_wgmma_split_pays(s) && fp8_gemm_wgmma_default_tile_n(s, sms) == 192;
+}
 
 int fp8_gemm_wgmma_device_sms() {
     int dev = 0;
