@@ -521,8 +521,8 @@ const wgmma_block_config wgmma_block_configs[] = {
      {1, true, true, false, 0, true, 192}},
     {"c1_n192_overlap_sk",
      "default where M >= 4096, K >= 8192 and the 128 x 192 tile's wave efficiency with the tail split is at least "
-     "0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: six of the 12 M = 4096 projections on 132 SMs, 0.2-5.2% "
-     "faster than c1_n192_overlap there on an H100, 1.8-10% slower on the four with K <= 4096 and a tail; "
+     "0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: six of the 12 M = 4096 projections on 132 SMs, 0.2-5.5% "
+     "faster than c1_n192_overlap there on an H100, 1.7-9.2% slower on the four with K <= 4096 and a tail; "
      "kernels/fp8/NOTES.md run 6): c1_n192_overlap with the tail split (options.split, kernels/fp8/split_plan.hpp): "
      "where the 128 x 192 tiles do not fill whole waves of the SMs, the whole tiles run as in c1_n192_overlap (the "
      "same kernel, its own launch), then each tile of the partial last wave is cut along K into 2-8 pieces of whole "

@@ -105,8 +105,9 @@ struct fp8_gemm_wgmma_options {
     // K into pieces of whole 128-wide K blocks run by otherwise idle CTAs (split-K on the last wave
     // only, the piece count from a cost model), so the last wave takes a fraction of a tile's time;
     // the CTA holding a tile's first piece adds the others' fp32 partials from the workspace in a
-    // fixed order (deterministic: no atomics on data). Where nothing is gained, the plain kernel.
-    // Needs fp8_gemm_wgmma_workspace_bytes(shape, options, SMs).
+    // fixed order (deterministic: no atomics on data). Two launches: the plain kernel over the whole
+    // waves, then one CTA per piece. Where no split is modelled to gain, the plain kernel alone.
+    // Needs fp8_gemm_wgmma_workspace_bytes(shape, options, SMs). Measured: NOTES.md run 6.
     bool split = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
@@ -129,12 +130,12 @@ double fp8_gemm_wgmma_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int s
 double fp8_gemm_wgmma_split_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int sms);
 // Whether the suite's default runs the tail split for a shape (kernels/fp8/NOTES.md run 6): where
 // M >= 4096 and K >= 8192 (64 K blocks or more), and the default tile width is 192. On an H100
-// (132 SMs, run 6 call 3) the split was 0.2-5.2% faster than the same tiles without it on the six
-// M = 4096 projections with K >= 8192 (Llama-3-8B down +5.2%, DeepSeek-V3 o +4.3%, dense_down
-// +3.4%, Llama-3-70B down +2.3%, q/o +0.5%, gate/up +0.2%) and 1.8-10% slower on the four with a
+// (132 SMs, run 6 call 3) the split was 0.2-5.5% faster than the same tiles without it on the six
+// M = 4096 projections with K >= 8192 (Llama-3-8B down +5.5%, DeepSeek-V3 o +4.5%, dense_down
+// +3.6%, Llama-3-70B down +2.3%, q/o +0.5%, gate/up +0.2%) and 1.7-9.2% slower on the four with a
 // tail and K <= 4096 (4096^3, Llama-3-8B gate/up, the expert down projection, q_b): its second
-// launch and its pieces cost about 10-40 us more than the tail wave they replace, which only a long
-// tail wave repays.
+// launch and its pieces cost far more than modelled (NOTES.md run 6), which only a long tail wave
+// repays.
 bool fp8_gemm_wgmma_split_pays(const fp8_gemm_shape& s);
 // The tile width of the suite's default configuration for a shape on `sms` SMs (kernels/fp8/NOTES.md,
 // runs 5 and 6): 192 where M >= 4096 and the 128 x 192 tile's wave efficiency (with the tail split

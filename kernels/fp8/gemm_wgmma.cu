@@ -33,6 +33,12 @@
 //   128 x 128 overlap on the nine M = 4096 projections whose waves it fills, 2-4% slower on
 //   N = 2048 / 4096 (NOTES.md run 5): the suite's default where fp8_gemm_wgmma_default_tile_n
 //   picks it.
+// - optional tail split (options.split, 128 x 192 with the overlap; kernels/fp8/split_plan.hpp):
+//   the whole waves run in the plain kernel, then a second launch cuts each tile of the partial
+//   last wave along K into pieces of whole K blocks, the piece-0 CTA adding the others' fp32
+//   partials in a fixed order (deterministic); 0.2-5.5% faster on the M = 4096 projections with
+//   K >= 8192, slower on shorter K (NOTES.md run 6): the suite's default where
+//   fp8_gemm_wgmma_default_split holds.
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
