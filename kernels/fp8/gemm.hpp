@@ -9,6 +9,8 @@
 // throw std::runtime_error (std::invalid_argument for a bad shape or a too small workspace).
 #pragma once
 
+#include "kernels/fp8/split_plan.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -98,21 +100,54 @@ struct fp8_gemm_wgmma_options {
     // (one promoted while the other is on the tensor cores): two whole block accumulators do not
     // fit the registers at this width. Measured in kernels/fp8/NOTES.md, run 5.
     int tile_n = 128;
+    // Split the tail (tile_n 192 with overlap, no serpentine; kernels/fp8/split_plan.hpp): where
+    // the tiles do not fill whole waves of the SMs, each tile of the partial last wave is cut along
+    // K into pieces of whole 128-wide K blocks run by otherwise idle CTAs (split-K on the last wave
+    // only, the piece count from a cost model), so the last wave takes a fraction of a tile's time;
+    // the CTA holding a tile's first piece adds the others' fp32 partials from the workspace in a
+    // fixed order (deterministic: no atomics on data). Two launches: the plain kernel over the whole
+    // waves, then one CTA per piece. Where no split is modelled to gain, the plain kernel alone.
+    // Needs fp8_gemm_wgmma_workspace_bytes(shape, options, SMs). Measured: NOTES.md run 6.
+    bool split = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
                            const fp8_gemm_wgmma_options& opt = {});
+// The work split that a launch with these options runs on `sms` SMs (grid, whole tiles, tail tiles
+// and their pieces); a plan with grid 0 for a shape outside the domain or sms <= 0.
+fp8_gemm_split_plan fp8_gemm_wgmma_split_plan(const fp8_gemm_shape& s, const fp8_gemm_wgmma_options& opt, int sms);
+// The workspace a launch with these options needs on a device of `sms` SMs: the padded copies
+// (fp8_gemm_wgmma_workspace_bytes(s)) plus, with split where the plan has stream-K iterations, one
+// 128 x tile_n fp32 partial tile and two 8-byte flags per piece after the first of a cut tile.
+std::size_t fp8_gemm_wgmma_workspace_bytes(const fp8_gemm_shape& s, const fp8_gemm_wgmma_options& opt, int sms);
 // Wave efficiency of the persistent grid on `sms` SMs with tiles of 128 x tile_n: M N over
 // (waves x sms x 128 x tile_n), waves = ceil(tiles / sms): the share of the grid's tile slots that
 // does useful work (partial edge tiles and a partly empty last wave are the waste).
 double fp8_gemm_wgmma_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int sms);
+// The same with the tail split of options.split (split_plan.hpp): the partial last wave counts as
+// the modelled time of its pieces (fp8_gemm_split_tail_cost / k_blocks of a wave) instead of a
+// whole wave.
+double fp8_gemm_wgmma_split_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int sms);
+// Whether the suite's default runs the tail split for a shape (kernels/fp8/NOTES.md run 6): where
+// M >= 4096 and K >= 8192 (64 K blocks or more), and the default tile width is 192. On an H100
+// (132 SMs, run 6 call 3) the split was 0.2-5.5% faster than the same tiles without it on the six
+// M = 4096 projections with K >= 8192 (Llama-3-8B down +5.5%, DeepSeek-V3 o +4.5%, dense_down
+// +3.6%, Llama-3-70B down +2.3%, q/o +0.5%, gate/up +0.2%) and 1.7-9.2% slower on the four with a
+// tail and K <= 4096 (4096^3, Llama-3-8B gate/up, the expert down projection, q_b): its second
+// launch and its pieces cost far more than modelled (NOTES.md run 6), which only a long tail wave
+// repays.
+bool fp8_gemm_wgmma_split_pays(const fp8_gemm_shape& s);
 // The tile width of the suite's default configuration for a shape on `sms` SMs (kernels/fp8/NOTES.md,
-// run 5): 192 where M >= 4096 and the 128 x 192 tile's wave efficiency is at least 0.91 of the
-// 128 x 128 tile's, else 128. On an H100 (132 SMs) at M = 4096, 128 x 192 with the half-split
-// overlap was 2-41% faster than 128 x 128 (c1_overlap) on the nine projections this picks (ratio
-// 0.93-1.33) and 2-4% slower on the three it does not (N = 2048 and 4096: ratio 0.89); below
-// M = 4096 it is measured only at M = 1 and 128 (20% slower), so 128 stays there.
+// runs 5 and 6): 192 where M >= 4096 and the 128 x 192 tile's wave efficiency (with the tail split
+// where fp8_gemm_wgmma_split_pays) is at least 0.91 of the 128 x 128 tile's; else 128. On an H100
+// (132 SMs) at M = 4096: 192 for 10 of the 12 projections (ratio 0.98-1.33), 128 for 4096^3 and the
+// expert up projection (0.89: a third-full last column block and last wave), which were measured
+// 2-4% faster with 128; below M = 4096 it is measured only at M = 1 and 128 (128 faster), so 128
+// stays there.
 int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms);
+// Whether the suite's default configuration is the 128 x 192 tile with the tail split
+// (c1_n192_overlap_sk): the default tile width is 192 and fp8_gemm_wgmma_split_pays.
+bool fp8_gemm_wgmma_default_split(const fp8_gemm_shape& s, int sms);
 // SMs of the current CUDA device (0 without one).
 int fp8_gemm_wgmma_device_sms();
 

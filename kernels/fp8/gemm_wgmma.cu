@@ -33,6 +33,12 @@
 //   128 x 128 overlap on the nine M = 4096 projections whose waves it fills, 2-4% slower on
 //   N = 2048 / 4096 (NOTES.md run 5): the suite's default where fp8_gemm_wgmma_default_tile_n
 //   picks it.
+// - optional tail split (options.split, 128 x 192 with the overlap; kernels/fp8/split_plan.hpp):
+//   the whole waves run in the plain kernel, then a second launch cuts each tile of the partial
+//   last wave along K into pieces of whole K blocks, the piece-0 CTA adding the others' fp32
+//   partials in a fixed order (deterministic); 0.2-5.5% faster on the M = 4096 projections with
+//   K >= 8192, slower on shorter K (NOTES.md run 6): the suite's default where
+//   fp8_gemm_wgmma_default_split holds.
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
@@ -43,6 +49,7 @@
 #include "kernels/common/sm90_host.hpp"
 #include "kernels/common/workspace.hpp"
 #include "kernels/fp8/gemm.hpp"
+#include "kernels/fp8/split_plan.hpp"
 
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -50,11 +57,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define FUSEBENCH_FP8_WGMMA_DEVICE_CODE 1
@@ -97,6 +106,15 @@ struct params {
     // (mp + n_blk) % k_stagger (scheduler unit coordinates; 0: at 0) and wraps around; with k_serpentine every second tile
     // of a CTA walks that order backwards.
     int k_stagger, k_serpentine;
+    // options.split (kernels/fp8/split_plan.hpp): the work split over the grid; the stream-K
+    // partial sums, [grid][2 warpgroups][BN / 8][128 threads] float4 (each thread's accumulator
+    // fragment as it is in its registers), and their ready flags [grid][2]: a flag holds sk_token
+    // once its partial is written, and its reader puts it back to 0 (so the workspace is clean
+    // after every launch, and a flag left by an earlier launch never reads as this one's).
+    fp8_gemm_split_plan plan;
+    float4* sk_partial;
+    unsigned long long* sk_flag;
+    unsigned long long sk_token;
 };
 
 #if defined(FUSEBENCH_FP8_WGMMA_DEVICE_CODE)
@@ -176,6 +194,20 @@ __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, std::uint
         "[remote];\n}\n" ::"r"(bar),
         "r"(rank)
         : "memory");
+}
+
+// The stream-K ready flags (options.split): the writer's partial sum is visible to any thread that
+// reads the flag's value with acquire semantics at GPU scope.
+__device__ __forceinline__ unsigned long long ld_acquire_u64(const unsigned long long* f) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(v) : "l"(f) : "memory");
+    return v;
+}
+__device__ __forceinline__ void st_release_u64(unsigned long long* f, unsigned long long v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(f), "l"(v) : "memory");
+}
+__device__ __forceinline__ void st_relaxed_u64(unsigned long long* f, unsigned long long v) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;\n" ::"l"(f), "l"(v) : "memory");
 }
 
 // The consumers' D block of 64 x BN (one warpgroup's half of the tile) to global memory: through
@@ -285,7 +317,10 @@ __device__ __forceinline__ void promote_thirds(float (&acc)[96], const float (&b
 // same FMAs in the same order as OVERLAP false: bit-identical D. As in the 128-wide kernel, no
 // wgmma group is in flight across the tile loop's back edge (C7514) and the K loop issues
 // unconditionally; each tile's epilogue runs after the next tile's first block is issued.
-template <int STAGES, bool OVERLAP>
+//
+// SPLIT (options.split, OVERLAP only): the CTA walks the work items of kernels/fp8/split_plan.hpp
+// (whole tiles, then its stream-K range) instead of every grid-th tile; see consume_items below.
+template <int STAGES, bool OVERLAP, bool SPLIT>
 __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
                                              int tile_step) {
     constexpr int BN = 192;
@@ -407,7 +442,10 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
         };
         float h0[48], h1[48], acc[96];
         tile_info prev{};
-        for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
+        // SPLIT: the tail kernel (split_plan.hpp): no whole tiles (the plain kernel runs those in a
+        // launch of its own), only the CTA's tail piece below.
+        const int whole_end = SPLIT ? 0 : p.sched_tiles;
+        for (int t = first_tile, local = 0; t < whole_end; t += tile_step, ++local) {
             const tile_info ti = tile_at(t, local);
             scales sc = block_scales(ti, 0);
             issue_h0(h0, it);
@@ -446,6 +484,75 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             ++it;
             prev = ti;
         }
+        if constexpr (SPLIT) {
+            // The CTA's tail piece: K positions [j0, j1) of a tail tile, walked as a whole tile is
+            // above, then:
+            // - piece s >= 1 (j0 > 0): its partial sum into its slot of the workspace, then the
+            //   ready flag;
+            // - piece 0: pieces 1, 2, ... added in that order (a fixed order: deterministic), each
+            //   once its flag is up, then D stored.
+            fp8_gemm_work w;
+            if (!fp8_gemm_split_piece(p.plan, first_tile, w)) return;
+            const tile_info ti = tile_at(w.tile, 0);
+            scales sc = block_scales(ti, w.j0);
+            issue_h0(h0, it);
+            issue_h1(h1, it);
+#pragma unroll
+            for (int i = 0; i < 96; ++i) acc[i] = 0.f;
+            factors f = factors_of(sc, ti.odd);
+            wgmma_wait<1>();
+            reg_fence(h0);
+            promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
+            for (int j = w.j0; j + 1 < w.j1; ++j, ++it) {
+                sc = block_scales(ti, j + 1);
+                issue_h0(h0, it + 1);
+                wgmma_wait<0>();
+                reg_fence(h1);
+                release(it);
+                promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
+                f = factors_of(sc, ti.odd);
+                issue_h1(h1, it + 1);
+                reg_fence(h0);
+                promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
+            }
+            wgmma_wait<0>();
+            reg_fence(h1);
+            release(it);
+            promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
+            const int tw = tid & 127;
+            if (w.j0 > 0) {
+                const int own = first_tile - p.plan.tail_tiles;  // fp8_gemm_split_slot of this piece
+                float4* slot = p.sk_partial + (static_cast<std::size_t>(own) * 2 + static_cast<std::size_t>(wg)) * (BN / 8 * 128) + tw;
+#pragma unroll
+                for (int q = 0; q < BN / 8; ++q) __stcg(slot + q * 128, make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+                named_barrier_sync(1 + wg, 128);  // every thread's part written
+                if (tw == 0) {
+                    __threadfence();
+                    st_release_u64(p.sk_flag + 2 * own + wg, p.sk_token);
+                }
+                return;
+            }
+            for (int piece = 1; piece < p.plan.splits; ++piece) {
+                const int c = fp8_gemm_split_slot(p.plan, first_tile, piece);
+                if (tw == 0) {
+                    unsigned long long* flag = p.sk_flag + 2 * c + wg;
+                    while (ld_acquire_u64(flag) != p.sk_token) __nanosleep(64);
+                    st_relaxed_u64(flag, 0ull);  // clean for the next launch
+                }
+                named_barrier_sync(1 + wg, 128);
+                const float4* slot = p.sk_partial + (static_cast<std::size_t>(c) * 2 + static_cast<std::size_t>(wg)) * (BN / 8 * 128) + tw;
+#pragma unroll
+                for (int q = 0; q < BN / 8; ++q) {
+                    const float4 v = __ldcg(slot + q * 128);
+                    acc[4 * q] += v.x;
+                    acc[4 * q + 1] += v.y;
+                    acc[4 * q + 2] += v.z;
+                    acc[4 * q + 3] += v.w;
+                }
+            }
+            store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, ti.m_blk, ti.n_blk, ti.r0, ti.r1);
+            return;
+        }
         if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
     }
 }
@@ -455,13 +562,16 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
 // tensor cores while block kb's product is promoted (wgmma.wait_group 1 instead of 0), and the next
 // tile's first K block is issued before the epilogue: the tensor cores no longer idle during the
 // promotion FMAs nor during the epilogue. Same promotion order, so bit-identical to OVERLAP = false.
-template <int BN, int STAGES, int CLUSTER, bool OVERLAP>
+// SPLIT: the tail kernel of kernels/fp8/split_plan.hpp: CTA c runs tail piece c only (the whole
+// tiles are the plain kernel's launch before it; 128 x 192 tiles with the overlap only).
+template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false>
 __global__ void __launch_bounds__(threads, 1)
     fp8_gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                           const __grid_constant__ CUtensorMap tm_d, const params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
     static_assert(BN == 128 || (BN == 192 && CLUSTER == 1), "128 x 192 tiles without a cluster only");
+    static_assert(!SPLIT || (BN == 192 && OVERLAP), "the work split runs on the overlapped 128 x 192 consumer only");
     using cfg = config<BN, STAGES>;
     extern __shared__ unsigned char smem_raw[];
     const std::uint32_t base = (smem_u32(smem_raw) + 1023) & ~1023u;
@@ -494,7 +604,9 @@ __global__ void __launch_bounds__(threads, 1)
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
         if (tid == 256) {
             int it = 0;  // k blocks loaded so far by this CTA, over all its tiles
-            for (int t = cluster_id, local = 0; t < p.sched_tiles; t += clusters, ++local) {
+            // SPLIT: the tail kernel, only the CTA's tail piece (the consumers' order).
+            const int whole_end = SPLIT ? 0 : p.sched_tiles;
+            for (int t = cluster_id, local = 0; t < whole_end; t += clusters, ++local) {
                 int mp, n_blk;
                 tile_coords(p, t, mp, n_blk);
                 const int m_blk = mp * CLUSTER + static_cast<int>(rank);
@@ -514,10 +626,26 @@ __global__ void __launch_bounds__(threads, 1)
                     }
                 }
             }
+            if constexpr (SPLIT) {
+                fp8_gemm_work w;
+                if (fp8_gemm_split_piece(p.plan, cluster_id, w)) {
+                    int m_blk, n_blk;
+                    tile_coords(p, w.tile, m_blk, n_blk);
+                    const k_order ko = k_order_of(p, m_blk, n_blk, 0);
+                    for (int j = w.j0; j < w.j1; ++j, ++it) {
+                        const int kb = k_block_at(p, ko, j);
+                        const int s = it % STAGES;
+                        if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) & 1) ^ 1);
+                        mbar_expect_tx(full(s), cfg::stage_bytes);
+                        tma_load_2d(stage_a(s), &tm_a, kb * bk, m_blk * bm, full(s));
+                        tma_load_2d(stage_b(s), &tm_b, kb * bk, n_blk * BN, full(s));
+                    }
+                }
+            }
         }
     } else if constexpr (BN == 192) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-        consume_n192<STAGES, OVERLAP>(p, &tm_d, base, tid, role, cluster_id, clusters);
+        consume_n192<STAGES, OVERLAP, SPLIT>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         const int wg = role;
@@ -728,6 +856,24 @@ std::size_t fp8_gemm_wgmma_workspace_bytes(const fp8_gemm_shape& s) {
     return align256(s.m * kp) + align256(s.n * kp);
 }
 
+fp8_gemm_split_plan fp8_gemm_wgmma_split_plan(const fp8_gemm_shape& s, const fp8_gemm_wgmma_options& opt, int sms) {
+    if (fp8_gemm_wgmma_shape_unsupported(s) != nullptr || sms <= 0) return {};
+    const std::size_t tn = static_cast<std::size_t>(opt.tile_n == 192 ? 192 : 128), cluster = opt.cluster == 2 ? 2 : 1;
+    const std::size_t tiles = (fp8_wgmma::blocks_of(s.m) + cluster - 1) / cluster * ((s.n + tn - 1) / tn);
+    return make_fp8_gemm_split_plan(static_cast<int>(tiles), static_cast<int>(fp8_wgmma::blocks_of(s.k)), sms, opt.split);
+}
+
+std::size_t fp8_gemm_wgmma_workspace_bytes(const fp8_gemm_shape& s, const fp8_gemm_wgmma_options& opt, int sms) {
+    std::size_t bytes = fp8_gemm_wgmma_workspace_bytes(s);
+    if (!opt.split) return bytes;
+    const fp8_gemm_split_plan plan = fp8_gemm_wgmma_split_plan(s, opt, sms);
+    if (plan.splits <= 1) return bytes;
+    // One partial tile of fp32 per slot, then two ready flags (one per consumer warpgroup) per slot.
+    const std::size_t slots = static_cast<std::size_t>(fp8_gemm_split_slots(plan));
+    bytes = align256(bytes) + align256(slots * fp8_wgmma::bm * static_cast<std::size_t>(opt.tile_n) * sizeof(float));
+    return bytes + align256(slots * 2 * sizeof(unsigned long long));
+}
+
 const char* fp8_gemm_wgmma_shape_unsupported(const fp8_gemm_shape& s) {
     if (s.m == 0 || s.n == 0 || s.k == 0) return "empty shape";
     // Tile coordinates and TMA box coordinates are 32-bit signed.
@@ -748,10 +894,32 @@ double fp8_gemm_wgmma_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int s
            (static_cast<double>(waves) * static_cast<double>(slots) * static_cast<double>(fp8_gemm_block) * static_cast<double>(tn));
 }
 
+double fp8_gemm_wgmma_split_wave_efficiency(const fp8_gemm_shape& s, int tile_n, int sms) {
+    if (tile_n <= 0 || sms <= 0 || s.m == 0 || s.n == 0 || s.k == 0) return 0.0;
+    fp8_gemm_wgmma_options o;
+    o.tile_n = tile_n;
+    o.split = true;
+    const fp8_gemm_split_plan plan = fp8_gemm_wgmma_split_plan(s, o, sms);
+    if (plan.grid <= 0) return 0.0;
+    const double waves = plan.splits > 1 ? static_cast<double>(plan.dp_tiles / sms) +
+                                               static_cast<double>(fp8_gemm_split_tail_cost(plan.k_blocks, plan.splits)) / plan.k_blocks
+                                         : static_cast<double>((plan.tiles + sms - 1) / sms);
+    return static_cast<double>(s.m) * static_cast<double>(s.n) /
+           (waves * static_cast<double>(sms) * static_cast<double>(fp8_gemm_block) * static_cast<double>(tile_n));
+}
+
+bool fp8_gemm_wgmma_split_pays(const fp8_gemm_shape& s) { return s.m >= 4096 && s.k >= 8192; }
+
 int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
     if (s.m < 4096) return 128;
-    const double e128 = fp8_gemm_wgmma_wave_efficiency(s, 128, sms), e192 = fp8_gemm_wgmma_wave_efficiency(s, 192, sms);
+    const double e128 = fp8_gemm_wgmma_wave_efficiency(s, 128, sms);
+    const double e192 = fp8_gemm_wgmma_split_pays(s) ? fp8_gemm_wgmma_split_wave_efficiency(s, 192, sms)
+                                                      : fp8_gemm_wgmma_wave_efficiency(s, 192, sms);
     return e128 > 0 && e192 >= 0.91 * e128 ? 192 : 128;
+}
+
+bool fp8_gemm_wgmma_default_split(const fp8_gemm_shape& s, int sms) {
+    return sms > 0 && fp8_gemm_wgmma_split_pays(s) && fp8_gemm_wgmma_default_tile_n(s, sms) == 192;
 }
 
 int fp8_gemm_wgmma_device_sms() {
@@ -811,6 +979,11 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
         throw std::invalid_argument("fp8_gemm wgmma: tile_n must be 128 or 192, got " + std::to_string(opt.tile_n));
     }
     if (opt.tile_n == 192 && opt.cluster != 1) throw std::invalid_argument("fp8_gemm wgmma: tile_n 192 runs without a cluster (cluster 1)");
+    if (opt.split && (opt.tile_n != 192 || !opt.overlap || opt.k_serpentine)) {
+        // The serpentine's K order depends on a tile's place in its CTA's sequence, which differs
+        // between the CTAs sharing a cut tile.
+        throw std::invalid_argument("fp8_gemm wgmma: split runs with tile_n 192 and the overlap, without the serpentine K order");
+    }
     const int tile_n = opt.tile_n;
     p.n_blocks = static_cast<int>((s.n + static_cast<std::size_t>(tile_n) - 1) / static_cast<std::size_t>(tile_n));
     p.n_scale_blocks = static_cast<int>(blocks_of(s.n));
@@ -835,6 +1008,52 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     if (p.tma_store) make_map(&md, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, s.m, s.n, s.n * 2, 64, 64, "D");
     else std::memset(&md, 0, sizeof(md));  // unused: the kernel stores D from registers
 
+    p.plan = make_fp8_gemm_split_plan(p.sched_tiles, p.k_blocks, sms, false);
+    p.sk_partial = nullptr;
+    p.sk_flag = nullptr;
+    p.sk_token = 0;
+    if (opt.split) {
+        p.plan = make_fp8_gemm_split_plan(p.sched_tiles, p.k_blocks, sms, true);
+        if (p.plan.splits > 1) {
+            const std::size_t split_need = fp8_gemm_wgmma_workspace_bytes(s, opt, sms);
+            if (workspace == nullptr || workspace_bytes < split_need) {
+                throw std::invalid_argument("fp8_gemm wgmma: split needs a workspace of " + std::to_string(split_need) +
+                                            " bytes (fp8_gemm_wgmma_workspace_bytes(shape, options, SMs)), got " +
+                                            std::to_string(workspace == nullptr ? 0 : workspace_bytes));
+            }
+            auto* base = static_cast<std::uint8_t*>(workspace) + align256(need);
+            p.sk_partial = reinterpret_cast<float4*>(base);
+            p.sk_flag = reinterpret_cast<unsigned long long*>(
+                base + align256(static_cast<std::size_t>(fp8_gemm_split_slots(p.plan)) * bm * static_cast<std::size_t>(tile_n) * sizeof(float)));
+            // The flags' ready value: never 0 (a flag's resting value) and never what a flag
+            // already holds: the steady clock's nanoseconds, which no earlier launch used (a
+            // repeated-byte poison pattern would be centuries of uptime).
+            p.sk_token = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) | 1ull;
+        }
+    }
+    if (tile_n == 192 && p.plan.splits > 1) {  // else the plain kernel: the same schedule
+        // Two launches: the plain kernel over the whole tiles (the same machine code as without the
+        // split: one kernel that also ran the tail pieces is compiled differently, and its gains fell
+        // 3-8 points short of the model on an H100 in proportion to the kernel's length, NOTES.md
+        // run 6), then the tail kernel, one CTA per piece. The second launch costs a 2.6-3.1 us gap
+        // and more than modelled, so the suite's default uses it only where K >= 8192.
+        using cfg192 = config<192, stages_n192>;
+        auto* whole = fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false>;
+        auto* tail = fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, true>;
+        check_call(cudaFuncSetAttribute(whole, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),
+                   "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
+        check_call(cudaFuncSetAttribute(tail, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),
+                   "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
+        if (p.plan.dp_tiles > 0) {
+            params pw = p;
+            pw.sched_tiles = p.plan.dp_tiles;  // the raster's first dp_tiles tiles
+            whole<<<std::min(p.plan.dp_tiles, sms), threads, cfg192::smem_bytes, stream>>>(ma, mb, md, pw);
+            check_launch("fp8_gemm wgmma kernel (whole tiles)");
+        }
+        tail<<<p.plan.tail_tiles * p.plan.splits, threads, cfg192::smem_bytes, stream>>>(ma, mb, md, p);
+        check_launch("fp8_gemm wgmma kernel (tail pieces)");
+        return;
+    }
     if (tile_n == 192) {
         using cfg192 = config<192, stages_n192>;
         auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true> : fp8_gemm_wgmma_kernel<192, stages_n192, 1, false>;
