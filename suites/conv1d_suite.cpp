@@ -541,16 +541,23 @@ traffic_model naive_model(const case_desc& c) {
 
 // The tensor-core implicit GEMM: the same compulsory traffic, plus its packed copy of the weights
 // (written once and read back per call), on the tensor cores of the storage type.
-traffic_model implicit_gemm_model(const case_desc& c) {
+// The compulsory traffic plus `extra` bytes a variant writes and reads back (its packed operands),
+// on `unit`: the tensor-core variants' models below.
+traffic_model fused_plus_round_trip(const case_desc& c, double extra, compute_unit unit) {
     traffic_model m = fused_model(c);
-    if (op_of(c) == op_dense) {
-        const double wp = static_cast<double>(
-            k::conv1d_dense_implicit_gemm_workspace_bytes(to_kernel_elem(c.type), dense_shape(c)));
-        m.bytes_read += wp;
-        m.bytes_written += wp;
-    }
-    m.unit = c.type == dtype::bf16 ? compute_unit::tensor_bf16 : compute_unit::tensor_fp16;
+    m.bytes_read += extra;
+    m.bytes_written += extra;
+    m.unit = unit;
     return m;
+}
+
+compute_unit tensor_unit_16(const case_desc& c) { return c.type == dtype::bf16 ? compute_unit::tensor_bf16 : compute_unit::tensor_fp16; }
+
+traffic_model implicit_gemm_model(const case_desc& c) {
+    const double wp = op_of(c) == op_dense ? static_cast<double>(k::conv1d_dense_implicit_gemm_workspace_bytes(
+                                                 to_kernel_elem(c.type), dense_shape(c)))
+                                           : 0.0;
+    return fused_plus_round_trip(c, wp, tensor_unit_16(c));
 }
 
 // wgmma_tma's tuning configurations, each verified and timed as its own result; the first is the
@@ -585,16 +592,10 @@ k::conv1d_wgmma_schedule wgmma_schedule_named(std::string_view name) {
 // to 8]) and its transposed copy of x ([batch][L][C_in rounded to 8]), each written and read back;
 // on the tensor cores of the storage type.
 traffic_model wgmma_tma_model(const case_desc& c) {
-    traffic_model m = fused_model(c);
-    if (op_of(c) == op_dense && c.type != dtype::f32) {
-        const auto s = dense_shape(c);
-        const double wp = 3.0 * static_cast<double>(s.cout) * static_cast<double>((s.cin + 7) / 8 * 8) * 2.0;
-        const double xt = static_cast<double>(k::conv1d_dense_wgmma_tma_xt_bytes(s));
-        m.bytes_read += wp + xt;
-        m.bytes_written += wp + xt;
-    }
-    m.unit = c.type == dtype::bf16 ? compute_unit::tensor_bf16 : compute_unit::tensor_fp16;
-    return m;
+    if (op_of(c) != op_dense || c.type == dtype::f32) return fused_plus_round_trip(c, 0.0, tensor_unit_16(c));
+    const auto s = dense_shape(c);
+    const double wp = 3.0 * static_cast<double>(s.cout) * static_cast<double>((s.cin + 7) / 8 * 8) * 2.0;
+    return fused_plus_round_trip(c, wp + static_cast<double>(k::conv1d_dense_wgmma_tma_xt_bytes(s)), tensor_unit_16(c));
 }
 
 // cuDNN: the compulsory traffic (the conv_f32 graph's fp32 intermediate shows up as measured
@@ -611,30 +612,19 @@ traffic_model cudnn_model(const case_desc& c) {
 // so its % of ceiling is null with the reason (never the 16-bit ceiling's), and the speed-of-light
 // guard takes half the 16-bit dense peak.
 traffic_model implicit_gemm_tf32_model(const case_desc& c) {
-    traffic_model m = fused_model(c);
-    if (op_of(c) == op_dense && c.type == dtype::f32) {
-        const double wp = static_cast<double>(k::conv1d_dense_implicit_gemm_tf32_workspace_bytes(dense_shape(c)));
-        m.bytes_read += wp;
-        m.bytes_written += wp;
-    }
-    m.unit = compute_unit::tensor_tf32;
-    return m;
+    const bool runs = op_of(c) == op_dense && c.type == dtype::f32;
+    const double wp = runs ? static_cast<double>(k::conv1d_dense_implicit_gemm_tf32_workspace_bytes(dense_shape(c))) : 0.0;
+    return fused_plus_round_trip(c, wp, compute_unit::tensor_tf32);
 }
 
 // wgmma_tma_tf32: the compulsory traffic plus its packed TF32 weights (Wp[3][C_out][C_in rounded to
 // 4], fp32) and its transposed, rounded copy of x ([batch][L][C_in rounded to 4], fp32), each
 // written and read back; unit tensor_tf32 (as implicit_gemm_tf32).
 traffic_model wgmma_tma_tf32_model(const case_desc& c) {
-    traffic_model m = fused_model(c);
-    if (op_of(c) == op_dense && c.type == dtype::f32) {
-        const auto s = dense_shape(c);
-        const double wp = 3.0 * static_cast<double>(s.cout) * static_cast<double>((s.cin + 3) / 4 * 4) * 4.0;
-        const double xt = static_cast<double>(k::conv1d_dense_wgmma_tma_tf32_xt_bytes(s));
-        m.bytes_read += wp + xt;
-        m.bytes_written += wp + xt;
-    }
-    m.unit = compute_unit::tensor_tf32;
-    return m;
+    if (op_of(c) != op_dense || c.type != dtype::f32) return fused_plus_round_trip(c, 0.0, compute_unit::tensor_tf32);
+    const auto s = dense_shape(c);
+    const double wp = 3.0 * static_cast<double>(s.cout) * static_cast<double>((s.cin + 3) / 4 * 4) * 4.0;
+    return fused_plus_round_trip(c, wp + static_cast<double>(k::conv1d_dense_wgmma_tma_tf32_xt_bytes(s)), compute_unit::tensor_tf32);
 }
 
 // wgmma_tma_tf32's configurations (report keys: never rename, retire and add); the first is the
