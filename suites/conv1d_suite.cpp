@@ -639,9 +639,10 @@ const wgmma_tf32_config_entry wgmma_tf32_configs[] = {
      "128 x 128 tiles (m64n128k8 per consumer warpgroup), 6 stages; each stage's 32 products (4 chained k8 "
      "instructions) summed from zero in a partial register accumulator, added to the fp32 sum by IEEE adds",
      k::conv1d_wgmma_tf32_config::split},
-    {"split_s4", "split with 4 stages", k::conv1d_wgmma_tf32_config::split_s4},
     {"split_chunk", "split with one partial per 32-channel chunk (3 taps, 12 chained k8 instructions)",
      k::conv1d_wgmma_tf32_config::split_chunk},
+    {"split_chunk_s4", "split_chunk with 4 stages", k::conv1d_wgmma_tf32_config::split_chunk_s4},
+    {"split_chunk_s7", "split_chunk with 7 stages (224 KB of shared memory)", k::conv1d_wgmma_tf32_config::split_chunk_s7},
     {"chained", "128 x 128 tiles, 6 stages, the accumulator chained in the tensor core over every k-step (the 16-bit kernel's form)",
      k::conv1d_wgmma_tf32_config::chained},
     {"chained_n256", "chained, 128 x 256 tiles (m64n256k8 per consumer warpgroup), 4 stages",

@@ -82,11 +82,11 @@ void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const v
 // and x transposed to [batch][L][C_in rounded up to 4], fp32, written by a first kernel of every call.
 // Configurations (report keys in the suite): split (default): 128 x 128 tiles, 6 stages, each
 // stage's 32 products (4 chained k8 instructions) summed from zero in a partial register
-// accumulator and added to the fp32 sum by IEEE adds; split_s4: the same with 4 stages;
-// split_chunk: a partial per 32-channel chunk (3 taps, 12 chained instructions); chained: the
+// accumulator and added to the fp32 sum by IEEE adds; split_chunk: a partial per 32-channel chunk
+// (3 taps, 12 chained instructions); split_chunk_s4, split_chunk_s7: the same with 4 or 7 stages; chained: the
 // accumulator chained in the tensor core over every k-step (the 16-bit kernel's form); chained_n256:
 // chained, 128 x 256 tiles (m64n256k8), 4 stages.
-enum class conv1d_wgmma_tf32_config { split, split_s4, split_chunk, chained, chained_n256 };
+enum class conv1d_wgmma_tf32_config { split, split_chunk, split_chunk_s4, split_chunk_s7, chained, chained_n256 };
 const char* conv1d_dense_wgmma_tma_tf32_shape_unsupported(const conv1d_dense_shape& s);
 const char* conv1d_dense_wgmma_tma_tf32_unsupported(const conv1d_dense_shape& s);
 std::size_t conv1d_dense_wgmma_tma_tf32_workspace_bytes(const conv1d_dense_shape& s);

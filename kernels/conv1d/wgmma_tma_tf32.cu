@@ -27,11 +27,14 @@ template <int S>
 void launch_tf32(const float* x, const float* w, const float* bias, float* y, void* workspace, const conv1d_dense_shape& s,
                  cudaStream_t stream, conv1d_wgmma_tf32_config cfg) {
     switch (cfg) {
-        case conv1d_wgmma_tf32_config::split_s4:
-            launch<float, S, pipe<4, 128, false, 1>, tf32_operand>(x, w, bias, y, workspace, s, stream);
-            break;
         case conv1d_wgmma_tf32_config::split_chunk:
             launch<float, S, pipe<6, 128, false, 3>, tf32_operand>(x, w, bias, y, workspace, s, stream);
+            break;
+        case conv1d_wgmma_tf32_config::split_chunk_s4:
+            launch<float, S, pipe<4, 128, false, 3>, tf32_operand>(x, w, bias, y, workspace, s, stream);
+            break;
+        case conv1d_wgmma_tf32_config::split_chunk_s7:
+            launch<float, S, pipe<7, 128, false, 3>, tf32_operand>(x, w, bias, y, workspace, s, stream);
             break;
         case conv1d_wgmma_tf32_config::chained:
             launch<float, S, pipe<6, 128, false, 0>, tf32_operand>(x, w, bias, y, workspace, s, stream);
