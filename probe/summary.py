@@ -18,5 +18,5 @@ for path in sys.argv[1:]:
         sp = d.get("speedup_vs_baseline")
         print(f"{x['case']:28s} {x['dtype']:4s} {x['variant'] + (':' + x['config'] if x.get('config') else ''):30s} {x['outcome']:7s} "
               f"{t if t is None else round(t, 2)!s:>9} us  {tf if tf is None else round(tf, 1)!s:>6} TF  x{sp if sp is None else round(sp, 2)!s:>6}  "
-              f"err {o.get('max_abs')!s:>10.10} relL2 {o.get('rel_l2')!s:>10.10} base {rel.get('baseline_max_abs')!s:>10.10} "
-              f"use {f('tf32_bound_use')!s:>8.8} fp32in {f('fp32_inputs_max_abs')!s:>9.9} {'' if x['outcome'] == 'pass' else (x.get('reason') or '')[:90]}")
+              f"err {o.get("max_abs")!s:>10} relL2 {o.get("rel_l2")!s:>10} base {rel.get("baseline_max_abs")!s:>10} "
+              f"use {f("tf32_bound_use")!s:>8} fp32in {f("fp32_inputs_max_abs")!s:>9} {'' if x['outcome'] == 'pass' else (x.get('reason') or '')[:90]}")

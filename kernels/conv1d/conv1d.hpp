@@ -80,13 +80,11 @@ void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const v
 // preparation, wgmma.mma_async m64nNk8 .tf32 from TMA-loaded shared memory, fp32 accumulation;
 // bias and GELU in the epilogue. Workspace: the rounded weights Wp[3][C_out][C_in rounded up to 4]
 // and x transposed to [batch][L][C_in rounded up to 4], fp32, written by a first kernel of every call.
-// Configurations (report keys in the suite): split (default): 128 x 128 tiles, 6 stages, each
-// stage's 32 products (4 chained k8 instructions) summed from zero in a partial register
-// accumulator and added to the fp32 sum by IEEE adds; split_chunk: a partial per 32-channel chunk
-// (3 taps, 12 chained instructions); split_chunk_s4, split_chunk_s7: the same with 4 or 7 stages; chained: the
-// accumulator chained in the tensor core over every k-step (the 16-bit kernel's form); chained_n256:
-// chained, 128 x 256 tiles (m64n256k8), 4 stages.
-enum class conv1d_wgmma_tf32_config { split, split_chunk, split_chunk_s4, split_chunk_s7, chained, chained_n256 };
+// Configurations (report keys in the suite), both 128 x 128 tiles and 6 stages: split_chunk
+// (default): each 32-channel chunk's 96 products (3 taps, 12 chained k8 instructions) summed from
+// zero in a partial register accumulator and added to the fp32 sum by IEEE adds; split: the same
+// per stage (32 products, 4 instructions): less error, 4-12 % slower at 512 channels.
+enum class conv1d_wgmma_tf32_config { split_chunk, split };
 const char* conv1d_dense_wgmma_tma_tf32_shape_unsupported(const conv1d_dense_shape& s);
 const char* conv1d_dense_wgmma_tma_tf32_unsupported(const conv1d_dense_shape& s);
 std::size_t conv1d_dense_wgmma_tma_tf32_workspace_bytes(const conv1d_dense_shape& s);
@@ -94,7 +92,7 @@ std::size_t conv1d_dense_wgmma_tma_tf32_workspace_bytes(const conv1d_dense_shape
 std::size_t conv1d_dense_wgmma_tma_tf32_xt_bytes(const conv1d_dense_shape& s);
 void launch_conv1d_dense_wgmma_tma_tf32(const float* x, const float* w, const float* bias, float* y, void* workspace,
                                         const conv1d_dense_shape& s, cudaStream_t stream,
-                                        conv1d_wgmma_tf32_config cfg = conv1d_wgmma_tf32_config::split);
+                                        conv1d_wgmma_tf32_config cfg = conv1d_wgmma_tf32_config::split_chunk);
 
 // y = gelu_erf(z + bias[channel]) over [batch, cout, lout]: the epilogue for a library convolution
 // that cannot fuse it (the cuDNN peer). z is fp32 when z_f32, else in the storage type t.

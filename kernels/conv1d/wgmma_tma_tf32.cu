@@ -10,12 +10,12 @@
 // A stage is one tap of a 32-channel chunk: 128-byte swizzle rows of 32 fp32 channels, the 16-bit
 // kernel's bytes, 4 k-steps of wgmma.mma_async m64nNk8 .f32.tf32.tf32 (32 bytes each).
 // Accumulation: the tensor cores' sum is not IEEE (it truncates; Fasi et al. 2021, Khattak and
-// Mikaitis 2025). Chained over all 3 C_in / 8 k-steps (the 16-bit kernel's form) its error grows
-// with C_in; the `split` configurations sum each run of stages from zero into a partial register
-// accumulator and add it to the fp32 accumulator with IEEE adds (implicit_gemm_tf32 does the same per tap),
-// two partials alternating so that the adds run while the next run's wgmma is in flight.
-// Configurations (conv1d.hpp, conv1d_wgmma_tf32_config) for the tuning measured in
-// kernels/conv1d/NOTES.md.
+// Mikaitis 2025). Chained over all 3 C_in / 8 k-steps (the 16-bit kernel's form) its error grew to
+// 2.8-3.0x naive_tf32's at b8 512 -> 512 on an H100 and failed the suite's relative check on one
+// seed of two; so each run of stages (a 32-channel chunk's 3 taps: 12 chained k8 instructions, or
+// one stage: 4) sums from zero into a partial register accumulator that is added to the fp32
+// accumulator by IEEE adds (implicit_gemm_tf32 does the same per tap): 0.12-0.7x naive_tf32's error
+// (kernels/conv1d/NOTES.md has the figures and the tuning).
 #include "kernels/conv1d/naive.cuh"
 #include "kernels/conv1d/wgmma_tma.cuh"
 
@@ -26,24 +26,10 @@ namespace {
 template <int S>
 void launch_tf32(const float* x, const float* w, const float* bias, float* y, void* workspace, const conv1d_dense_shape& s,
                  cudaStream_t stream, conv1d_wgmma_tf32_config cfg) {
-    switch (cfg) {
-        case conv1d_wgmma_tf32_config::split_chunk:
-            launch<float, S, pipe<6, 128, false, 3>, tf32_operand>(x, w, bias, y, workspace, s, stream);
-            break;
-        case conv1d_wgmma_tf32_config::split_chunk_s4:
-            launch<float, S, pipe<4, 128, false, 3>, tf32_operand>(x, w, bias, y, workspace, s, stream);
-            break;
-        case conv1d_wgmma_tf32_config::split_chunk_s7:
-            launch<float, S, pipe<7, 128, false, 3>, tf32_operand>(x, w, bias, y, workspace, s, stream);
-            break;
-        case conv1d_wgmma_tf32_config::chained:
-            launch<float, S, pipe<6, 128, false, 0>, tf32_operand>(x, w, bias, y, workspace, s, stream);
-            break;
-        case conv1d_wgmma_tf32_config::chained_n256:
-            launch<float, S, pipe<4, 256, false, 0>, tf32_operand>(x, w, bias, y, workspace, s, stream);
-            break;
-        default: launch<float, S, pipe<6, 128, false, 1>, tf32_operand>(x, w, bias, y, workspace, s, stream);
-    }
+    // 128 x 128 tiles, 6 stages; a partial sum per chunk (3 stages) or per stage. The tuning that
+    // chose these (4 / 7 stages, 128 x 256 tiles, the chained accumulator) is in kernels/conv1d/NOTES.md.
+    if (cfg == conv1d_wgmma_tf32_config::split) launch<float, S, pipe<6, 128, false, 1>, tf32_operand>(x, w, bias, y, workspace, s, stream);
+    else launch<float, S, pipe<6, 128, false, 3>, tf32_operand>(x, w, bias, y, workspace, s, stream);
 }
 
 }  // namespace
