@@ -11,7 +11,7 @@
 // kernel's bytes, 4 k-steps of wgmma.mma_async m64nNk8 .f32.tf32.tf32 (32 bytes each).
 // Accumulation: the tensor cores' sum is not IEEE (it truncates; Fasi et al. 2021, Khattak and
 // Mikaitis 2025). Chained over all 3 C_in / 8 k-steps (the 16-bit kernel's form) its error grew to
-// 2.8-3.0x naive_tf32's at b8 512 -> 512 on an H100 and failed the suite's relative check on one
+// 2.8-3.1x naive_tf32's at b8 512 -> 512 on an H100 and failed the suite's relative check on one
 // seed of two; so each run of stages (a 32-channel chunk's 3 taps: 12 chained k8 instructions, or
 // one stage: 4) sums from zero into a partial register accumulator that is added to the fp32
 // accumulator by IEEE adds (implicit_gemm_tf32 does the same per tap): 0.12-0.7x naive_tf32's error
