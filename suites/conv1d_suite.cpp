@@ -541,16 +541,23 @@ traffic_model naive_model(const case_desc& c) {
 
 // The tensor-core implicit GEMM: the same compulsory traffic, plus its packed copy of the weights
 // (written once and read back per call), on the tensor cores of the storage type.
-traffic_model implicit_gemm_model(const case_desc& c) {
+// The compulsory traffic plus `extra` bytes a variant writes and reads back (its packed operands),
+// on `unit`: the tensor-core variants' models below.
+traffic_model fused_plus_round_trip(const case_desc& c, double extra, compute_unit unit) {
     traffic_model m = fused_model(c);
-    if (op_of(c) == op_dense) {
-        const double wp = static_cast<double>(
-            k::conv1d_dense_implicit_gemm_workspace_bytes(to_kernel_elem(c.type), dense_shape(c)));
-        m.bytes_read += wp;
-        m.bytes_written += wp;
-    }
-    m.unit = c.type == dtype::bf16 ? compute_unit::tensor_bf16 : compute_unit::tensor_fp16;
+    m.bytes_read += extra;
+    m.bytes_written += extra;
+    m.unit = unit;
     return m;
+}
+
+compute_unit tensor_unit_16(const case_desc& c) { return c.type == dtype::bf16 ? compute_unit::tensor_bf16 : compute_unit::tensor_fp16; }
+
+traffic_model implicit_gemm_model(const case_desc& c) {
+    const double wp = op_of(c) == op_dense ? static_cast<double>(k::conv1d_dense_implicit_gemm_workspace_bytes(
+                                                 to_kernel_elem(c.type), dense_shape(c)))
+                                           : 0.0;
+    return fused_plus_round_trip(c, wp, tensor_unit_16(c));
 }
 
 // wgmma_tma's tuning configurations, each verified and timed as its own result; the first is the
@@ -568,27 +575,27 @@ const wgmma_schedule_config wgmma_schedules[] = {
      "accumulators) and their main loops take turns, so one's bias + GELU epilogue runs under the other's MMAs",
      k::conv1d_wgmma_schedule::pingpong},
 };
+// The value of the configuration entry named `name` in a variant's table (the first entry where
+// name is empty: the default).
+template <typename Entry, std::size_t N, typename Value>
+Value config_named(const Entry (&table)[N], Value Entry::*value, std::string_view name, const char* variant_name) {
+    if (name.empty()) return table[0].*value;
+    for (const auto& c : table)
+        if (name == c.name) return c.*value;
+    throw std::invalid_argument(std::string(variant_name) + ": no configuration named '" + std::string(name) + "'");
+}
 k::conv1d_wgmma_schedule wgmma_schedule_named(std::string_view name) {
-    if (name.empty()) return wgmma_schedules[0].schedule;
-    for (const auto& c : wgmma_schedules)
-        if (name == c.name) return c.schedule;
-    throw std::invalid_argument("wgmma_tma: no configuration named '" + std::string(name) + "'");
+    return config_named(wgmma_schedules, &wgmma_schedule_config::schedule, name, "wgmma_tma");
 }
 
 // The Hopper variant: the compulsory traffic, plus its packed weights (Wp[3][C_out][C_in rounded
 // to 8]) and its transposed copy of x ([batch][L][C_in rounded to 8]), each written and read back;
 // on the tensor cores of the storage type.
 traffic_model wgmma_tma_model(const case_desc& c) {
-    traffic_model m = fused_model(c);
-    if (op_of(c) == op_dense && c.type != dtype::f32) {
-        const auto s = dense_shape(c);
-        const double wp = 3.0 * static_cast<double>(s.cout) * static_cast<double>((s.cin + 7) / 8 * 8) * 2.0;
-        const double xt = static_cast<double>(k::conv1d_dense_wgmma_tma_xt_bytes(s));
-        m.bytes_read += wp + xt;
-        m.bytes_written += wp + xt;
-    }
-    m.unit = c.type == dtype::bf16 ? compute_unit::tensor_bf16 : compute_unit::tensor_fp16;
-    return m;
+    if (op_of(c) != op_dense || c.type == dtype::f32) return fused_plus_round_trip(c, 0.0, tensor_unit_16(c));
+    const auto s = dense_shape(c);
+    const double wp = 3.0 * static_cast<double>(s.cout) * static_cast<double>((s.cin + 7) / 8 * 8) * 2.0;
+    return fused_plus_round_trip(c, wp + static_cast<double>(k::conv1d_dense_wgmma_tma_xt_bytes(s)), tensor_unit_16(c));
 }
 
 // cuDNN: the compulsory traffic (the conv_f32 graph's fp32 intermediate shows up as measured
@@ -605,14 +612,41 @@ traffic_model cudnn_model(const case_desc& c) {
 // so its % of ceiling is null with the reason (never the 16-bit ceiling's), and the speed-of-light
 // guard takes half the 16-bit dense peak.
 traffic_model implicit_gemm_tf32_model(const case_desc& c) {
-    traffic_model m = fused_model(c);
-    if (op_of(c) == op_dense && c.type == dtype::f32) {
-        const double wp = static_cast<double>(k::conv1d_dense_implicit_gemm_tf32_workspace_bytes(dense_shape(c)));
-        m.bytes_read += wp;
-        m.bytes_written += wp;
-    }
-    m.unit = compute_unit::tensor_tf32;
-    return m;
+    const bool runs = op_of(c) == op_dense && c.type == dtype::f32;
+    const double wp = runs ? static_cast<double>(k::conv1d_dense_implicit_gemm_tf32_workspace_bytes(dense_shape(c))) : 0.0;
+    return fused_plus_round_trip(c, wp, compute_unit::tensor_tf32);
+}
+
+// wgmma_tma_tf32: the compulsory traffic plus its packed TF32 weights (Wp[3][C_out][C_in rounded to
+// 4], fp32) and its transposed, rounded copy of x ([batch][L][C_in rounded to 4], fp32), each
+// written and read back; unit tensor_tf32 (as implicit_gemm_tf32).
+traffic_model wgmma_tma_tf32_model(const case_desc& c) {
+    if (op_of(c) != op_dense || c.type != dtype::f32) return fused_plus_round_trip(c, 0.0, compute_unit::tensor_tf32);
+    const auto s = dense_shape(c);
+    const double wp = 3.0 * static_cast<double>(s.cout) * static_cast<double>((s.cin + 3) / 4 * 4) * 4.0;
+    return fused_plus_round_trip(c, wp + static_cast<double>(k::conv1d_dense_wgmma_tma_tf32_xt_bytes(s)), compute_unit::tensor_tf32);
+}
+
+// wgmma_tma_tf32's configurations (report keys: never rename, retire and add); the first is the
+// default. Each is verified and timed as its own result; kernels/conv1d/NOTES.md has their figures.
+struct wgmma_tf32_config_entry {
+    const char* name;
+    const char* description;
+    k::conv1d_wgmma_tf32_config config;
+};
+// Measured and retired before they were merged (kernels/conv1d/NOTES.md): split_chunk_s4 and
+// split_chunk_s7 (stage count), chained and chained_n256 (the accumulator chained in the tensor
+// core: failed the relative check at b8 512 -> 512 on one seed of two; 128 x 256 tiles were slower).
+const wgmma_tf32_config_entry wgmma_tf32_configs[] = {
+    {"split_chunk",
+     "128 x 128 tiles (m64n128k8 per consumer warpgroup), 6 stages; each 32-channel chunk's 96 products (3 taps, 12 "
+     "chained k8 instructions) summed from zero in a partial register accumulator, added to the fp32 sum by IEEE adds",
+     k::conv1d_wgmma_tf32_config::split_chunk},
+    {"split", "split_chunk with a partial per stage (one tap, 32 products, 4 chained k8 instructions): less error, more adds and waits",
+     k::conv1d_wgmma_tf32_config::split},
+};
+k::conv1d_wgmma_tf32_config wgmma_tf32_config_named(std::string_view name) {
+    return config_named(wgmma_tf32_configs, &wgmma_tf32_config_entry::config, name, "wgmma_tma_tf32");
 }
 
 // The TF32 variants' domain: the dense convolution on fp32 tensors.
@@ -839,6 +873,39 @@ void register_conv1d(registry& reg) {
     igemm_tf32.traits = {tf32_operands_trait, tf32_tensor_core_sum_trait};
     igemm_tf32.baseline_variant = "naive_tf32";
     s.variants.push_back(std::move(igemm_tf32));
+    variant wgmma_tf32{
+        "wgmma_tma_tf32", variant_role::fused,
+        "TF32, not fp32-exact: fp32 dense cases on Hopper's TF32 wgmma (sm_90a), judged against naive_tf32 as "
+        "implicit_gemm_tf32 is; its error against the fp32 inputs is reported as figures (fp32_inputs_*). "
+        "wgmma_tma's pipeline (kernels/conv1d/wgmma_tma.cuh) on fp32 operands: a first kernel of every call "
+        "rounds x and w to TF32 (cvt.rna) as it repacks the weights tap-major and transposes x to [batch][L][C_in] "
+        "(both K-major, as TF32 wgmma requires), TMA loads one tap of 32 channels per stage (128-byte swizzle rows), "
+        "wgmma.mma_async m64nNk8 .tf32 with fp32 accumulation, producer warpgroup + two consumer warpgroups, "
+        "persistent 128 x 128 tiles; partial sums per 32-channel chunk (split_chunk) or per stage (split) from zero in "
+        "the tensor core, added to the fp32 sum by IEEE adds; bias + GELU in the epilogue. Should buy: wgmma's TF32 rate and the "
+        "copy engine instead of mma.sync and register-staged loads",
+        [](const launch_args& a) {
+            k::launch_conv1d_dense_wgmma_tma_tf32(static_cast<const float*>(a.in[0]), static_cast<const float*>(a.in[1]),
+                                                  static_cast<const float*>(a.in[2]), static_cast<float*>(a.out[0]), a.workspace,
+                                                  dense_shape(a.c), a.stream, wgmma_tf32_config_named(a.config));
+        },
+        wgmma_tma_tf32_model,
+        [](const case_desc& c) -> std::size_t {
+            if (tf32_domain(c)) return 0;
+            return k::conv1d_dense_wgmma_tma_tf32_workspace_bytes(dense_shape(c));
+        },
+        {90,
+         [](const case_desc& c) -> std::optional<std::string> {
+             if (auto why = tf32_domain(c)) return why;
+             return reason_or_none(k::conv1d_dense_wgmma_tma_tf32_unsupported(dense_shape(c)));
+         },
+         "dense cases in fp32 (TF32 operands) on sm_90a (H100 / H200), any sizes (TMA zero fill on the transposed "
+         "copy of x), batch <= 65535; elsewhere implicit_gemm_tf32"},
+        false, ""};
+    wgmma_tf32.traits = {tf32_operands_trait, tf32_tensor_core_sum_trait};
+    wgmma_tf32.baseline_variant = "naive_tf32";
+    for (const auto& cfg : wgmma_tf32_configs) wgmma_tf32.configs.push_back(variant_config{cfg.name, cfg.description});
+    s.variants.push_back(std::move(wgmma_tf32));
     reg.add(std::move(s));
 }
 

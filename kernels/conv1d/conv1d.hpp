@@ -75,6 +75,25 @@ void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const v
                                    const conv1d_dense_shape& s, cudaStream_t stream,
                                    conv1d_wgmma_schedule schedule = conv1d_wgmma_schedule::cooperative);
 
+// TF32 on Hopper (kernels/conv1d/wgmma_tma_tf32.cu): wgmma_tma's pipeline on fp32 tensors, sm_90a
+// only. TF32, not fp32-exact (as implicit_gemm_tf32): x and w rounded to TF32 by the operand
+// preparation, wgmma.mma_async m64nNk8 .tf32 from TMA-loaded shared memory, fp32 accumulation;
+// bias and GELU in the epilogue. Workspace: the rounded weights Wp[3][C_out][C_in rounded up to 4]
+// and x transposed to [batch][L][C_in rounded up to 4], fp32, written by a first kernel of every call.
+// Configurations (report keys in the suite), both 128 x 128 tiles and 6 stages: split_chunk
+// (default): each 32-channel chunk's 96 products (3 taps, 12 chained k8 instructions) summed from
+// zero in a partial register accumulator and added to the fp32 sum by IEEE adds; split: the same
+// per stage (32 products, 4 instructions): less error, 4-12 % slower at 512 channels.
+enum class conv1d_wgmma_tf32_config { split_chunk, split };
+const char* conv1d_dense_wgmma_tma_tf32_shape_unsupported(const conv1d_dense_shape& s);
+const char* conv1d_dense_wgmma_tma_tf32_unsupported(const conv1d_dense_shape& s);
+std::size_t conv1d_dense_wgmma_tma_tf32_workspace_bytes(const conv1d_dense_shape& s);
+// The part of that workspace holding the transposed copy of x [bytes].
+std::size_t conv1d_dense_wgmma_tma_tf32_xt_bytes(const conv1d_dense_shape& s);
+void launch_conv1d_dense_wgmma_tma_tf32(const float* x, const float* w, const float* bias, float* y, void* workspace,
+                                        const conv1d_dense_shape& s, cudaStream_t stream,
+                                        conv1d_wgmma_tf32_config cfg = conv1d_wgmma_tf32_config::split_chunk);
+
 // y = gelu_erf(z + bias[channel]) over [batch, cout, lout]: the epilogue for a library convolution
 // that cannot fuse it (the cuDNN peer). z is fp32 when z_f32, else in the storage type t.
 void launch_conv1d_bias_gelu(elem t, const void* z, bool z_f32, const void* bias, void* y, int batch, int cout, int lout,

@@ -255,7 +255,7 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
     registry reg;
     register_conv1d(reg);
     std::size_t fused_checked = 0, igemm_checked = 0, wgmma_checked = 0, cudnn_checked = 0, cudnn_skipped = 0;
-    std::size_t naive_tf32_checked = 0, igemm_tf32_checked = 0;
+    std::size_t naive_tf32_checked = 0, igemm_tf32_checked = 0, wgmma_tf32_checked = 0;
     for (const auto& r : verify_untimed_cases(reg, "conv1d")) {
         CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.config, r.reason);
         const bool dense = r.c.name.rfind("dense:", 0) == 0;
@@ -276,6 +276,18 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
             if (runs) {
                 CHECK(r.result == outcome::pass);
                 ++wgmma_checked;
+            } else {
+                CHECK(r.result == outcome::skipped);
+                CHECK_FALSE(r.reason.empty());
+                continue;
+            }
+        } else if (r.variant == "wgmma_tma_tf32") {
+            // Its domain: every dense fp32 case (TF32 operands) on a device that runs its sm_90a code.
+            const bool runs = dense && r.c.type == dtype::f32 &&
+                              kernels::conv1d_dense_wgmma_tma_tf32_unsupported(kernels::conv1d_dense_shape{}) == nullptr;
+            if (runs) {
+                CHECK(r.result == outcome::pass);
+                ++wgmma_tf32_checked;
             } else {
                 CHECK(r.result == outcome::skipped);
                 CHECK_FALSE(r.reason.empty());
@@ -316,6 +328,9 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
     CHECK(igemm_tf32_checked == 8);
     if (kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{}) == nullptr) {
         CHECK(wgmma_checked == 32);  // 8 untimed dense cases x bf16, fp16 x configurations coop, pingpong
+    }
+    if (kernels::conv1d_dense_wgmma_tma_tf32_unsupported(kernels::conv1d_dense_shape{}) == nullptr) {
+        CHECK(wgmma_tf32_checked == 8 * 2);  // 8 untimed dense cases x fp32 x configurations split_chunk, split
     }
     std::printf("conv1d cudnn_conv untimed cases: %zu pass, %zu skipped\n", cudnn_checked, cudnn_skipped);
 }
@@ -697,29 +712,37 @@ TEST_CASE("conv1d fp32 depthwise and decode: fp32 emulations pass the per-elemen
     }
 }
 
-TEST_CASE("conv1d implicit_gemm_tf32: ragged tiles, C_in off the 16-channel grid, odd lengths, both strides, against "
-          "naive_tf32", "[gpu][conv1d][tf32]") {
+TEST_CASE("conv1d implicit_gemm_tf32 and wgmma_tma_tf32: ragged tiles, C_in off the 16- and 4-channel grids, odd lengths, "
+          "both strides, every configuration, against naive_tf32", "[gpu][conv1d][tf32]") {
     FUSEBENCH_REQUIRE_GPU();
     registry reg;
     const suite& s = conv1d_suite(reg);
-    const variant* naive = variant_named(s, "naive");
-    const variant* naive_tf32 = variant_named(s, "naive_tf32");
-    const variant* igemm_tf32 = variant_named(s, "implicit_gemm_tf32");
+    std::vector<const variant*> fused{variant_named(s, "implicit_gemm_tf32")};
+    // wgmma_tma_tf32: one entry per configuration, where the device runs its sm_90a code.
+    const bool wgmma_runs = kernels::conv1d_dense_wgmma_tma_tf32_unsupported(kernels::conv1d_dense_shape{}) == nullptr;
+    if (wgmma_runs) {
+        for (const auto& v : s.variants)
+            if (v.name == "wgmma_tma_tf32") fused.push_back(&v);
+        REQUIRE(fused.size() == 3);
+    }
+    std::vector<const variant*> selected{variant_named(s, "naive"), variant_named(s, "naive_tf32")};
+    selected.insert(selected.end(), fused.begin(), fused.end());
     const device_info dev = query_device(0);
     runner run(dev, verify_only_options(2028));
     // L % 4 == 0 (16-byte loads) with partial position tiles (264, 1000), odd L (301: scalar loads),
     // C_in 40 / 33 / 96 / 80 / 512 (3 / 3 / 6 / 5 / 32 chunks of 16, the last partial for 40, 33,
-    // 80), C_out 136 / 130 / 64 (partial and single channel tiles), the Whisper stem at full length.
+    // 80; 2 / 2 / 3 / 3 / 16 chunks of 32 for wgmma_tma_tf32, 33 off its 4-channel grid), C_out 136 /
+    // 130 / 64 (partial and single channel tiles), the Whisper stem at full length.
     const std::vector<dense_dims> shapes{{2, 40, 136, 264, 1}, {2, 40, 136, 264, 2}, {2, 33, 130, 301, 1}, {2, 33, 130, 301, 2},
                                          {3, 96, 64, 1000, 2}, {1, 80, 384, 3000, 1}, {1, 512, 128, 1000, 1}};
     std::size_t passed = 0;
     for (const auto& sh : shapes) {
         const case_desc c = dense_case(s, dtype::f32, sh);
-        selection_item item{&s, c, {naive, naive_tf32, igemm_tf32}};
+        selection_item item{&s, c, selected};
         for (const auto& r : run.run_item(item)) {
-            CAPTURE(r.c.name, r.variant, r.reason);
+            CAPTURE(r.c.name, r.variant, r.config, r.reason);
             CHECK(r.result == outcome::pass);
-            if (r.variant != "implicit_gemm_tf32" || r.result != outcome::pass) continue;
+            if ((r.variant != "implicit_gemm_tf32" && r.variant != "wgmma_tma_tf32") || r.result != outcome::pass) continue;
             REQUIRE(r.correctness.has_value());
             CHECK(r.correctness->deterministic == true);
             REQUIRE(r.correctness->outputs.size() == 1);
@@ -732,19 +755,23 @@ TEST_CASE("conv1d implicit_gemm_tf32: ragged tiles, C_in off the 16-channel grid
             REQUIRE(y.stats.max_abs.has_value());
             CHECK(y.figures.at("fp32_inputs_max_abs").value > 4 * *y.stats.max_abs);
             CHECK(y.figures.at("tf32_bound_use").value <= 1.0);
+            std::printf("conv1d TF32 %s %s%s%s: max |err| %.3g, naive_tf32's %.3g\n", r.c.name.c_str(), r.variant.c_str(),
+                        r.config.empty() ? "" : ":", r.config.c_str(), *y.stats.max_abs,
+                        y.relative->baseline_max_abs.value_or(std::nan("")));
             ++passed;
         }
     }
-    CHECK(passed == shapes.size());
+    CHECK(passed == fused.size() * shapes.size());
 }
 
 namespace {
 
 // The dense convolution of a fp32 case emulated in fp32 with each operand passed through `op`
-// first: channel-major fmaf (the naive kernels' order), or per tap partial sums of 16 channels
-// added to a running sum (implicit_gemm_tf32's structure, its tensor-core sums taken as fp32).
+// first: channel-major fmaf (the naive kernels' order; tap_partials 0), or per tap partial sums of
+// tap_partials channels added to a running sum (16: implicit_gemm_tf32's structure, 32:
+// wgmma_tma_tf32's split configuration; their tensor-core sums taken as fp32).
 host_tensor emulate_dense_ops(const suite& s, const case_desc& c, const std::vector<host_tensor>& in, float (*op)(float),
-                              bool tap_partials) {
+                              std::size_t tap_partials) {
     const auto B = static_cast<std::size_t>(c.dim("batch")), ci = static_cast<std::size_t>(c.dim("cin")),
                co = static_cast<std::size_t>(c.dim("cout")), L = static_cast<std::size_t>(c.dim("length")),
                st = static_cast<std::size_t>(c.dim("stride"));
@@ -764,10 +791,10 @@ host_tensor emulate_dense_ops(const suite& s, const case_desc& c, const std::vec
                     for (std::size_t i = 0; i < ci; ++i)
                         for (std::size_t k = 0; k < 3; ++k) z = std::fma(w(o, i, k), x(b, i, pos(k)), z);
                 } else {
-                    for (std::size_t i0 = 0; i0 < ci; i0 += 16) {
+                    for (std::size_t i0 = 0; i0 < ci; i0 += tap_partials) {
                         for (std::size_t k = 0; k < 3; ++k) {
                             float part = 0;
-                            for (std::size_t i = i0; i < std::min(ci, i0 + 16); ++i) part = std::fma(w(o, i, k), x(b, i, pos(k)), part);
+                            for (std::size_t i = i0; i < std::min(ci, i0 + tap_partials); ++i) part = std::fma(w(o, i, k), x(b, i, pos(k)), part);
                             z += part;
                         }
                     }
@@ -822,6 +849,64 @@ TEST_CASE("conv1d TF32 variants: their check, their domain, and what the relativ
         CHECK(naive_tf32->workspace_bytes(c) == s.baseline()->workspace_bytes(c));
     }
 
+    // wgmma_tma_tf32: sm_90a, the same fp32 dense domain (on this device or not), judged as
+    // implicit_gemm_tf32; its rounded weights and its transposed copy of x, C_in rounded up to 4.
+    const variant* wgmma_tf32 = variant_named(s, "wgmma_tma_tf32");
+    std::size_t wgmma_tf32_entries = 0;
+    std::set<std::string> wgmma_tf32_configs;
+    for (const auto& v : s.variants) {
+        if (v.name != "wgmma_tma_tf32") continue;
+        ++wgmma_tf32_entries;
+        wgmma_tf32_configs.insert(v.config);
+        CHECK(v.role == variant_role::fused);
+        CHECK(v.req.min_compute_capability == 90);
+        CHECK(v.baseline_variant == "naive_tf32");
+        CHECK(v.has_trait("tf32_operands"));
+        CHECK(v.has_trait("tf32_tensor_core_sum"));
+        CHECK(v.description.find("TF32, not fp32-exact") == 0);
+    }
+    CHECK(wgmma_tf32_entries == 2);
+    CHECK(wgmma_tf32_configs == std::set<std::string>{"split_chunk", "split"});
+    CHECK(s.judging_baseline(*wgmma_tf32) == "naive_tf32");
+    for (const auto& c : s.cases()) {
+        CAPTURE(c.name, std::string(dtype_name(c.type)));
+        const bool in_domain = c.name.rfind("dense:", 0) == 0 && c.type == dtype::f32;
+        const auto why = wgmma_tf32->req.supports(c);
+        if (!in_domain) {
+            CHECK(why.has_value());
+            CHECK(wgmma_tf32->workspace_bytes(c) == 0);
+            continue;
+        }
+        const kernels::conv1d_dense_shape sh{static_cast<int>(c.dim("batch")), static_cast<int>(c.dim("cin")),
+                                             static_cast<int>(c.dim("cout")), static_cast<int>(c.dim("length")),
+                                             static_cast<int>(c.dim("stride"))};
+        CHECK(kernels::conv1d_dense_wgmma_tma_tf32_shape_unsupported(sh) == nullptr);
+        const double c4 = static_cast<double>((c.dim("cin") + 3) / 4 * 4);
+        const double wp = 3.0 * static_cast<double>(c.dim("cout")) * c4 * 4;
+        const auto al = [](double v) { return std::ceil(v / 256) * 256; };
+        const double xt = al(static_cast<double>(c.dim("batch") * c.dim("length")) * c4 * 4);
+        CHECK(static_cast<double>(kernels::conv1d_dense_wgmma_tma_tf32_xt_bytes(sh)) == xt);
+        CHECK(static_cast<double>(wgmma_tf32->workspace_bytes(c)) == al(wp) + xt);
+        const traffic_model m = wgmma_tf32->model(c), f = s.variants[1].model(c);
+        CHECK(m.flops == f.flops);
+        CHECK(m.unit == compute_unit::tensor_tf32);
+        CHECK(m.bytes_read == f.bytes_read + wp + xt);
+        CHECK(m.bytes_written == f.bytes_written + wp + xt);
+    }
+    // Stride 3 and empty shapes are refused; the launcher checks the shape and the workspace before
+    // it touches the device.
+    CHECK(kernels::conv1d_dense_wgmma_tma_tf32_shape_unsupported(kernels::conv1d_dense_shape{1, 8, 8, 16, 3}) != nullptr);
+    CHECK(kernels::conv1d_dense_wgmma_tma_tf32_shape_unsupported(kernels::conv1d_dense_shape{1, 0, 8, 16, 1}) != nullptr);
+    CHECK_THROWS_AS(kernels::launch_conv1d_dense_wgmma_tma_tf32(nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                                kernels::conv1d_dense_shape{1, 8, 8, 16, 3}, nullptr),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(kernels::launch_conv1d_dense_wgmma_tma_tf32(nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                                kernels::conv1d_dense_shape{1, 8, 8, 16, 1}, nullptr),
+                    std::invalid_argument);
+    // The 16-bit variant now names this one for fp32.
+    CHECK(std::string(kernels::conv1d_dense_wgmma_tma_shape_unsupported(kernels::elem::f32, kernels::conv1d_dense_shape{})).find(
+              "wgmma_tma_tf32") != std::string::npos);
+
     // The b8 512 -> 512 target's reduction (3 x 512 terms + bias), shortened: L = 64, 64 channels out.
     case_desc c = find_case(s, "dense:b8:512->512:L3000:s1", dtype::f32);
     c.dims["batch"] = 1;
@@ -832,14 +917,14 @@ TEST_CASE("conv1d TF32 variants: their check, their domain, and what the relativ
     const auto ref = s.reference(c, in);
     REQUIRE(ref.size() == 2);  // y, then the reference on TF32-rounded x and w
     const double rms = finite_rms(ref[0]);
-    auto check = [&](const variant* v, float (*op)(float), bool tap_partials) {
+    auto check = [&](const variant* v, float (*op)(float), std::size_t tap_partials) {
         std::vector<host_tensor> outs;
         outs.push_back(emulate_dense_ops(s, c, in, op, tap_partials));
         const auto checks = s.custom_check(check_input{c, in, ref, outs, v});
         REQUIRE(checks.size() == 1);
         return checks[0];
     };
-    const output_check base = check(naive_tf32, tf32_rna, false);
+    const output_check base = check(naive_tf32, tf32_rna, 0);
     CAPTURE(base.reason);
     REQUIRE(base.pass);
     REQUIRE(base.stats.max_abs.has_value());
@@ -852,16 +937,18 @@ TEST_CASE("conv1d TF32 variants: their check, their domain, and what the relativ
     CHECK(base.figures.at("tf32_floor_max_abs").value > 1e-4);
     CHECK(base.figures.at("fp32_inputs_max_abs").value > 20 * *base.stats.max_abs);
 
-    SECTION("the kernel's structure (tap partials of 16 channels) passes, also relative to naive_tf32") {
-        output_check y = check(igemm_tf32, tf32_rna, true);
-        CAPTURE(y.reason);
-        CHECK(y.pass);
-        apply_relative_tolerance(y, &base, 2.0, 0x1p-16, rms);
-        CHECK(y.pass);
+    SECTION("the kernels' structures (tap partials of 16 and 32 channels) pass, also relative to naive_tf32") {
+        for (const auto& [v, partial] : {std::pair{igemm_tf32, std::size_t{16}}, std::pair{wgmma_tf32, std::size_t{32}}}) {
+            output_check y = check(v, tf32_rna, partial);
+            CAPTURE(v->name, y.reason);
+            CHECK(y.pass);
+            apply_relative_tolerance(y, &base, 2.0, 0x1p-16, rms);
+            CHECK(y.pass);
+        }
     }
     SECTION("unrounded fp32 operands, or operands truncated to TF32, fail the relative check") {
         for (float (*op)(float) : {keep, tf32_truncated}) {
-            output_check y = check(igemm_tf32, op, true);
+            output_check y = check(igemm_tf32, op, 16);
             apply_relative_tolerance(y, &base, 2.0, 0x1p-16, rms);
             CAPTURE(y.reason);
             CHECK_FALSE(y.pass);
@@ -870,7 +957,7 @@ TEST_CASE("conv1d TF32 variants: their check, their domain, and what the relativ
     }
     SECTION("the TF32 check refuses a case without the TF32 reference") {
         std::vector<host_tensor> outs;
-        outs.push_back(emulate_dense_ops(s, c, in, tf32_rna, false));
+        outs.push_back(emulate_dense_ops(s, c, in, tf32_rna, 0));
         const std::vector<std::vector<double>> only_y{ref[0]};
         CHECK_THROWS_AS(s.custom_check(check_input{c, in, only_y, outs, naive_tf32}), std::logic_error);
     }
