@@ -715,6 +715,13 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                 // below). A second decoy launch is harmless: the outputs are poisoned again and the
                 // inputs are the same.
                 for (int attempt = 0; attempt < 2; ++attempt) {
+                    // The trace records every stream of the device: no domain check of the warm-up
+                    // thread (which may build a library plan on a stream of its own, as cuDNN's
+                    // autotuning does) may run meanwhile, or its work would be taken for this
+                    // variant's unordered side-stream work (a false failure, seen on an H100 with
+                    // cudnn_conv while the next case's plan was being tuned).
+                    std::optional<measurement_window> window;
+                    if (traced) window.emplace(m_impl->quiet, m_impl->measuring);
                     if (traced) m_tools.tracer->begin();
                     std::optional<stream_gate> gate;
                     if (traced) gate.emplace(stream);

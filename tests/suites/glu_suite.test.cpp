@@ -1,6 +1,7 @@
 // On a GPU: every GLU variant passes every dtype and awkward case; and the verifier catches the
 // kinds of breakage the GLU cases are built to expose (a private registry of broken launches
 // made from runtime API calls, so no extra kernels are needed).
+#include "harness/cupti_tracer.hpp"
 #include "harness/device_info.hpp"
 #include "harness/runner.hpp"
 #include "kernels/glu/glu.hpp"
@@ -8,6 +9,15 @@
 #include "support/gpu.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
 
 using namespace fusebench;
 
@@ -107,4 +117,81 @@ TEST_CASE("the verifier catches unwritten outputs, out-of-bounds writes and modi
     CHECK(rs[2].reason.find("out-of-bounds write") != std::string::npos);
     CHECK(rs[3].result == outcome::fail);
     CHECK(rs[3].reason.find("modified its input 'up'") != std::string::npos);
+}
+
+TEST_CASE("a domain check on the warm-up thread is not taken for the variant's side-stream work", "[gpu][verifier]") {
+    // The stream-order check traces every stream of the device while the variant's decoy launch
+    // runs. A domain check of a later case, which may tune a library plan on a stream of its own
+    // (cuDNN's autotuning does), must not run meanwhile: its work would read as the variant's
+    // unordered side-stream work. Here the next case's check keeps a private stream busy for 3 s.
+    FUSEBENCH_REQUIRE_GPU();
+    std::string why;
+    auto tracer = activity_tracer::create(why);
+    if (!tracer) SKIP("CUPTI activity tracing unavailable (" + why + "): the stream-order check needs it");
+    registry reg;
+    register_glu(reg);
+    suite s = *reg.find("glu");
+    s.name = "glu_busy_check";
+    struct check_state {
+        std::mutex mu;
+        std::set<std::string> asked;
+        std::atomic<bool> started{false};
+        std::atomic<int> busy_checks{0};
+    };
+    auto st = std::make_shared<check_state>();
+    const std::string quiet_case = "swiglu:3x7:misaligned", busy_case = "swiglu:257x1031:misaligned";
+    variant v = s.variants.back();  // fused_vec
+    v.name = "fused_busy_check";
+    v.req.supports = [st, busy_case, inner = v.req.supports](const case_desc& c) -> std::optional<std::string> {
+        bool first = false;
+        {
+            std::lock_guard<std::mutex> lock(st->mu);
+            first = st->asked.insert(c.name + "/" + std::string(dtype_name(c.type))).second;
+        }
+        if (first && c.name == busy_case) {
+            st->started = true;
+            cudaStream_t side = nullptr;
+            void* buf = nullptr;
+            CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+            CUDA_CHECK(cudaMalloc(&buf, 1 << 20));
+            const auto t0 = std::chrono::steady_clock::now();
+            while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3)) {
+                CUDA_CHECK(cudaMemsetAsync(buf, 0, 1 << 20, side));
+                CUDA_CHECK(cudaStreamSynchronize(side));
+            }
+            CUDA_CHECK(cudaFree(buf));
+            CUDA_CHECK(cudaStreamDestroy(side));
+            ++st->busy_checks;
+        }
+        return inner ? inner(c) : std::nullopt;
+    };
+    s.variants = {s.variants.front(), v};  // naive (the baseline), fused_busy_check
+    reg.add(s);
+    const device_info dev = query_device(0);
+    measurement_tools tools;
+    tools.tracer = tracer.get();
+    runner run(dev, verify_only_options(), tools);
+    selection_filter f;
+    f.suites = {"glu_busy_check"};
+    f.cases = {quiet_case, busy_case};
+    f.dtypes = {dtype::bf16};
+    const auto items = select_work(reg, f);
+    REQUIRE(items.size() == 2);
+    REQUIRE(items[0].c.name == quiet_case);
+    REQUIRE(items[1].c.name == busy_case);
+    run.warm_domain_checks(items);
+    // The warm-up thread is inside the busy check before the first case's decoy launches.
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!st->started && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(st->started);
+    for (const auto& item : items) {
+        for (const auto& r : run.run_item(item)) {
+            CAPTURE(r.c.name, r.variant, r.reason);
+            CHECK(r.result == outcome::pass);
+            CHECK(r.reason.find("side stream") == std::string::npos);
+        }
+    }
+    CHECK(st->busy_checks == 1);
 }
