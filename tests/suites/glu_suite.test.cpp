@@ -1,7 +1,6 @@
 // On a GPU: every GLU variant passes every dtype and awkward case; and the verifier catches the
 // kinds of breakage the GLU cases are built to expose (a private registry of broken launches
 // made from runtime API calls, so no extra kernels are needed).
-#include "harness/cupti_tracer.hpp"
 #include "harness/device_info.hpp"
 #include "harness/runner.hpp"
 #include "kernels/glu/glu.hpp"
@@ -125,9 +124,7 @@ TEST_CASE("a domain check on the warm-up thread is not taken for the variant's s
     // (cuDNN's autotuning does), must not run meanwhile: its work would read as the variant's
     // unordered side-stream work. Here the next case's check keeps a private stream busy for 3 s.
     FUSEBENCH_REQUIRE_GPU();
-    std::string why;
-    auto tracer = activity_tracer::create(why);
-    if (!tracer) SKIP("CUPTI activity tracing unavailable (" + why + "): the stream-order check needs it");
+    FUSEBENCH_REQUIRE_TRACER(tracer);
     registry reg;
     register_glu(reg);
     suite s = *reg.find("glu");

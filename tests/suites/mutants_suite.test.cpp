@@ -188,9 +188,7 @@ TEST_CASE("the mutants' cases resolve through the real suites' generators and re
 
 TEST_CASE("every mutant is flagged by its declared check while the controls pass", "[gpu][mutants]") {
     FUSEBENCH_REQUIRE_GPU();
-    std::string reason;
-    auto tracer = activity_tracer::create(reason);
-    if (!tracer) SKIP("CUPTI activity tracing unavailable (" + reason + "): the stream-order check needs it");
+    FUSEBENCH_REQUIRE_TRACER(tracer);
     registry reg;
     const suite& s = mutants_suite(reg);
     const device_info dev = query_device(0);

@@ -1,6 +1,7 @@
 // Shared by GPU tests: skip cleanly on machines without a CUDA device.
 #pragma once
 
+#include "harness/cupti_tracer.hpp"
 #include "harness/device.hpp"
 #include "harness/device_info.hpp"
 #include "harness/runner.hpp"
@@ -11,6 +12,13 @@
     do {                                                         \
         if (::fusebench::cuda_device_count() == 0) SKIP("no CUDA device"); \
     } while (0)
+
+// Declares `name`, a CUPTI activity tracer, or skips the test where activity tracing is unavailable
+// (the stream-order check needs it).
+#define FUSEBENCH_REQUIRE_TRACER(name)                                                   \
+    std::string name##_unavailable;                                                      \
+    auto name = ::fusebench::activity_tracer::create(name##_unavailable);                \
+    if (!name) SKIP("CUPTI activity tracing unavailable (" + name##_unavailable + "): the stream-order check needs it")
 
 namespace fusebench::test {
 
