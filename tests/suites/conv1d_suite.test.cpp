@@ -59,6 +59,28 @@ run_options verify_only_options(std::uint64_t seed) {
     return o;
 }
 
+// v rounded up to a multiple of 256 (the workspace's alignment of each buffer).
+double round_up_256(double v) { return std::ceil(v / 256) * 256; }
+
+// The dense shape of a conv1d case.
+kernels::conv1d_dense_shape dense_shape_of(const case_desc& c) {
+    return {static_cast<int>(c.dim("batch")), static_cast<int>(c.dim("cin")), static_cast<int>(c.dim("cout")),
+            static_cast<int>(c.dim("length")), static_cast<int>(c.dim("stride"))};
+}
+
+// The operand copies the wgmma kernels write and read back, in bytes, for operands of
+// `elem_bytes`: the weights [3][C_out][C_pad] (wp) and x transposed to [batch][L][C_pad], rounded
+// up to 256 bytes (xt); C_pad = C_in rounded up to a 16-byte row.
+struct packed_operand_bytes {
+    double wp, xt;
+};
+packed_operand_bytes packed_operands(const case_desc& c, int elem_bytes) {
+    const long long per_row = 16 / elem_bytes;
+    const double cpad = static_cast<double>((c.dim("cin") + per_row - 1) / per_row * per_row);
+    return {3.0 * static_cast<double>(c.dim("cout")) * cpad * elem_bytes,
+            round_up_256(static_cast<double>(c.dim("batch") * c.dim("length")) * cpad * elem_bytes)};
+}
+
 case_desc find_case(const suite& s, const std::string& name, dtype t) {
     for (const auto& c : s.cases()) {
         if (c.name == name && c.type == t) return c;
@@ -259,49 +281,39 @@ TEST_CASE("every conv1d variant passes every untimed case in its domain, within 
     for (const auto& r : verify_untimed_cases(reg, "conv1d")) {
         CAPTURE(r.c.name, std::string(dtype_name(r.c.type)), r.variant, r.config, r.reason);
         const bool dense = r.c.name.rfind("dense:", 0) == 0;
-        if (r.variant == "implicit_gemm") {
-            // Its domain: every dense case in bf16 / fp16; skipped elsewhere, with the reason.
-            if (dense && r.c.type != dtype::f32) {
+        // A result in its variant's domain passes (counted); one outside is skipped with the
+        // reason, and nothing more is checked of it (false).
+        auto in_domain = [&](bool inside, std::size_t& checked) {
+            if (inside) {
                 CHECK(r.result == outcome::pass);
-                ++igemm_checked;
-            } else {
-                CHECK(r.result == outcome::skipped);
-                CHECK_FALSE(r.reason.empty());
-                continue;
+                ++checked;
+                return true;
             }
+            CHECK(r.result == outcome::skipped);
+            CHECK_FALSE(r.reason.empty());
+            return false;
+        };
+        if (r.variant == "implicit_gemm") {
+            // Every dense case in bf16 / fp16.
+            if (!in_domain(dense && r.c.type != dtype::f32, igemm_checked)) continue;
         } else if (r.variant == "wgmma_tma") {
-            // Its domain: every dense case in bf16 / fp16 on a device that runs its sm_90a code.
-            const bool runs = dense && r.c.type != dtype::f32 &&
-                              kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{}) == nullptr;
-            if (runs) {
-                CHECK(r.result == outcome::pass);
-                ++wgmma_checked;
-            } else {
-                CHECK(r.result == outcome::skipped);
-                CHECK_FALSE(r.reason.empty());
+            // Every dense case in bf16 / fp16 on a device that runs its sm_90a code.
+            if (!in_domain(dense && r.c.type != dtype::f32 &&
+                               kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{}) == nullptr,
+                           wgmma_checked)) {
                 continue;
             }
         } else if (r.variant == "wgmma_tma_tf32") {
-            // Its domain: every dense fp32 case (TF32 operands) on a device that runs its sm_90a code.
-            const bool runs = dense && r.c.type == dtype::f32 &&
-                              kernels::conv1d_dense_wgmma_tma_tf32_unsupported(kernels::conv1d_dense_shape{}) == nullptr;
-            if (runs) {
-                CHECK(r.result == outcome::pass);
-                ++wgmma_tf32_checked;
-            } else {
-                CHECK(r.result == outcome::skipped);
-                CHECK_FALSE(r.reason.empty());
+            // Every dense fp32 case (TF32 operands) on a device that runs its sm_90a code.
+            if (!in_domain(dense && r.c.type == dtype::f32 &&
+                               kernels::conv1d_dense_wgmma_tma_tf32_unsupported(kernels::conv1d_dense_shape{}) == nullptr,
+                           wgmma_tf32_checked)) {
                 continue;
             }
         } else if (r.variant == "naive_tf32" || r.variant == "implicit_gemm_tf32") {
             // TF32 on the dense fp32 cases (judged against the TF32 reference, implicit_gemm_tf32
-            // relative to naive_tf32); skipped elsewhere, with the reason.
-            if (dense && r.c.type == dtype::f32) {
-                CHECK(r.result == outcome::pass);
-                ++(r.variant == "naive_tf32" ? naive_tf32_checked : igemm_tf32_checked);
-            } else {
-                CHECK(r.result == outcome::skipped);
-                CHECK_FALSE(r.reason.empty());
+            // relative to naive_tf32).
+            if (!in_domain(dense && r.c.type == dtype::f32, r.variant == "naive_tf32" ? naive_tf32_checked : igemm_tf32_checked)) {
                 continue;
             }
         } else if (r.variant == "cudnn_conv") {
@@ -544,16 +556,11 @@ TEST_CASE("conv1d implicit_gemm and cudnn_conv declare their domains", "[suites]
             CHECK(why.has_value());
             continue;
         }
-        const kernels::conv1d_dense_shape sh{static_cast<int>(c.dim("batch")), static_cast<int>(c.dim("cin")),
-                                             static_cast<int>(c.dim("cout")), static_cast<int>(c.dim("length")),
-                                             static_cast<int>(c.dim("stride"))};
+        const kernels::conv1d_dense_shape sh = dense_shape_of(c);
         CHECK(kernels::conv1d_dense_wgmma_tma_shape_unsupported(kernels::elem::bf16, sh) == nullptr);
-        const double c8 = static_cast<double>((c.dim("cin") + 7) / 8 * 8);
-        const double wp = 3.0 * static_cast<double>(c.dim("cout")) * c8 * 2;
-        const auto al = [](double v) { return std::ceil(v / 256) * 256; };
-        const double xt = al(static_cast<double>(c.dim("batch") * c.dim("length")) * c8 * 2);
+        const auto [wp, xt] = packed_operands(c, 2);
         CHECK(static_cast<double>(kernels::conv1d_dense_wgmma_tma_xt_bytes(sh)) == xt);
-        CHECK(static_cast<double>(wgmma->workspace_bytes(c)) == al(wp) + xt);
+        CHECK(static_cast<double>(wgmma->workspace_bytes(c)) == round_up_256(wp) + xt);
         const traffic_model m = wgmma->model(c), f = s.variants[1].model(c);
         CHECK(m.flops == f.flops);
         CHECK(m.bytes_written == f.bytes_written + wp + xt);
@@ -877,16 +884,11 @@ TEST_CASE("conv1d TF32 variants: their check, their domain, and what the relativ
             CHECK(wgmma_tf32->workspace_bytes(c) == 0);
             continue;
         }
-        const kernels::conv1d_dense_shape sh{static_cast<int>(c.dim("batch")), static_cast<int>(c.dim("cin")),
-                                             static_cast<int>(c.dim("cout")), static_cast<int>(c.dim("length")),
-                                             static_cast<int>(c.dim("stride"))};
+        const kernels::conv1d_dense_shape sh = dense_shape_of(c);
         CHECK(kernels::conv1d_dense_wgmma_tma_tf32_shape_unsupported(sh) == nullptr);
-        const double c4 = static_cast<double>((c.dim("cin") + 3) / 4 * 4);
-        const double wp = 3.0 * static_cast<double>(c.dim("cout")) * c4 * 4;
-        const auto al = [](double v) { return std::ceil(v / 256) * 256; };
-        const double xt = al(static_cast<double>(c.dim("batch") * c.dim("length")) * c4 * 4);
+        const auto [wp, xt] = packed_operands(c, 4);
         CHECK(static_cast<double>(kernels::conv1d_dense_wgmma_tma_tf32_xt_bytes(sh)) == xt);
-        CHECK(static_cast<double>(wgmma_tf32->workspace_bytes(c)) == al(wp) + xt);
+        CHECK(static_cast<double>(wgmma_tf32->workspace_bytes(c)) == round_up_256(wp) + xt);
         const traffic_model m = wgmma_tf32->model(c), f = s.variants[1].model(c);
         CHECK(m.flops == f.flops);
         CHECK(m.unit == compute_unit::tensor_tf32);
