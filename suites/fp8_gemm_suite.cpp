@@ -578,7 +578,7 @@ variant_config wgmma_block_variant_config(const wgmma_block_config& cfg) {
     variant_config v{cfg.name, cfg.description};
     v.supports = [&cfg](const case_desc& c) { return wgmma_block_domain(c, cfg); };
     if (cfg.options.split) {
-        // The stream-K partials and flags: sized for the current device's grid.
+        // The tail pieces' fp32 partials and ready flags: sized for the current device's grid.
         v.workspace_bytes = [&cfg](const case_desc& c) {
             return k::fp8_gemm_wgmma_workspace_bytes(kernel_shape(c), cfg.options, k::fp8_gemm_wgmma_device_sms());
         };
