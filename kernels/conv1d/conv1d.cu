@@ -193,106 +193,279 @@ __global__ void depthwise_fused_scalar(const T* __restrict__ x, const T* __restr
 }
 
 // Rows of a whole number of 16-byte vectors (E = 16 / sizeof(T) elements: 4 fp32, 8 bf16 / fp16),
-// x and y 16-byte aligned. Block (row blockIdx.x, span blockIdx.y) covers blockDim.x * VPT
-// consecutive vectors of one row, thread tid the vectors span + tid + k blockDim.x (k < VPT): one
-// contiguous stretch per block, as the copy ceiling's kernel, and VPT 16-byte loads in flight per
-// thread, all issued before any is used. The row's channel, weights and bias are per block. The
-// W - 1 inputs before a vector are the previous vector's last ones: lane - 1's (a warp shuffle, no
-// second read); lane 0 loads the previous vector itself (the neighbouring warp reads it too, so
-// it comes from L2, not DRAM); a row's first vector gets zeros. fp32: the accumulation order of
+// x and y 16-byte aligned: each thread turns whole vectors of x into vectors of y. The W - 1
+// inputs before a vector are the previous vector's last ones: lane - 1's (a warp shuffle, no
+// second read); lane 0 loads the previous vector's tail itself (the neighbouring warp reads it
+// too, so it comes from L2, not DRAM); a row's first vector gets zeros. With SHFL false every
+// thread loads the tail (no shuffles, one more load per thread). fp32: the accumulation order of
 // the other kernels (w[0] x[t - W + 1] first, the bias added last) and the accurate SiLU, the
 // scalar path's bit for bit. bf16 / fp16: the sum from the bias, weights and bias times log2(e),
 // SiLU by silu_log2e, two outputs rounded by one conversion, every instruction counted (at 33 MB
 // on an H100 the time of these types follows the instructions issued per output: NOTES.md).
+// HINT bit 0: y stored with st.global.cs (evict first), bit 1: x loaded with
+// ld.global.nc.L1::no_allocate; the output's bits do not depend on SHFL, HINT or the grid's form.
+template <typename T>
+using dw_halo_t = std::conditional_t<sizeof(T) == 2, uint2, uint4>;  // 16-bit: the last 8 bytes (4 elements >= W - 1)
+
+template <int HINT>
+__device__ __forceinline__ uint4 dw_load(const uint4* p) {
+    if constexpr ((HINT & 2) != 0) {
+        uint4 v;
+        asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(p));
+        return v;
+    } else {
+        return __ldg(p);
+    }
+}
+template <int HINT>
+__device__ __forceinline__ uint2 dw_load(const uint2* p) {
+    return __ldg(p);
+}
+template <int HINT>
+__device__ __forceinline__ void dw_store(uint4* p, const uint4& v) {
+    if constexpr ((HINT & 1) != 0) __stcs(p, v);
+    else *p = v;
+}
+
+// The halo of vector j of row xr (zeros for j = 0) where this thread needs it: every thread
+// without SHFL, lane 0 with it.
+template <typename T, bool SHFL, int HINT>
+__device__ __forceinline__ dw_halo_t<T> dw_halo(const uint4* xr, int j, bool lane0) {
+    using halo_t = dw_halo_t<T>;
+    halo_t prev{};
+    if ((!SHFL || lane0) && j > 0) prev = dw_load<HINT>(reinterpret_cast<const halo_t*>(xr + j) - 1);
+    return prev;
+}
+
+// Weights and bias of channel c in fp32; 16-bit outputs: times log2(e), for silu_log2e (one
+// rounding each, a few fp32 ulps on z against the output's 2^-9 / 2^-12).
+template <typename T, int W>
+__device__ __forceinline__ void dw_weights(const T* __restrict__ w, const T* __restrict__ bias, int c, float (&wv)[W], float& bc) {
+    constexpr bool half = sizeof(T) == 2;
+#pragma unroll
+    for (int k = 0; k < W; ++k) wv[k] = half ? ld(w, static_cast<std::size_t>(c) * W + k) * log2e_f : ld(w, static_cast<std::size_t>(c) * W + k);
+    bc = half ? ld(bias, c) * log2e_f : ld(bias, c);
+}
+
+// The E outputs of one vector of x. Every lane of the warp calls it (full-mask shuffles with
+// SHFL); `prev` holds the previous vector's tail where dw_halo loaded it. ACT false: the identity
+// for SiLU (the probe's no-activation reference; not launched by the suite).
+template <typename T, int W, bool SHFL, bool ACT = true>
+__device__ __forceinline__ uint4 dw_outputs(const uint4& cur, const dw_halo_t<T>& prev, bool lane0, const float (&wv)[W], float bc) {
+    constexpr int E = 16 / static_cast<int>(sizeof(T));
+    constexpr bool half = sizeof(T) == 2;
+    using halo_t = dw_halo_t<T>;
+    constexpr int HE = static_cast<int>(sizeof(halo_t) / sizeof(T));
+    static_assert(W - 1 <= HE, "the halo must lie in what dw_halo loads");
+    // Element i of a vector of 16 or 8 bytes, in fp32.
+    auto elem = [](const auto& vec, int i) {
+        if constexpr (half) return elem_of<T>(reinterpret_cast<const std::uint32_t*>(&vec), i);
+        else return reinterpret_cast<const float*>(&vec)[i];
+    };
+    float v[E + W - 1];
+#pragma unroll
+    for (int e = 0; e < E; ++e) v[W - 1 + e] = elem(cur, e);
+#pragma unroll
+    for (int h = 0; h < W - 1; ++h) {
+        if constexpr (SHFL) {
+            // Every lane shuffles (full mask); lane - 1's v[E + h] is its element E - (W - 1) + h.
+            const float up = __shfl_up_sync(0xffffffffu, v[E + h], 1);
+            v[h] = lane0 ? elem(prev, HE - (W - 1) + h) : up;
+        } else {
+            v[h] = elem(prev, HE - (W - 1) + h);
+        }
+    }
+    uint4 res;
+    if constexpr (half) {
+        // From the bias: W FMAs per output (no multiply and add of its own), z log2(e) in s.
+        std::uint32_t* o = reinterpret_cast<std::uint32_t*>(&res);
+#pragma unroll
+        for (int e0 = 0; e0 < E; e0 += 2) {
+            float yv[2];
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                float acc = bc;
+#pragma unroll
+                for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e0 + e + q], acc);
+                yv[e] = ACT ? silu_log2e(acc) : acc;
+            }
+            o[e0 / 2] = pack2<T>(yv[0], yv[1]);
+        }
+    } else {
+        alignas(16) T out[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            float acc = 0.0f;
+#pragma unroll
+            for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e + q], acc);
+            out[e] = from_f32<T>(ACT ? silu(acc + bc) : acc + bc);
+        }
+        res = *reinterpret_cast<const uint4*>(out);
+    }
+    return res;
+}
+
+// One block per contiguous stretch of blockDim.x * VPT vectors of a row, thread tid the vectors
+// span + tid + k blockDim.x (k < VPT), all VPT loads issued before any is used, the row's weights
+// and bias once per block. GRID3 false: grid (rows, spans), the channel rows % channels; GRID3
+// true: grid (spans, channels, batch), neighbouring blocks on neighbouring stretches (the copy
+// kernel's order) and no division for the channel.
 // __launch_bounds__(256, 8): 32 registers, 8 blocks of 256 per SM, no spills (left free, ptxas
-// takes 35-39 registers for bf16 / fp16 at width 4: 6 blocks per SM).
-template <typename T, int W, int VPT>
+// takes 35-39 for bf16 / fp16 at width 4: 6 blocks per SM).
+template <typename T, int W, int VPT, bool GRID3, int HINT, bool SHFL, bool ACT = true>
 __global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                                                            T* __restrict__ y, int channels, int vecs_per_row) {
-    constexpr int E = 16 / static_cast<int>(sizeof(T));
-    static_assert(W - 1 <= E, "the halo must lie in one vector");
-    const std::size_t r = blockIdx.x;
+    static_assert(W - 1 <= 16 / static_cast<int>(sizeof(T)), "the halo must lie in one vector");
+    const unsigned span = GRID3 ? blockIdx.x : blockIdx.y;
+    const std::size_t r = GRID3 ? static_cast<std::size_t>(blockIdx.z) * channels + blockIdx.y : blockIdx.x;
     const uint4* xr = reinterpret_cast<const uint4*>(x) + r * static_cast<std::size_t>(vecs_per_row);
     uint4* yr = reinterpret_cast<uint4*>(y) + r * static_cast<std::size_t>(vecs_per_row);
-    const int j0 = static_cast<int>(blockIdx.y * blockDim.x * VPT + threadIdx.x);
+    const int j0 = static_cast<int>(span * blockDim.x * VPT + threadIdx.x);
     const bool lane0 = (threadIdx.x & 31u) == 0;
-    constexpr bool half = sizeof(T) == 2;
-    // What lane 0 loads of the previous vector: its last 8 bytes for 16-bit types (4 elements, at
-    // least the W - 1 of the halo; half the registers of a whole vector), all 16 for fp32.
-    using halo_t = std::conditional_t<half, uint2, uint4>;
-    constexpr int HE = static_cast<int>(sizeof(halo_t) / sizeof(T));
-    static_assert(W - 1 <= HE, "the halo must lie in what lane 0 loads");
     uint4 cur[VPT];
-    halo_t prev[VPT];
+    dw_halo_t<T> prev[VPT];
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
         cur[k] = make_uint4(0, 0, 0, 0);
-        prev[k] = halo_t{};  // zeros: the causal padding before a row's first vector
+        prev[k] = dw_halo_t<T>{};  // zeros: the causal padding before a row's first vector
         if (j < vecs_per_row) {
-            cur[k] = __ldg(xr + j);
-            if (lane0 && j > 0) prev[k] = __ldg(reinterpret_cast<const halo_t*>(xr + j) - 1);
+            cur[k] = dw_load<HINT>(xr + j);
+            prev[k] = dw_halo<T, SHFL, HINT>(xr, j, lane0);
         }
     }
-    const int c = static_cast<int>(blockIdx.x % static_cast<unsigned>(channels));
-    // 16-bit outputs: weights and bias times log2(e), for silu_log2e (one rounding each, a few
-    // fp32 ulps on z against the output's 2^-9 / 2^-12).
-    float wv[W];
-#pragma unroll
-    for (int k = 0; k < W; ++k) wv[k] = half ? ld(w, static_cast<std::size_t>(c) * W + k) * log2e_f : ld(w, static_cast<std::size_t>(c) * W + k);
-    const float bc = half ? ld(bias, c) * log2e_f : ld(bias, c);
+    const int c = GRID3 ? static_cast<int>(blockIdx.y) : static_cast<int>(blockIdx.x % static_cast<unsigned>(channels));
+    float wv[W], bc;
+    dw_weights<T, W>(w, bias, c, wv, bc);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
-        // Element i of a vector of 16 or 8 bytes, in fp32.
-        auto elem = [](const auto& vec, int i) {
-            if constexpr (half) return elem_of<T>(reinterpret_cast<const std::uint32_t*>(&vec), i);
-            else return reinterpret_cast<const float*>(&vec)[i];
-        };
-        float v[E + W - 1];
-#pragma unroll
-        for (int e = 0; e < E; ++e) v[W - 1 + e] = elem(cur[k], e);
-#pragma unroll
-        for (int h = 0; h < W - 1; ++h) {
-            // Every lane shuffles (full mask); lane - 1's v[E + h] is its element E - (W - 1) + h.
-            const float up = __shfl_up_sync(0xffffffffu, v[E + h], 1);
-            v[h] = lane0 ? elem(prev[k], HE - (W - 1) + h) : up;
-        }
-        uint4 res;
-        if constexpr (half) {
-            // From the bias: W FMAs per output (no multiply and add of its own), z log2(e) in s.
-            std::uint32_t* o = reinterpret_cast<std::uint32_t*>(&res);
-#pragma unroll
-            for (int e0 = 0; e0 < E; e0 += 2) {
-                float yv[2];
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    float acc = bc;
-#pragma unroll
-                    for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e0 + e + q], acc);
-                    yv[e] = silu_log2e(acc);
-                }
-                o[e0 / 2] = pack2<T>(yv[0], yv[1]);
-            }
-        } else {
-            alignas(16) T out[E];
-#pragma unroll
-            for (int e = 0; e < E; ++e) {
-                float acc = 0.0f;
-#pragma unroll
-                for (int q = 0; q < W; ++q) acc = fmaf(wv[q], v[e + q], acc);
-                out[e] = from_f32<T>(silu(acc + bc));
-            }
-            res = *reinterpret_cast<const uint4*>(out);
-        }
-        if (j < vecs_per_row) yr[j] = res;
+        const uint4 res = dw_outputs<T, W, SHFL, ACT>(cur[k], prev[k], lane0, wv, bc);
+        if (j < vecs_per_row) dw_store<HINT>(yr + j, res);
     }
 }
 
-// 16-byte vectors in flight per thread of depthwise_fused_vec (fp32, bf16 / fp16), and its widest
-// block. bf16 / fp16 take 1 (H100 probe, NOTES.md: at b1 c2048 L4096 12.54 / 12.58 us against
-// 13.02 / 13.09 with 2, the same within 0.3% at c4096 L4096, 2% slower at 134-268 MB).
-constexpr int dw_vecs_per_thread_f32 = 2, dw_vecs_per_thread_16 = 1, dw_max_threads = 256;
+// Persistent form: grid = the resident blocks (at most one per tile), tiles = rows x spans of
+// blockDim.x vectors (span fastest), block b on tiles b, b + gridDim.x, ..., the next tile's x,
+// halo, weights and bias loaded before the current tile's arithmetic (loads in flight while the
+// SM computes). (row, span, channel) advance by the launcher's constants: no division in the loop.
+template <typename T, int W, int HINT, bool SHFL>
+__global__ void __launch_bounds__(256, 8) depthwise_fused_persist(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+                                                               T* __restrict__ y, int channels, int vecs_per_row, int spans,
+                                                               std::size_t tiles, std::size_t step_row, int step_span, int step_c) {
+    std::size_t tile = blockIdx.x;
+    if (tile >= tiles) return;
+    int span = static_cast<int>(tile % static_cast<unsigned>(spans));
+    std::size_t row = tile / static_cast<unsigned>(spans);
+    int c = static_cast<int>(row % static_cast<unsigned>(channels));
+    const bool lane0 = (threadIdx.x & 31u) == 0;
+    struct stage {
+        uint4 cur;
+        dw_halo_t<T> prev;
+        float wv[W], bc;
+    };
+    auto load = [&](std::size_t rw, int sp, int ch, stage& s) {
+        const uint4* xr = reinterpret_cast<const uint4*>(x) + rw * static_cast<std::size_t>(vecs_per_row);
+        const int j = sp * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
+        s.cur = make_uint4(0, 0, 0, 0);
+        s.prev = dw_halo_t<T>{};
+        if (j < vecs_per_row) {
+            s.cur = dw_load<HINT>(xr + j);
+            s.prev = dw_halo<T, SHFL, HINT>(xr, j, lane0);
+        }
+        dw_weights<T, W>(w, bias, ch, s.wv, s.bc);
+    };
+    stage now;
+    load(row, span, c, now);
+    for (;;) {
+        std::size_t row_n = row + step_row;
+        int span_n = span + step_span, c_n = c + step_c;
+        if (span_n >= spans) {
+            span_n -= spans;
+            ++row_n;
+            ++c_n;
+        }
+        if (c_n >= channels) c_n -= channels;
+        tile += gridDim.x;
+        const bool more = tile < tiles;
+        stage next;
+        if (more) load(row_n, span_n, c_n, next);
+        const int j = span * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
+        const uint4 res = dw_outputs<T, W, SHFL>(now.cur, now.prev, lane0, now.wv, now.bc);
+        if (j < vecs_per_row) dw_store<HINT>(reinterpret_cast<uint4*>(y) + row * static_cast<std::size_t>(vecs_per_row) + j, res);
+        if (!more) break;
+        row = row_n;
+        span = span_n;
+        c = c_n;
+        now = next;
+    }
+}
+
+// How the vector path runs for one element type and size: form 0 = depthwise_fused_vec on grid
+// (rows, spans), 1 = on grid (spans, channels, batch), 2 = depthwise_fused_persist; threads per
+// block (at most 256, fewer for short rows); vectors per thread (forms 0 and 1); HINT; SHFL.
+template <int FORM, int THREADS, int VPT, int HINT, bool SHFL>
+struct dw_config {};
+
+// Launches the vector path in configuration CFG (a dw_config); the caller has checked that the
+// rows are whole 16-byte vectors from 16-byte aligned bases. Form 1 falls back to form 0 where
+// channels or batch exceed the grid's 65535 blocks in y / z.
+template <typename T, int W, int FORM, int THREADS, int VPT, int HINT, bool SHFL, bool ACT = true>
+void launch_dw_vec(dw_config<FORM, THREADS, VPT, HINT, SHFL>, const T* x, const T* w, const T* bias, T* y, const conv1d_depthwise_shape& s,
+                   cudaStream_t stream) {
+    constexpr int E = 16 / static_cast<int>(sizeof(T));
+    const int vecs_per_row = s.length / E;
+    constexpr int vpt = FORM == 2 ? 1 : VPT;
+    const int threads = std::max(32, std::min(THREADS, ((vecs_per_row + vpt - 1) / vpt + 31) / 32 * 32));
+    const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * vpt - 1) / (static_cast<long long>(threads) * vpt);
+    const std::size_t rows = static_cast<std::size_t>(s.batch) * s.channels;
+    if constexpr (FORM == 2) {
+        static_assert(ACT, "the persistent form has no identity variant");
+        auto kernel = depthwise_fused_persist<T, W, HINT, SHFL>;
+        int dev = 0, per_sm = 0;
+        check_call(cudaGetDevice(&dev), "cudaGetDevice");
+        check_call(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+        const std::size_t tiles = rows * static_cast<std::size_t>(spans);
+        const std::size_t grid = std::min<std::size_t>(tiles, static_cast<std::size_t>(std::max(per_sm, 1)) * cached_sm_count(dev));
+        const std::size_t step_row = grid / static_cast<std::size_t>(spans);
+        kernel<<<static_cast<unsigned>(grid), threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row, static_cast<int>(spans), tiles, step_row,
+                                                                    static_cast<int>(grid % static_cast<std::size_t>(spans)),
+                                                                    static_cast<int>(step_row % static_cast<std::size_t>(s.channels)));
+    } else {
+        if constexpr (FORM == 1) {
+            if (s.channels <= 65535 && s.batch <= 65535) {
+                const dim3 grid(static_cast<unsigned>(spans), static_cast<unsigned>(s.channels), static_cast<unsigned>(s.batch));
+                depthwise_fused_vec<T, W, VPT, true, HINT, SHFL, ACT><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+                return;
+            }
+        }
+        const dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>(spans));
+        depthwise_fused_vec<T, W, VPT, false, HINT, SHFL, ACT><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+    }
+}
+
+// Whether launch_dw_vec can take the shape: rows of whole vectors from 16-byte aligned bases,
+// rows and spans within the grid's limits (forms 0 / 1).
+template <typename T>
+bool dw_vec_fits(const void* x, const void* y, const conv1d_depthwise_shape& s, int threads_max, int vpt) {
+    constexpr int E = 16 / static_cast<int>(sizeof(T));
+    const int vecs_per_row = s.length / E;
+    const int threads = std::max(32, std::min(threads_max, ((vecs_per_row + vpt - 1) / vpt + 31) / 32 * 32));
+    const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * vpt - 1) / (static_cast<long long>(threads) * vpt);
+    const std::size_t rows = static_cast<std::size_t>(s.batch) * s.channels;
+    return s.length % E == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0 && rows <= 0x7fffffffu &&
+           spans <= 65535;
+}
+
+// The configurations the launcher takes. fp32: grid (rows, spans), 256 threads, 2 vectors per
+// thread. bf16 / fp16: one configuration up to dw16_small_max_vectors vectors of x, another above
+// (H100 probe and suite, NOTES.md).
+using dw_config_f32 = dw_config<0, 256, 2, 0, true>;
+using dw_config_16_small = dw_config<0, 256, 1, 0, true>;  // PICK_SMALL
+using dw_config_16_large = dw_config<0, 256, 1, 0, true>;  // PICK_LARGE
+constexpr std::size_t dw16_small_max_vectors = std::size_t{1} << 21;
 
 // ------------------------------------------------------------------ decode
 template <typename T>
@@ -459,28 +632,26 @@ void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const v
     dispatch_elem(t, [&](auto tag) {
         using T = decltype(tag);
         constexpr int E = 16 / static_cast<int>(sizeof(T));
-        const int vecs_per_row = s.length / E;
-        // The vector path: rows of whole 16-byte vectors from 16-byte aligned bases. Block: up to
-        // 256 threads (fewer for short rows, a multiple of 32 for the warp shuffle), VPT vectors
-        // each; grid: rows x spans of a row.
-        constexpr int vpt = sizeof(T) == 2 ? dw_vecs_per_thread_16 : dw_vecs_per_thread_f32;
-        const int threads = std::max(32, std::min(dw_max_threads, ((vecs_per_row + vpt - 1) / vpt + 31) / 32 * 32));
-        const long long spans =
-            (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * vpt - 1) / (static_cast<long long>(threads) * vpt);
-        const bool vec = s.length % E == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 &&
-                         reinterpret_cast<std::uintptr_t>(y) % 16 == 0 && rows_of(s) <= 0x7fffffffu && spans <= 65535;
+        const std::size_t vectors = rows_of(s) * static_cast<std::size_t>(s.length / E);
         auto go = [&](auto width_tag) {
             constexpr int W = decltype(width_tag)::value;
-            if (vec) {
-                const dim3 grid(static_cast<unsigned>(rows_of(s)), static_cast<unsigned>(spans));
-                depthwise_fused_vec<T, W, vpt><<<grid, threads, 0, stream>>>(
-                    static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y), s.channels,
-                    vecs_per_row);
+            const T* xt = static_cast<const T*>(x);
+            const T* wt = static_cast<const T*>(w);
+            const T* bt = static_cast<const T*>(bias);
+            T* yt = static_cast<T*>(y);
+            // The vector path where the rows are whole 16-byte vectors from 16-byte aligned bases;
+            // every configuration's check is the same (256 threads at most, vpt 1 or 2 at most).
+            if (dw_vec_fits<T>(x, y, s, 256, sizeof(T) == 2 ? 1 : 2)) {
+                if constexpr (sizeof(T) == 2) {
+                    if (vectors <= dw16_small_max_vectors) launch_dw_vec<T, W>(dw_config_16_small{}, xt, wt, bt, yt, s, stream);
+                    else launch_dw_vec<T, W>(dw_config_16_large{}, xt, wt, bt, yt, s, stream);
+                } else {
+                    launch_dw_vec<T, W>(dw_config_f32{}, xt, wt, bt, yt, s, stream);
+                }
             } else {
                 const std::size_t n = rows_of(s) * static_cast<std::size_t>((s.length + 7) / 8);
-                depthwise_fused_scalar<T, W><<<std::min(grid_for(n, 256), 65535u * 32u), 256, 0, stream>>>(
-                    static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(bias), static_cast<T*>(y), rows_of(s),
-                    s.channels, s.length);
+                depthwise_fused_scalar<T, W><<<std::min(grid_for(n, 256), 65535u * 32u), 256, 0, stream>>>(xt, wt, bt, yt, rows_of(s), s.channels,
+                                                                                                          s.length);
             }
         };
         switch (s.width) {
