@@ -203,15 +203,27 @@ __global__ void depthwise_fused_scalar(const T* __restrict__ x, const T* __restr
 // SiLU by silu_log2e, two outputs rounded by one conversion, every instruction counted (at 33 MB
 // on an H100 the time of these types follows the instructions issued per output: NOTES.md).
 // HINT bit 0: y stored with st.global.cs (evict first), bit 1: x loaded with
-// ld.global.nc.L1::no_allocate; the output's bits do not depend on SHFL, HINT or the grid's form.
+// ld.global.nc.L1::no_allocate, bit 2: with the L2::256B prefetch hint; the output's bits do not depend on SHFL, HINT or the grid's form.
 template <typename T>
 using dw_halo_t = std::conditional_t<sizeof(T) == 2, uint2, uint4>;  // 16-bit: the last 8 bytes (4 elements >= W - 1)
 
 template <int HINT>
 __device__ __forceinline__ uint4 dw_load(const uint4* p) {
-    if constexpr ((HINT & 2) != 0) {
+    if constexpr ((HINT & 6) == 6) {
+        uint4 v;
+        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(p));
+        return v;
+    } else if constexpr ((HINT & 2) != 0) {
         uint4 v;
         asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(p));
+        return v;
+    } else if constexpr ((HINT & 4) != 0) {
+        uint4 v;
+        asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
                      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                      : "l"(p));
         return v;
@@ -312,10 +324,11 @@ __device__ __forceinline__ uint4 dw_outputs(const uint4& cur, const dw_halo_t<T>
 // and bias once per block. GRID3 false: grid (rows, spans), the channel rows % channels; GRID3
 // true: grid (spans, channels, batch), neighbouring blocks on neighbouring stretches (the copy
 // kernel's order) and no division for the channel.
-// __launch_bounds__(256, 8): 32 registers, 8 blocks of 256 per SM, no spills (left free, ptxas
-// takes 35-39 for bf16 / fp16 at width 4: 6 blocks per SM).
-template <typename T, int W, int VPT, bool GRID3, int HINT, bool SHFL, bool ACT = true>
-__global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+// __launch_bounds__(MAXT, 2048 / MAXT): 32 registers, 2048 threads per SM, no spills (left free,
+// ptxas takes 35-39 for bf16 / fp16 at width 4: 6 blocks of 256 per SM); MAXT: 256, or the block
+// where it is wider.
+template <typename T, int W, int VPT, bool GRID3, int HINT, bool SHFL, bool ACT = true, int MAXT = 256>
+__global__ void __launch_bounds__(MAXT, 2048 / MAXT) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                                                            T* __restrict__ y, int channels, int vecs_per_row) {
     static_assert(W - 1 <= 16 / static_cast<int>(sizeof(T)), "the halo must lie in one vector");
     const unsigned span = GRID3 ? blockIdx.x : blockIdx.y;
@@ -405,19 +418,23 @@ __global__ void __launch_bounds__(256, 8) depthwise_fused_persist(const T* __res
 
 // How the vector path runs for one element type and size: form 0 = depthwise_fused_vec on grid
 // (rows, spans), 1 = on grid (spans, channels, batch), 2 = depthwise_fused_persist; threads per
-// block (at most 256, fewer for short rows); vectors per thread (forms 0 and 1); HINT; SHFL.
+// block (at most 1024, fewer for short rows; the persistent form at most 256); vectors per thread (forms 0 and 1); HINT; SHFL.
 template <int FORM, int THREADS, int VPT, int HINT, bool SHFL>
 struct dw_config {};
 
-// Launches the vector path in configuration CFG (a dw_config); the caller has checked that the
-// rows are whole 16-byte vectors from 16-byte aligned bases. Form 1 falls back to form 0 where
-// channels or batch exceed the grid's 65535 blocks in y / z.
+// Launches the vector path in configuration CFG (a dw_config) and returns true where it can take
+// the shape: rows of whole 16-byte vectors from 16-byte aligned bases, the grid within its limits
+// (form 1 falls back to form 0 where channels or batch exceed 65535 blocks in y / z); false, with
+// nothing launched, otherwise.
 template <typename T, int W, int FORM, int THREADS, int VPT, int HINT, bool SHFL, bool ACT = true>
-void launch_dw_vec(dw_config<FORM, THREADS, VPT, HINT, SHFL>, const T* x, const T* w, const T* bias, T* y, const conv1d_depthwise_shape& s,
+bool launch_dw_vec(dw_config<FORM, THREADS, VPT, HINT, SHFL>, const T* x, const T* w, const T* bias, T* y, const conv1d_depthwise_shape& s,
                    cudaStream_t stream) {
     constexpr int E = 16 / static_cast<int>(sizeof(T));
+    if (s.length % E != 0 || reinterpret_cast<std::uintptr_t>(x) % 16 != 0 || reinterpret_cast<std::uintptr_t>(y) % 16 != 0) return false;
     const int vecs_per_row = s.length / E;
     constexpr int vpt = FORM == 2 ? 1 : VPT;
+    constexpr int maxt = THREADS > 256 ? THREADS : 256;
+    static_assert(FORM != 2 || THREADS <= 256, "the persistent form's launch bound is 256 threads");
     const int threads = std::max(32, std::min(THREADS, ((vecs_per_row + vpt - 1) / vpt + 31) / 32 * 32));
     const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * vpt - 1) / (static_cast<long long>(threads) * vpt);
     const std::size_t rows = static_cast<std::size_t>(s.batch) * s.channels;
@@ -433,30 +450,20 @@ void launch_dw_vec(dw_config<FORM, THREADS, VPT, HINT, SHFL>, const T* x, const 
         kernel<<<static_cast<unsigned>(grid), threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row, static_cast<int>(spans), tiles, step_row,
                                                                     static_cast<int>(grid % static_cast<std::size_t>(spans)),
                                                                     static_cast<int>(step_row % static_cast<std::size_t>(s.channels)));
+        return true;
     } else {
         if constexpr (FORM == 1) {
             if (s.channels <= 65535 && s.batch <= 65535) {
                 const dim3 grid(static_cast<unsigned>(spans), static_cast<unsigned>(s.channels), static_cast<unsigned>(s.batch));
-                depthwise_fused_vec<T, W, VPT, true, HINT, SHFL, ACT><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
-                return;
+                depthwise_fused_vec<T, W, VPT, true, HINT, SHFL, ACT, maxt><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+                return true;
             }
         }
+        if (rows > 0x7fffffffu || spans > 65535) return false;
         const dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>(spans));
-        depthwise_fused_vec<T, W, VPT, false, HINT, SHFL, ACT><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+        depthwise_fused_vec<T, W, VPT, false, HINT, SHFL, ACT, maxt><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+        return true;
     }
-}
-
-// Whether launch_dw_vec can take the shape: rows of whole vectors from 16-byte aligned bases,
-// rows and spans within the grid's limits (forms 0 / 1).
-template <typename T>
-bool dw_vec_fits(const void* x, const void* y, const conv1d_depthwise_shape& s, int threads_max, int vpt) {
-    constexpr int E = 16 / static_cast<int>(sizeof(T));
-    const int vecs_per_row = s.length / E;
-    const int threads = std::max(32, std::min(threads_max, ((vecs_per_row + vpt - 1) / vpt + 31) / 32 * 32));
-    const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * vpt - 1) / (static_cast<long long>(threads) * vpt);
-    const std::size_t rows = static_cast<std::size_t>(s.batch) * s.channels;
-    return s.length % E == 0 && reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0 && rows <= 0x7fffffffu &&
-           spans <= 65535;
 }
 
 // The configurations the launcher takes. fp32: grid (rows, spans), 256 threads, 2 vectors per
@@ -639,16 +646,15 @@ void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const v
             const T* wt = static_cast<const T*>(w);
             const T* bt = static_cast<const T*>(bias);
             T* yt = static_cast<T*>(y);
-            // The vector path where the rows are whole 16-byte vectors from 16-byte aligned bases;
-            // every configuration's check is the same (256 threads at most, vpt 1 or 2 at most).
-            if (dw_vec_fits<T>(x, y, s, 256, sizeof(T) == 2 ? 1 : 2)) {
-                if constexpr (sizeof(T) == 2) {
-                    if (vectors <= dw16_small_max_vectors) launch_dw_vec<T, W>(dw_config_16_small{}, xt, wt, bt, yt, s, stream);
-                    else launch_dw_vec<T, W>(dw_config_16_large{}, xt, wt, bt, yt, s, stream);
-                } else {
-                    launch_dw_vec<T, W>(dw_config_f32{}, xt, wt, bt, yt, s, stream);
-                }
+            // The vector path where it takes the shape, else the scalar path.
+            bool done = false;
+            if constexpr (sizeof(T) == 2) {
+                if (vectors <= dw16_small_max_vectors) done = launch_dw_vec<T, W>(dw_config_16_small{}, xt, wt, bt, yt, s, stream);
+                else done = launch_dw_vec<T, W>(dw_config_16_large{}, xt, wt, bt, yt, s, stream);
             } else {
+                done = launch_dw_vec<T, W>(dw_config_f32{}, xt, wt, bt, yt, s, stream);
+            }
+            if (!done) {
                 const std::size_t n = rows_of(s) * static_cast<std::size_t>((s.length + 7) / 8);
                 depthwise_fused_scalar<T, W><<<std::min(grid_for(n, 256), 65535u * 32u), 256, 0, stream>>>(xt, wt, bt, yt, rows_of(s), s.channels,
                                                                                                           s.length);
