@@ -196,81 +196,44 @@ __global__ void depthwise_fused_scalar(const T* __restrict__ x, const T* __restr
 // x and y 16-byte aligned: each thread turns whole vectors of x into vectors of y. The W - 1
 // inputs before a vector are the previous vector's last ones: lane - 1's (a warp shuffle, no
 // second read); lane 0 loads the previous vector's tail itself (the neighbouring warp reads it
-// too, so it comes from L2, not DRAM); a row's first vector gets zeros. With SHFL false every
-// thread loads the tail (no shuffles, one more load per thread). fp32: the accumulation order of
-// the other kernels (w[0] x[t - W + 1] first, the bias added last) and the accurate SiLU, the
-// scalar path's bit for bit. bf16 / fp16: the sum from the bias, weights and bias times log2(e),
-// SiLU by silu_log2e, two outputs rounded by one conversion, every instruction counted (at 33 MB
-// on an H100 the time of these types follows the instructions issued per output: NOTES.md).
-// HINT bit 0: y stored with st.global.cs (evict first), bit 1: x loaded with
-// ld.global.nc.L1::no_allocate, bit 2: with the L2::256B prefetch hint; the output's bits do not depend on SHFL, HINT or the grid's form.
+// too, so it comes from L2, not DRAM); a row's first vector gets zeros. fp32: the accumulation
+// order of the other kernels (w[0] x[t - W + 1] first, the bias added last) and the accurate SiLU,
+// the scalar path's bit for bit. bf16 / fp16: the sum from the bias, weights and bias times
+// log2(e), SiLU by silu_log2e, two outputs rounded by one conversion, every instruction counted
+// (at 33 MB on an H100 the time of these types follows the instructions issued per output:
+// NOTES.md). The output's bits depend on none of the launch choices below.
 template <typename T>
 using dw_halo_t = std::conditional_t<sizeof(T) == 2, uint2, uint4>;  // 16-bit: the last 8 bytes (4 elements >= W - 1)
 
-template <int HINT>
-__device__ __forceinline__ uint4 dw_load(const uint4* p) {
-    if constexpr ((HINT & 6) == 6) {
-        uint4 v;
-        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                     : "l"(p));
-        return v;
-    } else if constexpr ((HINT & 2) != 0) {
-        uint4 v;
-        asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                     : "l"(p));
-        return v;
-    } else if constexpr ((HINT & 4) != 0) {
-        uint4 v;
-        asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                     : "l"(p));
-        return v;
-    } else {
-        return __ldg(p);
-    }
-}
-template <int HINT>
-__device__ __forceinline__ uint2 dw_load(const uint2* p) {
-    return __ldg(p);
-}
-template <int HINT>
-__device__ __forceinline__ void dw_store(uint4* p, const uint4& v) {
-    if constexpr ((HINT & 1) != 0) __stcs(p, v);
-    else *p = v;
-}
-
-// The halo of vector j of row xr (zeros for j = 0) where this thread needs it: every thread
-// without SHFL, lane 0 with it.
-template <typename T, bool SHFL, int HINT>
-__device__ __forceinline__ dw_halo_t<T> dw_halo(const uint4* xr, int j, bool lane0) {
-    using halo_t = dw_halo_t<T>;
-    halo_t prev{};
-    if ((!SHFL || lane0) && j > 0) prev = dw_load<HINT>(reinterpret_cast<const halo_t*>(xr + j) - 1);
-    return prev;
-}
-
 // Weights and bias of channel c in fp32; 16-bit outputs: times log2(e), for silu_log2e (one
-// rounding each, a few fp32 ulps on z against the output's 2^-9 / 2^-12).
-template <typename T, int W>
+// rounding each, a few fp32 ulps on z against the output's 2^-9 / 2^-12). WVEC: 16-bit weights of
+// width 2 or 4 by one 4- or 8-byte load where w is aligned for it (the same values).
+template <typename T, int W, bool WVEC>
 __device__ __forceinline__ void dw_weights(const T* __restrict__ w, const T* __restrict__ bias, int c, float (&wv)[W], float& bc) {
     constexpr bool half = sizeof(T) == 2;
+    bc = half ? ld(bias, c) * log2e_f : ld(bias, c);
+    if constexpr (half && WVEC && (W == 2 || W == 4)) {
+        using wvec_t = std::conditional_t<W == 4, uint2, std::uint32_t>;
+        if (reinterpret_cast<std::uintptr_t>(w) % sizeof(wvec_t) == 0) {
+            const wvec_t packed = __ldg(reinterpret_cast<const wvec_t*>(w) + c);
+#pragma unroll
+            for (int k = 0; k < W; ++k) wv[k] = elem_of<T>(reinterpret_cast<const std::uint32_t*>(&packed), k) * log2e_f;
+            return;
+        }
+    }
 #pragma unroll
     for (int k = 0; k < W; ++k) wv[k] = half ? ld(w, static_cast<std::size_t>(c) * W + k) * log2e_f : ld(w, static_cast<std::size_t>(c) * W + k);
-    bc = half ? ld(bias, c) * log2e_f : ld(bias, c);
 }
 
-// The E outputs of one vector of x. Every lane of the warp calls it (full-mask shuffles with
-// SHFL); `prev` holds the previous vector's tail where dw_halo loaded it. ACT false: the identity
-// for SiLU (the probe's no-activation reference; not launched by the suite).
-template <typename T, int W, bool SHFL, bool ACT = true>
+// The E outputs of one vector of x. Every lane of the warp calls it (full-mask shuffles); lane 0's
+// `prev` holds the previous vector's tail (zeros at a row's start). ACT false: the identity for
+// SiLU (a probe's no-activation reference; the suite's launcher never takes it).
+template <typename T, int W, bool ACT = true>
 __device__ __forceinline__ uint4 dw_outputs(const uint4& cur, const dw_halo_t<T>& prev, bool lane0, const float (&wv)[W], float bc) {
     constexpr int E = 16 / static_cast<int>(sizeof(T));
     constexpr bool half = sizeof(T) == 2;
-    using halo_t = dw_halo_t<T>;
-    constexpr int HE = static_cast<int>(sizeof(halo_t) / sizeof(T));
-    static_assert(W - 1 <= HE, "the halo must lie in what dw_halo loads");
+    constexpr int HE = static_cast<int>(sizeof(dw_halo_t<T>) / sizeof(T));
+    static_assert(W - 1 <= HE, "the halo must lie in what lane 0 loads");
     // Element i of a vector of 16 or 8 bytes, in fp32.
     auto elem = [](const auto& vec, int i) {
         if constexpr (half) return elem_of<T>(reinterpret_cast<const std::uint32_t*>(&vec), i);
@@ -281,13 +244,9 @@ __device__ __forceinline__ uint4 dw_outputs(const uint4& cur, const dw_halo_t<T>
     for (int e = 0; e < E; ++e) v[W - 1 + e] = elem(cur, e);
 #pragma unroll
     for (int h = 0; h < W - 1; ++h) {
-        if constexpr (SHFL) {
-            // Every lane shuffles (full mask); lane - 1's v[E + h] is its element E - (W - 1) + h.
-            const float up = __shfl_up_sync(0xffffffffu, v[E + h], 1);
-            v[h] = lane0 ? elem(prev, HE - (W - 1) + h) : up;
-        } else {
-            v[h] = elem(prev, HE - (W - 1) + h);
-        }
+        // Every lane shuffles (full mask); lane - 1's v[E + h] is its element E - (W - 1) + h.
+        const float up = __shfl_up_sync(0xffffffffu, v[E + h], 1);
+        v[h] = lane0 ? elem(prev, HE - (W - 1) + h) : up;
     }
     uint4 res;
     if constexpr (half) {
@@ -319,20 +278,36 @@ __device__ __forceinline__ uint4 dw_outputs(const uint4& cur, const dw_halo_t<T>
     return res;
 }
 
+// The grid of depthwise_fused_vec: which block index is the row (channel, batch) and which the span.
+// rows_spans: (rows, spans), the channel rows % channels (an integer division per block);
+// spans_channels_batch: (spans, channels, batch), neighbouring blocks on neighbouring stretches
+// of a row (the copy kernel's order); channels_spans_batch: (channels, spans, batch), the order
+// of rows_spans at batch 1 without the division.
+enum class dw_grid { rows_spans, spans_channels_batch, channels_spans_batch };
+
 // One block per contiguous stretch of blockDim.x * VPT vectors of a row, thread tid the vectors
 // span + tid + k blockDim.x (k < VPT), all VPT loads issued before any is used, the row's weights
-// and bias once per block. GRID3 false: grid (rows, spans), the channel rows % channels; GRID3
-// true: grid (spans, channels, batch), neighbouring blocks on neighbouring stretches (the copy
-// kernel's order) and no division for the channel.
-// __launch_bounds__(MAXT, 2048 / MAXT): 32 registers, 2048 threads per SM, no spills (left free,
-// ptxas takes 35-39 for bf16 / fp16 at width 4: 6 blocks of 256 per SM); MAXT: 256, or the block
-// where it is wider.
-template <typename T, int W, int VPT, bool GRID3, int HINT, bool SHFL, bool ACT = true, int MAXT = 256>
-__global__ void __launch_bounds__(MAXT, 2048 / MAXT) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
+// and bias once per block. __launch_bounds__(256, 8): 32 registers, 8 blocks of 256 per SM, no
+// spills (left free, ptxas takes 35-39 for bf16 / fp16 at width 4: 6 blocks per SM).
+template <typename T, int W, int VPT, dw_grid G, bool WVEC, bool ACT = true>
+__global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                                                            T* __restrict__ y, int channels, int vecs_per_row) {
     static_assert(W - 1 <= 16 / static_cast<int>(sizeof(T)), "the halo must lie in one vector");
-    const unsigned span = GRID3 ? blockIdx.x : blockIdx.y;
-    const std::size_t r = GRID3 ? static_cast<std::size_t>(blockIdx.z) * channels + blockIdx.y : blockIdx.x;
+    unsigned span, c;
+    std::size_t r;
+    if constexpr (G == dw_grid::rows_spans) {
+        span = blockIdx.y;
+        r = blockIdx.x;
+        c = blockIdx.x % static_cast<unsigned>(channels);
+    } else if constexpr (G == dw_grid::spans_channels_batch) {
+        span = blockIdx.x;
+        c = blockIdx.y;
+        r = static_cast<std::size_t>(blockIdx.z) * channels + c;
+    } else {
+        span = blockIdx.y;
+        c = blockIdx.x;
+        r = static_cast<std::size_t>(blockIdx.z) * channels + c;
+    }
     const uint4* xr = reinterpret_cast<const uint4*>(x) + r * static_cast<std::size_t>(vecs_per_row);
     uint4* yr = reinterpret_cast<uint4*>(y) + r * static_cast<std::size_t>(vecs_per_row);
     const int j0 = static_cast<int>(span * blockDim.x * VPT + threadIdx.x);
@@ -345,133 +320,63 @@ __global__ void __launch_bounds__(MAXT, 2048 / MAXT) depthwise_fused_vec(const T
         cur[k] = make_uint4(0, 0, 0, 0);
         prev[k] = dw_halo_t<T>{};  // zeros: the causal padding before a row's first vector
         if (j < vecs_per_row) {
-            cur[k] = dw_load<HINT>(xr + j);
-            prev[k] = dw_halo<T, SHFL, HINT>(xr, j, lane0);
+            cur[k] = __ldg(xr + j);
+            if (lane0 && j > 0) prev[k] = __ldg(reinterpret_cast<const dw_halo_t<T>*>(xr + j) - 1);
         }
     }
-    const int c = GRID3 ? static_cast<int>(blockIdx.y) : static_cast<int>(blockIdx.x % static_cast<unsigned>(channels));
     float wv[W], bc;
-    dw_weights<T, W>(w, bias, c, wv, bc);
+    dw_weights<T, W, WVEC>(w, bias, static_cast<int>(c), wv, bc);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
-        const uint4 res = dw_outputs<T, W, SHFL, ACT>(cur[k], prev[k], lane0, wv, bc);
-        if (j < vecs_per_row) dw_store<HINT>(yr + j, res);
+        const uint4 res = dw_outputs<T, W, ACT>(cur[k], prev[k], lane0, wv, bc);
+        if (j < vecs_per_row) yr[j] = res;
     }
 }
 
-// Persistent form: grid = the resident blocks (at most one per tile), tiles = rows x spans of
-// blockDim.x vectors (span fastest), block b on tiles b, b + gridDim.x, ..., the next tile's x,
-// halo, weights and bias loaded before the current tile's arithmetic (loads in flight while the
-// SM computes). (row, span, channel) advance by the launcher's constants: no division in the loop.
-template <typename T, int W, int HINT, bool SHFL>
-__global__ void __launch_bounds__(256, 8) depthwise_fused_persist(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
-                                                               T* __restrict__ y, int channels, int vecs_per_row, int spans,
-                                                               std::size_t tiles, std::size_t step_row, int step_span, int step_c) {
-    std::size_t tile = blockIdx.x;
-    if (tile >= tiles) return;
-    int span = static_cast<int>(tile % static_cast<unsigned>(spans));
-    std::size_t row = tile / static_cast<unsigned>(spans);
-    int c = static_cast<int>(row % static_cast<unsigned>(channels));
-    const bool lane0 = (threadIdx.x & 31u) == 0;
-    struct stage {
-        uint4 cur;
-        dw_halo_t<T> prev;
-        float wv[W], bc;
-    };
-    auto load = [&](std::size_t rw, int sp, int ch, stage& s) {
-        const uint4* xr = reinterpret_cast<const uint4*>(x) + rw * static_cast<std::size_t>(vecs_per_row);
-        const int j = sp * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
-        s.cur = make_uint4(0, 0, 0, 0);
-        s.prev = dw_halo_t<T>{};
-        if (j < vecs_per_row) {
-            s.cur = dw_load<HINT>(xr + j);
-            s.prev = dw_halo<T, SHFL, HINT>(xr, j, lane0);
-        }
-        dw_weights<T, W>(w, bias, ch, s.wv, s.bc);
-    };
-    stage now;
-    load(row, span, c, now);
-    for (;;) {
-        std::size_t row_n = row + step_row;
-        int span_n = span + step_span, c_n = c + step_c;
-        if (span_n >= spans) {
-            span_n -= spans;
-            ++row_n;
-            ++c_n;
-        }
-        if (c_n >= channels) c_n -= channels;
-        tile += gridDim.x;
-        const bool more = tile < tiles;
-        stage next;
-        if (more) load(row_n, span_n, c_n, next);
-        const int j = span * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x);
-        const uint4 res = dw_outputs<T, W, SHFL>(now.cur, now.prev, lane0, now.wv, now.bc);
-        if (j < vecs_per_row) dw_store<HINT>(reinterpret_cast<uint4*>(y) + row * static_cast<std::size_t>(vecs_per_row) + j, res);
-        if (!more) break;
-        row = row_n;
-        span = span_n;
-        c = c_n;
-        now = next;
-    }
-}
-
-// How the vector path runs for one element type and size: form 0 = depthwise_fused_vec on grid
-// (rows, spans), 1 = on grid (spans, channels, batch), 2 = depthwise_fused_persist; threads per
-// block (at most 1024, fewer for short rows; the persistent form at most 256); vectors per thread (forms 0 and 1); HINT; SHFL.
-template <int FORM, int THREADS, int VPT, int HINT, bool SHFL>
+// A launch configuration of depthwise_fused_vec: grid order, threads per block (at most 256,
+// fewer for short rows), vectors per thread, weights by one vector load.
+template <dw_grid G, int THREADS, int VPT, bool WVEC>
 struct dw_config {};
 
-// Launches the vector path in configuration CFG (a dw_config) and returns true where it can take
-// the shape: rows of whole 16-byte vectors from 16-byte aligned bases, the grid within its limits
-// (form 1 falls back to form 0 where channels or batch exceed 65535 blocks in y / z); false, with
-// nothing launched, otherwise.
-template <typename T, int W, int FORM, int THREADS, int VPT, int HINT, bool SHFL, bool ACT = true>
-bool launch_dw_vec(dw_config<FORM, THREADS, VPT, HINT, SHFL>, const T* x, const T* w, const T* bias, T* y, const conv1d_depthwise_shape& s,
+// Launches depthwise_fused_vec in configuration CFG and returns true where it can take the shape:
+// rows of whole 16-byte vectors from 16-byte aligned bases, the grid within its limits (the
+// batch-major orders fall back to rows_spans where channels, spans or batch do not fit); false,
+// with nothing launched, otherwise.
+template <typename T, int W, dw_grid G, int THREADS, int VPT, bool WVEC, bool ACT = true>
+bool launch_dw_vec(dw_config<G, THREADS, VPT, WVEC>, const T* x, const T* w, const T* bias, T* y, const conv1d_depthwise_shape& s,
                    cudaStream_t stream) {
+    static_assert(THREADS % 32 == 0 && THREADS <= 256, "whole warps, within the launch bound");
     constexpr int E = 16 / static_cast<int>(sizeof(T));
     if (s.length % E != 0 || reinterpret_cast<std::uintptr_t>(x) % 16 != 0 || reinterpret_cast<std::uintptr_t>(y) % 16 != 0) return false;
     const int vecs_per_row = s.length / E;
-    constexpr int vpt = FORM == 2 ? 1 : VPT;
-    constexpr int maxt = THREADS > 256 ? THREADS : 256;
-    static_assert(FORM != 2 || THREADS <= 256, "the persistent form's launch bound is 256 threads");
-    const int threads = std::max(32, std::min(THREADS, ((vecs_per_row + vpt - 1) / vpt + 31) / 32 * 32));
-    const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * vpt - 1) / (static_cast<long long>(threads) * vpt);
+    const int threads = std::max(32, std::min(THREADS, ((vecs_per_row + VPT - 1) / VPT + 31) / 32 * 32));
+    const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * VPT - 1) / (static_cast<long long>(threads) * VPT);
     const std::size_t rows = static_cast<std::size_t>(s.batch) * s.channels;
-    if constexpr (FORM == 2) {
-        static_assert(ACT, "the persistent form has no identity variant");
-        auto kernel = depthwise_fused_persist<T, W, HINT, SHFL>;
-        int dev = 0, per_sm = 0;
-        check_call(cudaGetDevice(&dev), "cudaGetDevice");
-        check_call(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-        const std::size_t tiles = rows * static_cast<std::size_t>(spans);
-        const std::size_t grid = std::min<std::size_t>(tiles, static_cast<std::size_t>(std::max(per_sm, 1)) * cached_sm_count(dev));
-        const std::size_t step_row = grid / static_cast<std::size_t>(spans);
-        kernel<<<static_cast<unsigned>(grid), threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row, static_cast<int>(spans), tiles, step_row,
-                                                                    static_cast<int>(grid % static_cast<std::size_t>(spans)),
-                                                                    static_cast<int>(step_row % static_cast<std::size_t>(s.channels)));
-        return true;
-    } else {
-        if constexpr (FORM == 1) {
-            if (s.channels <= 65535 && s.batch <= 65535) {
-                const dim3 grid(static_cast<unsigned>(spans), static_cast<unsigned>(s.channels), static_cast<unsigned>(s.batch));
-                depthwise_fused_vec<T, W, VPT, true, HINT, SHFL, ACT, maxt><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
-                return true;
-            }
+    const unsigned ch = static_cast<unsigned>(s.channels), b = static_cast<unsigned>(s.batch), sp = static_cast<unsigned>(spans);
+    if constexpr (G == dw_grid::spans_channels_batch) {
+        if (s.channels <= 65535 && s.batch <= 65535) {
+            depthwise_fused_vec<T, W, VPT, G, WVEC, ACT><<<dim3(sp, ch, b), threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+            return true;
         }
-        if (rows > 0x7fffffffu || spans > 65535) return false;
-        const dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>(spans));
-        depthwise_fused_vec<T, W, VPT, false, HINT, SHFL, ACT, maxt><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
-        return true;
+    } else if constexpr (G == dw_grid::channels_spans_batch) {
+        if (spans <= 65535 && s.batch <= 65535) {
+            depthwise_fused_vec<T, W, VPT, G, WVEC, ACT><<<dim3(ch, sp, b), threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+            return true;
+        }
     }
+    if (rows > 0x7fffffffu || spans > 65535) return false;
+    depthwise_fused_vec<T, W, VPT, dw_grid::rows_spans, WVEC, ACT>
+        <<<dim3(static_cast<unsigned>(rows), sp), threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+    return true;
 }
 
-// The configurations the launcher takes. fp32: grid (rows, spans), 256 threads, 2 vectors per
-// thread. bf16 / fp16: one configuration up to dw16_small_max_vectors vectors of x, another above
-// (H100 probe and suite, NOTES.md).
-using dw_config_f32 = dw_config<0, 256, 2, 0, true>;
-using dw_config_16_small = dw_config<0, 256, 1, 0, true>;  // PICK_SMALL
-using dw_config_16_large = dw_config<0, 256, 1, 0, true>;  // PICK_LARGE
+// The configurations the launcher takes. fp32: rows_spans, 256 threads, 2 vectors per thread.
+// bf16 / fp16: one configuration up to dw16_small_max_vectors vectors of x, another above (H100
+// probe and suite, NOTES.md).
+using dw_config_f32 = dw_config<dw_grid::rows_spans, 256, 2, false>;
+using dw_config_16_small = dw_config<dw_grid::rows_spans, 256, 1, false>;  // PICK_SMALL
+using dw_config_16_large = dw_config<dw_grid::spans_channels_batch, 256, 2, false>;  // PICK_LARGE
 constexpr std::size_t dw16_small_max_vectors = std::size_t{1} << 21;
 
 // ------------------------------------------------------------------ decode
