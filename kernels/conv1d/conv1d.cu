@@ -206,23 +206,13 @@ template <typename T>
 using dw_halo_t = std::conditional_t<sizeof(T) == 2, uint2, uint4>;  // 16-bit: the last 8 bytes (4 elements >= W - 1)
 
 // Weights and bias of channel c in fp32; 16-bit outputs: times log2(e), for silu_log2e (one
-// rounding each, a few fp32 ulps on z against the output's 2^-9 / 2^-12). WVEC: 16-bit weights of
-// width 2 or 4 by one 4- or 8-byte load where w is aligned for it (the same values).
-template <typename T, int W, bool WVEC>
+// rounding each, a few fp32 ulps on z against the output's 2^-9 / 2^-12).
+template <typename T, int W>
 __device__ __forceinline__ void dw_weights(const T* __restrict__ w, const T* __restrict__ bias, int c, float (&wv)[W], float& bc) {
     constexpr bool half = sizeof(T) == 2;
-    bc = half ? ld(bias, c) * log2e_f : ld(bias, c);
-    if constexpr (half && WVEC && (W == 2 || W == 4)) {
-        using wvec_t = std::conditional_t<W == 4, uint2, std::uint32_t>;
-        if (reinterpret_cast<std::uintptr_t>(w) % sizeof(wvec_t) == 0) {
-            const wvec_t packed = __ldg(reinterpret_cast<const wvec_t*>(w) + c);
-#pragma unroll
-            for (int k = 0; k < W; ++k) wv[k] = elem_of<T>(reinterpret_cast<const std::uint32_t*>(&packed), k) * log2e_f;
-            return;
-        }
-    }
 #pragma unroll
     for (int k = 0; k < W; ++k) wv[k] = half ? ld(w, static_cast<std::size_t>(c) * W + k) * log2e_f : ld(w, static_cast<std::size_t>(c) * W + k);
+    bc = half ? ld(bias, c) * log2e_f : ld(bias, c);
 }
 
 // The E outputs of one vector of x. Every lane of the warp calls it (full-mask shuffles); lane 0's
@@ -278,18 +268,21 @@ __device__ __forceinline__ uint4 dw_outputs(const uint4& cur, const dw_halo_t<T>
     return res;
 }
 
-// The grid of depthwise_fused_vec: which block index is the row (channel, batch) and which the span.
-// rows_spans: (rows, spans), the channel rows % channels (an integer division per block);
-// spans_channels_batch: (spans, channels, batch), neighbouring blocks on neighbouring stretches
-// of a row (the copy kernel's order); channels_spans_batch: (channels, spans, batch), the order
-// of rows_spans at batch 1 without the division.
-enum class dw_grid { rows_spans, spans_channels_batch, channels_spans_batch };
+// The grid of depthwise_fused_vec. rows_spans: (rows, spans), rows fastest, the channel
+// rows % channels (an integer division per block); spans_channels_batch: (spans, channels,
+// batch), neighbouring blocks on neighbouring stretches of a row (the copy kernel's order), no
+// division. H100 probe (NOTES.md), bf16 / fp16 at width 4: with 1 vector per thread rows_spans is
+// 1-6% faster at 33.6-268 MB; with 2, spans_channels_batch is 1-6% faster (5-6% at 537 MB, where
+// it reads each row's stretches in order). (channels, spans, batch), rows_spans's block order at
+// batch 1 without the division, measured 0-7% slower than rows_spans at 1 vector per thread, for
+// a reason the SASS instruction counts (160 against 176 per thread) do not show.
+enum class dw_grid { rows_spans, spans_channels_batch };
 
 // One block per contiguous stretch of blockDim.x * VPT vectors of a row, thread tid the vectors
 // span + tid + k blockDim.x (k < VPT), all VPT loads issued before any is used, the row's weights
 // and bias once per block. __launch_bounds__(256, 8): 32 registers, 8 blocks of 256 per SM, no
 // spills (left free, ptxas takes 35-39 for bf16 / fp16 at width 4: 6 blocks per SM).
-template <typename T, int W, int VPT, dw_grid G, bool WVEC, bool ACT = true>
+template <typename T, int W, int VPT, dw_grid G, bool ACT = true>
 __global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                                                            T* __restrict__ y, int channels, int vecs_per_row) {
     static_assert(W - 1 <= 16 / static_cast<int>(sizeof(T)), "the halo must lie in one vector");
@@ -299,13 +292,9 @@ __global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restric
         span = blockIdx.y;
         r = blockIdx.x;
         c = blockIdx.x % static_cast<unsigned>(channels);
-    } else if constexpr (G == dw_grid::spans_channels_batch) {
+    } else {
         span = blockIdx.x;
         c = blockIdx.y;
-        r = static_cast<std::size_t>(blockIdx.z) * channels + c;
-    } else {
-        span = blockIdx.y;
-        c = blockIdx.x;
         r = static_cast<std::size_t>(blockIdx.z) * channels + c;
     }
     const uint4* xr = reinterpret_cast<const uint4*>(x) + r * static_cast<std::size_t>(vecs_per_row);
@@ -325,7 +314,7 @@ __global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restric
         }
     }
     float wv[W], bc;
-    dw_weights<T, W, WVEC>(w, bias, static_cast<int>(c), wv, bc);
+    dw_weights<T, W>(w, bias, static_cast<int>(c), wv, bc);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
@@ -335,16 +324,16 @@ __global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restric
 }
 
 // A launch configuration of depthwise_fused_vec: grid order, threads per block (at most 256,
-// fewer for short rows), vectors per thread, weights by one vector load.
-template <dw_grid G, int THREADS, int VPT, bool WVEC>
+// fewer for short rows), vectors per thread.
+template <dw_grid G, int THREADS, int VPT>
 struct dw_config {};
 
 // Launches depthwise_fused_vec in configuration CFG and returns true where it can take the shape:
-// rows of whole 16-byte vectors from 16-byte aligned bases, the grid within its limits (the
-// batch-major orders fall back to rows_spans where channels, spans or batch do not fit); false,
+// rows of whole 16-byte vectors from 16-byte aligned bases, the grid within its limits
+// (spans_channels_batch falls back to rows_spans where channels or batch exceed 65535); false,
 // with nothing launched, otherwise.
-template <typename T, int W, dw_grid G, int THREADS, int VPT, bool WVEC, bool ACT = true>
-bool launch_dw_vec(dw_config<G, THREADS, VPT, WVEC>, const T* x, const T* w, const T* bias, T* y, const conv1d_depthwise_shape& s,
+template <typename T, int W, dw_grid G, int THREADS, int VPT, bool ACT = true>
+bool launch_dw_vec(dw_config<G, THREADS, VPT>, const T* x, const T* w, const T* bias, T* y, const conv1d_depthwise_shape& s,
                    cudaStream_t stream) {
     static_assert(THREADS % 32 == 0 && THREADS <= 256, "whole warps, within the launch bound");
     constexpr int E = 16 / static_cast<int>(sizeof(T));
@@ -353,31 +342,29 @@ bool launch_dw_vec(dw_config<G, THREADS, VPT, WVEC>, const T* x, const T* w, con
     const int threads = std::max(32, std::min(THREADS, ((vecs_per_row + VPT - 1) / VPT + 31) / 32 * 32));
     const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * VPT - 1) / (static_cast<long long>(threads) * VPT);
     const std::size_t rows = static_cast<std::size_t>(s.batch) * s.channels;
-    const unsigned ch = static_cast<unsigned>(s.channels), b = static_cast<unsigned>(s.batch), sp = static_cast<unsigned>(spans);
     if constexpr (G == dw_grid::spans_channels_batch) {
         if (s.channels <= 65535 && s.batch <= 65535) {
-            depthwise_fused_vec<T, W, VPT, G, WVEC, ACT><<<dim3(sp, ch, b), threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
-            return true;
-        }
-    } else if constexpr (G == dw_grid::channels_spans_batch) {
-        if (spans <= 65535 && s.batch <= 65535) {
-            depthwise_fused_vec<T, W, VPT, G, WVEC, ACT><<<dim3(ch, sp, b), threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+            const dim3 grid(static_cast<unsigned>(spans), static_cast<unsigned>(s.channels), static_cast<unsigned>(s.batch));
+            depthwise_fused_vec<T, W, VPT, G, ACT><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
             return true;
         }
     }
     if (rows > 0x7fffffffu || spans > 65535) return false;
-    depthwise_fused_vec<T, W, VPT, dw_grid::rows_spans, WVEC, ACT>
-        <<<dim3(static_cast<unsigned>(rows), sp), threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+    const dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>(spans));
+    depthwise_fused_vec<T, W, VPT, dw_grid::rows_spans, ACT><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
     return true;
 }
 
-// The configurations the launcher takes. fp32: rows_spans, 256 threads, 2 vectors per thread.
-// bf16 / fp16: one configuration up to dw16_small_max_vectors vectors of x, another above (H100
-// probe and suite, NOTES.md).
-using dw_config_f32 = dw_config<dw_grid::rows_spans, 256, 2, false>;
-using dw_config_16_small = dw_config<dw_grid::rows_spans, 256, 1, false>;  // PICK_SMALL
-using dw_config_16_large = dw_config<dw_grid::spans_channels_batch, 256, 2, false>;  // PICK_LARGE
-constexpr std::size_t dw16_small_max_vectors = std::size_t{1} << 21;
+// The configurations the launcher takes (H100 probe and suite, NOTES.md "Depthwise: grid order
+// and vectors per thread by size"). fp32: rows_spans, 256 threads, 2 vectors per thread. bf16 /
+// fp16 up to dw16_small_max_vectors vectors of x (1M: b1 c2048 L4096, 33.6 MB): rows_spans, 1
+// vector per thread (there every other form measured was as fast or slower; spans_channels_batch
+// with 2 vectors 2-3% slower); above: spans_channels_batch, 2 vectors per thread (2-5% faster than
+// the small configuration at 67-537 MB).
+using dw_config_f32 = dw_config<dw_grid::rows_spans, 256, 2>;
+using dw_config_16_small = dw_config<dw_grid::rows_spans, 256, 1>;
+using dw_config_16_large = dw_config<dw_grid::spans_channels_batch, 256, 2>;
+constexpr std::size_t dw16_small_max_vectors = std::size_t{1} << 20;
 
 // ------------------------------------------------------------------ decode
 template <typename T>
