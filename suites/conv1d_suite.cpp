@@ -725,7 +725,8 @@ void register_conv1d(registry& reg) {
         "fused", variant_role::fused,
         "one kernel per operation: dense, a direct convolution over shared-memory tiles (64 channels x 64 positions per "
         "block) with bias and GELU in the epilogue; depthwise, one contiguous stretch of a row per block, 16-byte "
-        "loads in flight per thread (two fp32, one bf16 / fp16), the earlier inputs from the neighbouring lane by a warp "
+        "loads in flight per thread (two fp32; bf16 / fp16 one up to 1M vectors of x, above two, neighbouring blocks on "
+        "neighbouring stretches), the earlier inputs from the neighbouring lane by a warp "
         "shuffle, bf16 / fp16 SiLU by ex2.approx and rcp.approx (rows off the "
         "16-byte grid: 8 outputs per thread by scalar loads); decode, one thread per channel writing y and the shifted state",
         [](const launch_args& a) {
