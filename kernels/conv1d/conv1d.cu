@@ -359,7 +359,7 @@ bool launch_dw_vec(dw_config<G, THREADS, VPT>, const T* x, const T* w, const T* 
 // and vectors per thread by size"). fp32: rows_spans, 256 threads, 2 vectors per thread. bf16 /
 // fp16 up to dw16_small_max_vectors vectors of x (1M: b1 c2048 L4096, 33.6 MB): rows_spans, 1
 // vector per thread (there every other form measured was as fast or slower; spans_channels_batch
-// with 2 vectors 2-3% slower); above: spans_channels_batch, 2 vectors per thread (2-5% faster than
+// with 2 vectors 1-3% slower); above: spans_channels_batch, 2 vectors per thread (2-5% faster than
 // the small configuration at 67-537 MB).
 using dw_config_f32 = dw_config<dw_grid::rows_spans, 256, 2>;
 using dw_config_16_small = dw_config<dw_grid::rows_spans, 256, 1>;
