@@ -519,6 +519,18 @@ const wgmma_block_config wgmma_block_configs[] = {
      "efficiency on the device is at least 0.91 of 128 x 128's and K < 8192) and wherever it is the default"},
     {"c1_n192_overlap_serp", "c1_n192_overlap with c1_overlap_serp's serpentine K order",
      {1, true, true, false, 0, true, 192}},
+    {"c1_n256_overlap",
+     "128 x 256 tiles (kernels/fp8/NOTES.md, run 7): two consumer warpgroups of 64 x 256, each K block's product in "
+     "four pieces of 64 columns (m64n64k32) into two 32-register buffers used in turn, each piece promoted while the "
+     "next one is on the tensor cores (all of the promotion overlapped); 14% fewer L2 -> shared "
+     "bytes per FLOP than 128 x 192 (48 KiB per 8.4 MFLOP) and whole waves on 132 SMs where N is a multiple of 1024; "
+     "a 3-stage ring of 48 KiB stages, four TMA stores per warpgroup",
+     {1, true, true, false, 0, false, 256}},
+    {"c1_n192_overlap_q",
+     "c1_n192_overlap with each K block's product in three pieces of 64 columns (m64n64k32, three 32-register buffers) "
+     "instead of two halves of 96: every piece's promotion runs under the next piece's wgmma (half of it with the "
+     "halves), A's slice read from shared memory once per piece (kernels/fp8/NOTES.md, run 7)",
+     {1, true, true, false, 0, false, 192, false, true}},
     {"c1_n192_overlap_sk",
      "default where M >= 4096, K >= 8192 and the 128 x 192 tile's wave efficiency with the tail split is at least "
      "0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: six of the 12 M = 4096 projections on 132 SMs, 0.2-5.5% "

@@ -93,7 +93,8 @@ struct fp8_gemm_wgmma_options {
     // the order in which the block products are summed (fixed per tile: still deterministic).
     int k_stagger = 0;
     bool k_serpentine = false;
-    // Columns of a tile of D: 128, or 192 (cluster 1 only): two consumer warpgroups of m64n192,
+    // Columns of a tile of D: 128, 256 (cluster 1, the overlap, no split: four 64-column pieces per K
+    // block, see pieces64; 14% fewer L2 -> shared bytes per FLOP than 192, a 3-stage ring of 48 KiB), or 192 (cluster 1 only): two consumer warpgroups of m64n192,
     // 17% fewer L2 -> shared-memory bytes per FLOP than 128 x 128, a 4-stage ring (40 KiB a stage).
     // A 192-wide tile straddles two 128-column scale blocks of B (the kernel picks the block per
     // 8-column group). With overlap, each K block's product is taken in two halves of 96 columns
@@ -109,6 +110,12 @@ struct fp8_gemm_wgmma_options {
     // waves, then one CTA per piece. Where no split is modelled to gain, the plain kernel alone.
     // Needs fp8_gemm_wgmma_workspace_bytes(shape, options, SMs). Measured: NOTES.md run 6.
     bool split = false;
+    // tile_n 192 with the overlap: each K block's product in three pieces of 64 columns
+    // (m64n64k32) instead of two halves of 96, each piece's promotion under the next piece's wgmma
+    // (all of the promotion overlapped, against half with the halves; A's slice read once per
+    // piece). tile_n 256 always runs this form (four pieces; the overlap required). Measured:
+    // kernels/fp8/NOTES.md run 7.
+    bool pieces64 = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,

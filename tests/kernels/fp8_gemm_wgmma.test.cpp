@@ -253,7 +253,7 @@ TEST_CASE("fp8_gemm wgmma: the split plan covers every tile and K block once, in
 }
 
 TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element written, none past D, deterministic, "
-          "with and without a cluster, the TMA-store epilogue and the overlapped consumer, 128- and 192-wide tiles",
+          "with and without a cluster, the TMA-store epilogue and the overlapped consumer, 128-, 192- and 256-wide tiles",
           "[gpu][fp8]") {
     FUSEBENCH_REQUIRE_GPU();
     if (const char* why = k::fp8_gemm_wgmma_unsupported({128, 128, 128})) SKIP(why);
@@ -349,7 +349,17 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
                                                  // the first launch of each pair (the ready flags included).
                                                  {1, true, true, false, 0, false, 192, true},
                                                  {1, false, true, false, 0, false, 192, true},
-                                                 {1, true, true, false, 3, false, 192, true}};
+                                                 {1, true, true, false, 3, false, 192, true},
+                                                 // 128 x 256 tiles (four 64-column pieces, the overlap only), both
+                                                 // epilogues and the K orders; B's second scale block of a tile past
+                                                 // the last one (N = 5, 130, 200, 257, 1544) must not be read.
+                                                 {1, true, true, false, 0, false, 256},
+                                                 {1, false, true, false, 0, false, 256},
+                                                 {1, true, true, false, 3, true, 256},
+                                                 // 128 x 192 tiles in three 64-column pieces (both parities of the
+                                                 // middle piece's scale block: N = 384, 2104).
+                                                 {1, true, true, false, 0, false, 192, false, true},
+                                                 {1, false, true, false, 3, true, 192, false, true}};
     for (const auto& o : options) ws_bytes = std::max(ws_bytes, k::fp8_gemm_wgmma_workspace_bytes({m, n, kk}, o, sms));
     if (ws_bytes) check_cuda(cudaMalloc(&d_ws, ws_bytes));
     std::vector<std::vector<std::uint8_t>> got(2 * std::size(options), std::vector<std::uint8_t>(d_bytes + guard));
@@ -372,7 +382,8 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
 
     for (std::size_t run = 0; run < got.size(); run += 2) {
         CAPTURE(options[run / 2].cluster, options[run / 2].tma_store, options[run / 2].overlap, options[run / 2].cluster_grid_from_sms,
-                options[run / 2].k_stagger, options[run / 2].k_serpentine, options[run / 2].tile_n, options[run / 2].split);
+                options[run / 2].k_stagger, options[run / 2].k_serpentine, options[run / 2].tile_n, options[run / 2].split,
+                options[run / 2].pieces64);
         std::size_t wrong = 0, first_wrong = m * n;
         for (std::size_t i = 0; i < m * n; ++i) {
             std::uint16_t g;
