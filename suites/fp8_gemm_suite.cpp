@@ -531,6 +531,13 @@ const wgmma_block_config wgmma_block_configs[] = {
      "instead of two halves of 96: every piece's promotion runs under the next piece's wgmma (half of it with the "
      "halves), A's slice read from shared memory once per piece (kernels/fp8/NOTES.md, run 7)",
      {1, true, true, false, 0, false, 192, false, true}},
+    {"c1_n256_overlap_la",
+     "c1_n256_overlap with the pieces' second order (options.pieces_lookahead): piece q + 1 issued before piece q is "
+     "waited for within a K block, the block's last piece drained and promoted before the next block's first goes in "
+     "(kernels/fp8/NOTES.md, run 7)",
+     {1, true, true, false, 0, false, 256, false, false, true}},
+    {"c1_n192_overlap_q_la", "c1_n192_overlap_q with c1_n256_overlap_la's piece order",
+     {1, true, true, false, 0, false, 192, false, true, true}},
     {"c1_n192_overlap_sk",
      "default where M >= 4096, K >= 8192 and the 128 x 192 tile's wave efficiency with the tail split is at least "
      "0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: six of the 12 M = 4096 projections on 132 SMs, 0.2-5.5% "

@@ -116,6 +116,14 @@ struct fp8_gemm_wgmma_options {
     // piece). tile_n 256 always runs this form (four pieces; the overlap required). Measured:
     // kernels/fp8/NOTES.md run 7.
     bool pieces64 = false;
+    // The 64-column pieces' order (tile_n 256, or 192 with pieces64). false (form 1): each piece
+    // drained (wait_group 0) before the next is issued, the next promoted under it, one piece in
+    // flight across K blocks: all of the promotion overlapped, the tensor queue of the warpgroup
+    // empty at each piece's turn. true (form 2): piece q + 1 issued before piece q is waited for
+    // (wait_group 1) within a K block, the block's last piece drained and promoted before the next
+    // block's first goes in (ptxas 13.0 serializes every wgmma when a group is kept in flight
+    // across the K loop with wait_group 1: C7514). Measured: kernels/fp8/NOTES.md run 7.
+    bool pieces_lookahead = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,

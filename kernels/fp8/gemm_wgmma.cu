@@ -591,12 +591,14 @@ __device__ __forceinline__ void promote_piece(float (&acc)[BN / 2], const float 
 // on 132 SMs where N is a multiple of 1024 (M = 4096: 4096^3 3.88 waves, N = 2048 1.94, N = 7168
 // 6.79); 3 stages of 48 KiB + 64 KiB of D staging. The same FMAs in the same order as the other
 // forms: bit-identical D on the exact test.
-template <int BN, int STAGES>
+template <int BN, int STAGES, int FORM>
 __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
                                                int tile_step) {
     static_assert(BN == 192 || BN == 256, "64-column pieces of 192- or 256-wide tiles");
     constexpr int NP = BN / 64;             // pieces per K block
-    constexpr int NB = NP % 2 == 0 ? 2 : 3;  // buffers: piece q of every block in buffer q % NB
+    // Buffers: piece q of every block in buffer q % NB (FORM 1 keeps a piece in flight across
+    // blocks, so an odd piece count needs three; FORM 2 drains at each block's end).
+    constexpr int NB = FORM == 1 && NP % 2 != 0 ? 3 : 2;
     using cfg = config<BN, STAGES>;
     const std::uint32_t bar = base + cfg::bar_offset;
     auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes); };
@@ -681,31 +683,60 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
         factors f = factors_of(sc, ti.mid_hi);
-        // Piece 0 of block j in flight at the loop's head; the loop issues block j + 1's piece 0
-        // unconditionally, the tile's last block is peeled below.
-        for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
-            sc = block_scales(ti, j + 1);
+        if constexpr (FORM == 1) {
+            // Piece 0 of block j in flight at the loop's head; the loop issues block j + 1's piece 0
+            // unconditionally, the tile's last block is peeled below.
+            for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
+                sc = block_scales(ti, j + 1);
+#pragma unroll
+                for (int q = 0; q < NP; ++q) {
+                    wgmma_wait<0>();
+                    reg_fence(buf[q % NB]);
+                    if (q + 1 < NP) {
+                        issue_piece(buf[(q + 1) % NB], it, q + 1);
+                    } else {
+                        release(it);  // the block's last piece done: the stage is free
+                        issue_piece(buf[0], it + 1, 0);
+                    }
+                    promote_piece<BN>(acc, buf[q % NB], q, f.f0[q], f.f1[q]);
+                }
+                f = factors_of(sc, ti.mid_hi);
+            }
 #pragma unroll
             for (int q = 0; q < NP; ++q) {
                 wgmma_wait<0>();
                 reg_fence(buf[q % NB]);
-                if (q + 1 < NP) {
-                    issue_piece(buf[(q + 1) % NB], it, q + 1);
-                } else {
-                    release(it);  // the block's last piece done: the stage is free
-                    issue_piece(buf[0], it + 1, 0);
-                }
+                if (q + 1 < NP) issue_piece(buf[(q + 1) % NB], it, q + 1);
+                else release(it);
                 promote_piece<BN>(acc, buf[q % NB], q, f.f0[q], f.f1[q]);
             }
-            f = factors_of(sc, ti.mid_hi);
-        }
+        } else {
+            // The rest of block j once its piece 0 is issued: piece q + 1 goes in before piece q is
+            // waited for (wait_group 1), the last piece drains (wait_group 0), so no group is in flight
+            // across the K loop's back edge.
+            auto rest_of_block = [&]() {
 #pragma unroll
-        for (int q = 0; q < NP; ++q) {
-            wgmma_wait<0>();
-            reg_fence(buf[q % NB]);
-            if (q + 1 < NP) issue_piece(buf[(q + 1) % NB], it, q + 1);
-            else release(it);
-            promote_piece<BN>(acc, buf[q % NB], q, f.f0[q], f.f1[q]);
+                for (int q = 0; q < NP; ++q) {
+                    if (q + 1 < NP) {
+                        issue_piece(buf[(q + 1) % NB], it, q + 1);
+                        wgmma_wait<1>();
+                    } else {
+                        wgmma_wait<0>();
+                        release(it);
+                    }
+                    reg_fence(buf[q % NB]);
+                    promote_piece<BN>(acc, buf[q % NB], q, f.f0[q], f.f1[q]);
+                }
+            };
+            if (p.k_blocks > 1) sc = block_scales(ti, 1);
+            rest_of_block();
+            for (int j = 1; j < p.k_blocks; ++j) {
+                ++it;
+                f = factors_of(sc, ti.mid_hi);
+                issue_piece(buf[0], it, 0);
+                if (j + 1 < p.k_blocks) sc = block_scales(ti, j + 1);
+                rest_of_block();
+            }
         }
         ++it;
         prev = ti;
@@ -720,15 +751,16 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
 // promotion FMAs nor during the epilogue. Same promotion order, so bit-identical to OVERLAP = false.
 // SPLIT: the tail kernel of kernels/fp8/split_plan.hpp: CTA c runs tail piece c only (the whole
 // tiles are the plain kernel's launch before it; 128 x 192 tiles with the overlap only).
-template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false, bool PIECES = false>
+template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false, int PIECES = 0>
 __global__ void __launch_bounds__(threads, 1)
     fp8_gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                           const __grid_constant__ CUtensorMap tm_d, const params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
     static_assert(BN == 128 || ((BN == 192 || BN == 256) && CLUSTER == 1), "128 x 192 and 128 x 256 tiles without a cluster only");
-    static_assert(BN != 256 || (OVERLAP && PIECES), "the 128 x 256 tile runs with the 64-column piece consumer only");
-    static_assert(!PIECES || (OVERLAP && !SPLIT && BN != 128), "64-column pieces: 192- or 256-wide tiles, the overlap, no split");
+    static_assert(BN != 256 || (OVERLAP && PIECES != 0), "the 128 x 256 tile runs with the 64-column piece consumer only");
+    static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128),
+                  "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split");
     static_assert(!SPLIT || (BN == 192 && OVERLAP), "the work split runs on the overlapped 128 x 192 consumer only");
     using cfg = config<BN, STAGES>;
     extern __shared__ unsigned char smem_raw[];
@@ -801,9 +833,9 @@ __global__ void __launch_bounds__(threads, 1)
                 }
             }
         }
-    } else if constexpr (PIECES) {
+    } else if constexpr (PIECES != 0) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-        consume_pieces<BN, STAGES>(p, &tm_d, base, tid, role, cluster_id, clusters);
+        consume_pieces<BN, STAGES, PIECES>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 192) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         consume_n192<STAGES, OVERLAP, SPLIT>(p, &tm_d, base, tid, role, cluster_id, clusters);
@@ -1146,6 +1178,9 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     if (opt.tile_n == 256 && (!opt.overlap || opt.split)) {
         throw std::invalid_argument("fp8_gemm wgmma: tile_n 256 runs with the overlap, without the split");
     }
+    if (opt.pieces_lookahead && opt.tile_n != 256 && !opt.pieces64) {
+        throw std::invalid_argument("fp8_gemm wgmma: pieces_lookahead orders the 64-column pieces (tile_n 256, or pieces64)");
+    }
     if (opt.pieces64 && (opt.tile_n == 128 || !opt.overlap || opt.split)) {
         throw std::invalid_argument("fp8_gemm wgmma: pieces64 runs with tile_n 192 or 256 and the overlap, without the split");
     }
@@ -1226,7 +1261,8 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     }
     if (tile_n == 256) {
         using cfg256 = config<256, stages_n256>;
-        auto* kernel = fp8_gemm_wgmma_kernel<256, stages_n256, 1, true, false, true>;
+        auto* kernel = opt.pieces_lookahead ? fp8_gemm_wgmma_kernel<256, stages_n256, 1, true, false, 2>
+                                            : fp8_gemm_wgmma_kernel<256, stages_n256, 1, true, false, 1>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg256::smem_bytes),
                    "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
         const int grid = std::min(p.sched_tiles, sms);
@@ -1236,7 +1272,8 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     }
     if (tile_n == 192) {
         using cfg192 = config<192, stages_n192>;
-        auto* kernel = opt.pieces64  ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, true>
+        auto* kernel = opt.pieces64  ? (opt.pieces_lookahead ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 2>
+                                                             : fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 1>)
                        : opt.overlap ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true>
                                      : fp8_gemm_wgmma_kernel<192, stages_n192, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),
