@@ -153,12 +153,14 @@ double fp8_gemm_wgmma_split_wave_efficiency(const fp8_gemm_shape& s, int tile_n,
 // repays.
 bool fp8_gemm_wgmma_split_pays(const fp8_gemm_shape& s);
 // The tile width of the suite's default configuration for a shape on `sms` SMs (kernels/fp8/NOTES.md,
-// runs 5 and 6): 192 where M >= 4096 and the 128 x 192 tile's wave efficiency (with the tail split
-// where fp8_gemm_wgmma_split_pays) is at least 0.91 of the 128 x 128 tile's; else 128. On an H100
-// (132 SMs) at M = 4096: 192 for 10 of the 12 projections (ratio 0.98-1.33), 128 for 4096^3 and the
-// expert up projection (0.89: a third-full last column block and last wave), which were measured
-// 2-4% faster with 128; below M = 4096 it is measured only at M = 1 and 128 (128 faster), so 128
-// stays there.
+// runs 5-7): where M >= 4096, 256 (the 64-column pieces with pieces_lookahead) where the 128 x 256
+// tile's wave efficiency is at least 0.91 of the 128 x 128 tile's and 0.95 of the 128 x 192 tile's
+// (with the tail split where fp8_gemm_wgmma_split_pays); else 192 where the 128 x 192 tile's is at
+// least 0.91 of 128 x 128's; else 128. On an H100 (132 SMs, run 7 call 2) 256 was the fastest
+// wgmma configuration, or within 1.8% of it, on 22 of the 24 M = 4096 / 8192 projections (ratio to
+// 192 0.98-1.13), 1-15% faster than the earlier default on 17 of them; kv_a (N = 576: 3 column
+// blocks, ratio 0.75) keeps 192. Below M = 4096 it is measured only at M = 1 and 128 (128 faster),
+// so 128 stays there.
 int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms);
 // Whether the suite's default configuration is the 128 x 192 tile with the tail split
 // (c1_n192_overlap_sk): the default tile width is 192 and fp8_gemm_wgmma_split_pays.

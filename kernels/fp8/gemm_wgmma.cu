@@ -1109,6 +1109,8 @@ int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
     const double e128 = fp8_gemm_wgmma_wave_efficiency(s, 128, sms);
     const double e192 = fp8_gemm_wgmma_split_pays(s) ? fp8_gemm_wgmma_split_wave_efficiency(s, 192, sms)
                                                       : fp8_gemm_wgmma_wave_efficiency(s, 192, sms);
+    const double e256 = fp8_gemm_wgmma_wave_efficiency(s, 256, sms);
+    if (e128 > 0 && e256 >= 0.91 * e128 && e256 >= 0.95 * e192) return 256;
     return e128 > 0 && e192 >= 0.91 * e128 ? 192 : 128;
 }
 
