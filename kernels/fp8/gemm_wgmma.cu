@@ -39,6 +39,14 @@
 //   partials in a fixed order (deterministic); 0.2-5.5% faster on the M = 4096 projections with
 //   K >= 8192, slower on shorter K (NOTES.md run 6): the suite's default where
 //   fp8_gemm_wgmma_default_split holds.
+// - optional 128 x 256 tiles (options.tile_n = 256; consume_pieces): each K block's product in four
+//   m64n64 pieces into two 32-register buffers (a whole block accumulator does not fit beside the 128
+//   accumulators), B's two scale blocks split between the pieces; with options.pieces_lookahead the
+//   next piece is issued before the current one is waited for within a block. 14% fewer L2 -> shared
+//   bytes per FLOP than 128 x 192 and whole waves where N is a multiple of 1024 on 132 SMs:
+//   0.3-11.3% faster than the run-6 default on 9 of the 12 M = 4096 projections, 0.8-1.0% slower on
+//   two, in an A/B against main's build on an H100 (NOTES.md run 7); the suite's default where
+//   fp8_gemm_wgmma_default_tile_n picks 256.
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
