@@ -539,10 +539,6 @@ const wgmma_block_config wgmma_block_configs[] = {
      false,
      "every untimed case of the kernel's domain; timed at M >= 4096 (there the default where its 128 x 256 tile's wave "
      "efficiency on the device is at least 0.91 of 128 x 128's and 0.95 of 128 x 192's) and wherever it is the default"},
-    {"c1_n256_overlap_la2",
-     "c1_n256_overlap_la with a tile's first two pieces issued before the previous tile's epilogue "
-     "(options.pieces_epilogue2), so more of the epilogue runs under the tensor cores (kernels/fp8/NOTES.md, run 7)",
-     {1, true, true, false, 0, false, 256, false, false, true, true}},
     {"c1_n192_overlap_sk",
      "default where M >= 4096, K >= 8192, c1_n256_overlap_la is not and the 128 x 192 tile's wave efficiency with the "
      "tail split is at least 0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: none of the 12 M = 4096 "

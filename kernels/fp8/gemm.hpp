@@ -124,10 +124,6 @@ struct fp8_gemm_wgmma_options {
     // block's first goes in (ptxas 13.0 serializes every wgmma when a group is kept in flight
     // across the K loop with wait_group 1: C7514). Measured: kernels/fp8/NOTES.md run 7.
     bool pieces_lookahead = false;
-    // tile_n 256 with pieces_lookahead: a tile's first two pieces (not one) are issued before the
-    // previous tile's epilogue, so more of the epilogue runs under the tensor cores (both buffers
-    // in flight while acc is stored). Measured: kernels/fp8/NOTES.md run 7.
-    bool pieces_epilogue2 = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,

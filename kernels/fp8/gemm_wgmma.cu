@@ -687,7 +687,6 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
         const tile_info ti = tile_at(t, local);
         scales sc = block_scales(ti, 0);
         issue_piece(buf[0], it, 0);
-        if constexpr (FORM == 3) issue_piece(buf[1], it, 1);  // the epilogue under two pieces
         if (t != first_tile) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
@@ -723,13 +722,11 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
             // The rest of block j once its piece 0 is issued: piece q + 1 goes in before piece q is
             // waited for (wait_group 1), the last piece drains (wait_group 0), so no group is in flight
             // across the K loop's back edge.
-            // FORM 3: the tile's first block has its pieces 0 and 1 issued before the epilogue.
-            auto rest_of_block = [&](auto first_block) {
-                constexpr bool skip_q1 = FORM == 3 && decltype(first_block)::value;
+            auto rest_of_block = [&]() {
 #pragma unroll
                 for (int q = 0; q < NP; ++q) {
                     if (q + 1 < NP) {
-                        if (!(skip_q1 && q == 0)) issue_piece(buf[(q + 1) % NB], it, q + 1);
+                        issue_piece(buf[(q + 1) % NB], it, q + 1);
                         wgmma_wait<1>();
                     } else {
                         wgmma_wait<0>();
@@ -740,13 +737,13 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
                 }
             };
             if (p.k_blocks > 1) sc = block_scales(ti, 1);
-            rest_of_block(std::true_type{});
+            rest_of_block();
             for (int j = 1; j < p.k_blocks; ++j) {
                 ++it;
                 f = factors_of(sc, ti.mid_hi);
                 issue_piece(buf[0], it, 0);
                 if (j + 1 < p.k_blocks) sc = block_scales(ti, j + 1);
-                rest_of_block(std::false_type{});
+                rest_of_block();
             }
         }
         ++it;
@@ -770,8 +767,8 @@ __global__ void __launch_bounds__(threads, 1)
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
     static_assert(BN == 128 || ((BN == 192 || BN == 256) && CLUSTER == 1), "128 x 192 and 128 x 256 tiles without a cluster only");
     static_assert(BN != 256 || (OVERLAP && PIECES != 0), "the 128 x 256 tile runs with the 64-column piece consumer only");
-    static_assert(PIECES == 0 || (PIECES >= 1 && PIECES <= 3 && OVERLAP && !SPLIT && BN != 128),
-                  "64-column pieces (form 1, 2 or 3): 192- or 256-wide tiles, the overlap, no split");
+    static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128),
+                  "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split");
     static_assert(!SPLIT || (BN == 192 && OVERLAP), "the work split runs on the overlapped 128 x 192 consumer only");
     using cfg = config<BN, STAGES>;
     extern __shared__ unsigned char smem_raw[];
@@ -1191,9 +1188,6 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     if (opt.tile_n == 256 && (!opt.overlap || opt.split)) {
         throw std::invalid_argument("fp8_gemm wgmma: tile_n 256 runs with the overlap, without the split");
     }
-    if (opt.pieces_epilogue2 && (opt.tile_n != 256 || !opt.pieces_lookahead)) {
-        throw std::invalid_argument("fp8_gemm wgmma: pieces_epilogue2 runs with tile_n 256 and pieces_lookahead");
-    }
     if (opt.pieces_lookahead && opt.tile_n != 256 && !opt.pieces64) {
         throw std::invalid_argument("fp8_gemm wgmma: pieces_lookahead orders the 64-column pieces (tile_n 256, or pieces64)");
     }
@@ -1277,8 +1271,7 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     }
     if (tile_n == 256) {
         using cfg256 = config<256, stages_n256>;
-        auto* kernel = opt.pieces_lookahead ? (opt.pieces_epilogue2 ? fp8_gemm_wgmma_kernel<256, stages_n256, 1, true, false, 3>
-                                                                    : fp8_gemm_wgmma_kernel<256, stages_n256, 1, true, false, 2>)
+        auto* kernel = opt.pieces_lookahead ? fp8_gemm_wgmma_kernel<256, stages_n256, 1, true, false, 2>
                                             : fp8_gemm_wgmma_kernel<256, stages_n256, 1, true, false, 1>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg256::smem_bytes),
                    "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
