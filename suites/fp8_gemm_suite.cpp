@@ -452,8 +452,9 @@ std::optional<std::string> unsupported(const char* why) {
 }
 
 // Tuning configurations of wgmma_block, each verified and timed as its own result. The default
-// for a case is wgmma_block_lead_config's: c1_n192_overlap_sk or c1_n192_overlap where its rule picks
-// the 128 x 192 tile, else the first (c1_overlap), which stays timed on every timed case. Names are report keys: never
+// for a case is wgmma_block_lead_config's: c1_n256_overlap_la where its rule picks the 128 x 256 tile,
+// c1_n192_overlap_sk or c1_n192_overlap where it picks 128 x 192, else the first (c1_overlap), which
+// stays timed on every timed case. Names are report keys: never
 // rename, retire and add.
 struct wgmma_block_config {
     const char* name;
@@ -468,9 +469,8 @@ struct wgmma_block_config {
 };
 const wgmma_block_config wgmma_block_configs[] = {
     {"c1_overlap",
-     "default where neither c1_n192_overlap nor c1_n192_overlap_sk is (M < 4096, or a 128 x 192 tile's wave "
-     "efficiency below 0.91 of this tile's: N = 4096 with K <= 4096 and N = 2048 at M = 4096 on 132 SMs; "
-     "k::fp8_gemm_wgmma_default_tile_n), timed on every timed case: one CTA per 128 x 128 tile (no cluster), D through shared memory and TMA stores where N % 8 == 0, two "
+     "default where none of c1_n256_overlap_la, c1_n192_overlap, c1_n192_overlap_sk is (M < 4096, or the wider "
+     "tiles' wave efficiency below 0.91 of this tile's; k::fp8_gemm_wgmma_default_tile_n), timed on every timed case: one CTA per 128 x 128 tile (no cluster), D through shared memory and TMA stores where N % 8 == 0, two "
      "block accumulators: K block kb + 1's wgmma run while block kb is promoted (wait_group 1), and each tile's epilogue "
      "runs while the next tile's first block is on the tensor cores. 5-10% faster than c1 on every timed case measured "
      "on an H100, M = 1 and 128 included (kernels/fp8/NOTES.md, run 4)",
@@ -507,7 +507,8 @@ const wgmma_block_config wgmma_block_configs[] = {
      "(kernels/fp8/NOTES.md, run 5)",
      {1, true, false, false, 0, false, 192}},
     {"c1_n192_overlap",
-     "default where M >= 4096, K < 8192 and its wave efficiency on the device's SMs is at least 0.91 of 128 x 128's "
+     "default where M >= 4096, K < 8192, c1_n256_overlap_la is not (its tile's wave efficiency below 0.95 of this one's: "
+     "kv_a, N = 576) and its wave efficiency on the device's SMs is at least 0.91 of 128 x 128's "
      "(k::fp8_gemm_wgmma_default_tile_n; 2-41% faster than c1_overlap on nine M = 4096 projections on an H100, "
      "kernels/fp8/NOTES.md run 5; with K >= 8192 c1_n192_overlap_sk is the default, run 6): c1_n192 with each K block's product taken in two halves of 96 columns (m64n96k32, two commit groups): each "
      "block's half 0 is promoted while its half 1 is on the tensor cores, half 1 after a drain (half the promotion "
@@ -516,14 +517,33 @@ const wgmma_block_config wgmma_block_configs[] = {
      {1, true, true, false, 0, false, 192},
      false,
      "every untimed case of the kernel's domain; timed at M >= 4096 (there the default where its 128 x 192 tile's wave "
-     "efficiency on the device is at least 0.91 of 128 x 128's and K < 8192) and wherever it is the default"},
+     "efficiency on the device is at least 0.91 of 128 x 128's, K < 8192 and c1_n256_overlap_la is not) and wherever it "
+     "is the default"},
     {"c1_n192_overlap_serp", "c1_n192_overlap with c1_overlap_serp's serpentine K order",
      {1, true, true, false, 0, true, 192}},
+    {"c1_n256_overlap",
+     "128 x 256 tiles (kernels/fp8/NOTES.md, run 7): two consumer warpgroups of 64 x 256, each K block's product in "
+     "four pieces of 64 columns (m64n64k32) into two 32-register buffers used in turn, each piece promoted while the "
+     "next one is on the tensor cores (all of the promotion overlapped); 14% fewer L2 -> shared "
+     "bytes per FLOP than 128 x 192 (48 KiB per 8.4 MFLOP) and whole waves on 132 SMs where N is a multiple of 1024; "
+     "a 3-stage ring of 48 KiB stages, four TMA stores per warpgroup",
+     {1, true, true, false, 0, false, 256}},
+    {"c1_n256_overlap_la",
+     "default where M >= 4096 and the 128 x 256 tile's wave efficiency on the device's SMs is at least 0.91 of 128 x "
+     "128's and 0.95 of 128 x 192's (k::fp8_gemm_wgmma_default_tile_n: 11 of the 12 M = 4096 projections on 132 SMs, "
+     "all but kv_a; 1-15% faster than the earlier default on 17 of 24 M = 4096 / 8192 projections on an H100, "
+     "kernels/fp8/NOTES.md run 7): c1_n256_overlap with the pieces' second order (options.pieces_lookahead): piece q + "
+     "1 issued before piece q is waited for within a K block (wait_group 1), the block's last piece drained and "
+     "promoted before the next block's first goes in; 4-6% faster than c1_n256_overlap on the M = 4096 projections",
+     {1, true, true, false, 0, false, 256, false, false, true},
+     false,
+     "every untimed case of the kernel's domain; timed at M >= 4096 (there the default where its 128 x 256 tile's wave "
+     "efficiency on the device is at least 0.91 of 128 x 128's and 0.95 of 128 x 192's) and wherever it is the default"},
     {"c1_n192_overlap_sk",
-     "default where M >= 4096, K >= 8192 and the 128 x 192 tile's wave efficiency with the tail split is at least "
-     "0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: six of the 12 M = 4096 projections on 132 SMs, 0.2-5.5% "
-     "faster than c1_n192_overlap there on an H100, 1.7-9.2% slower on the four with K <= 4096 and a tail; "
-     "kernels/fp8/NOTES.md run 6): c1_n192_overlap with the tail split (options.split, kernels/fp8/split_plan.hpp): "
+     "default where M >= 4096, K >= 8192, c1_n256_overlap_la is not and the 128 x 192 tile's wave efficiency with the "
+     "tail split is at least 0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: none of the 12 M = 4096 "
+     "projections on 132 SMs since run 7, six before it; 0.2-5.5% faster than c1_n192_overlap there on an H100, "
+     "1.7-9.2% slower on the four with K <= 4096 and a tail; kernels/fp8/NOTES.md run 6): c1_n192_overlap with the tail split (options.split, kernels/fp8/split_plan.hpp): "
      "where the 128 x 192 tiles do not fill whole waves of the SMs, the whole tiles run as in c1_n192_overlap (the "
      "same kernel, its own launch), then each tile of the partial last wave is cut along K into 2-8 pieces of whole "
      "128-wide K blocks (a cost model picks the count) run at once by a second launch, one CTA per piece; the CTA "
@@ -547,15 +567,18 @@ const wgmma_block_config& wgmma_block_config_named(std::string_view name) {
 // per head_dim), by the declared rule of kernels/fp8/gemm.hpp on the current device's SMs:
 // - c1_n192_overlap_sk where k::fp8_gemm_wgmma_default_split holds (M >= 4096, K >= 8192 and a
 //   128 x 192 wave efficiency with the tail split at least 0.91 of 128 x 128's);
-// - c1_n192_overlap where k::fp8_gemm_wgmma_default_tile_n picks 192 otherwise (M >= 4096, K < 8192
-//   and a 128 x 192 wave efficiency at least 0.91 of 128 x 128's);
+// - c1_n256_overlap_la where k::fp8_gemm_wgmma_default_tile_n picks 256 (M >= 4096 and a 128 x 256
+//   wave efficiency at least 0.91 of 128 x 128's and 0.95 of 128 x 192's, with the split where it pays);
+// - c1_n192_overlap where it picks 192 otherwise;
 // - else c1_overlap.
-// On an H100 this picked the fastest wgmma configuration measured (or one within 0.5% of it) on all
-// 17 timed M >= 4096 cases of run 6 call 3. Only asked for cases the kernel runs (a device is there).
+// On an H100 (run 7 call 2) this picked the fastest wgmma configuration measured, or one within 1.8%
+// of it, on all 24 M = 4096 / 8192 projections. Only asked for cases the kernel runs (a device is there).
 const wgmma_block_config& wgmma_block_lead_config(const case_desc& c) {
     const int sms = k::fp8_gemm_wgmma_device_sms();
     if (sms > 0 && k::fp8_gemm_wgmma_default_split(kernel_shape(c), sms)) return wgmma_block_config_named("c1_n192_overlap_sk");
-    if (sms > 0 && k::fp8_gemm_wgmma_default_tile_n(kernel_shape(c), sms) == 192) return wgmma_block_config_named("c1_n192_overlap");
+    const int tile_n = sms > 0 ? k::fp8_gemm_wgmma_default_tile_n(kernel_shape(c), sms) : 128;
+    if (tile_n == 256) return wgmma_block_config_named("c1_n256_overlap_la");
+    if (tile_n == 192) return wgmma_block_config_named("c1_n192_overlap");
     return wgmma_block_configs[0];
 }
 
@@ -682,9 +705,9 @@ void register_fp8_gemm(registry& reg) {
         "e4m3 x e4m3 -> fp32 per 128-wide K block, each block's product promoted into the fp32 accumulator times "
         "a_scale * b_scale (DeepGEMM's scheme), bf16 out through TMA stores; 128 x 128 tiles, two consumer warpgroups and a "
         "producer, persistent grid; the default configuration (c1_overlap) promotes each block while the next block's wgmma "
-        "run; where the 128 x 192 tile's waves fill the SMs (M >= 4096, wave-efficiency rule) the default is "
-        "c1_n192_overlap (128 x 192 tiles, m64n192 / m64n96 wgmma), with K >= 8192 c1_n192_overlap_sk (the partial last "
-        "wave's tiles split along K). Versus naive: no bf16 copies of A and B, and FP8 tensor cores (twice the bf16 rate)";
+        "run; at M >= 4096 the default is c1_n256_overlap_la (128 x 256 tiles, four m64n64 pieces per K block) where "
+        "that tile's waves fill the SMs (wave-efficiency rule), else c1_n192_overlap (128 x 192 tiles, m64n192 / m64n96 "
+        "wgmma; with K >= 8192 c1_n192_overlap_sk, the partial last wave's tiles split along K) where those do. Versus naive: no bf16 copies of A and B, and FP8 tensor cores (twice the bf16 rate)";
     wg.launch = [](const launch_args& a) {
         k::launch_fp8_gemm_wgmma(kernel_shape(a.c), static_cast<const std::uint8_t*>(a.in[in_a]), static_cast<const float*>(a.in[in_a_scale]),
                                  static_cast<const std::uint8_t*>(a.in[in_b]), static_cast<const float*>(a.in[in_b_scale]), a.out[0],

@@ -93,7 +93,8 @@ struct fp8_gemm_wgmma_options {
     // the order in which the block products are summed (fixed per tile: still deterministic).
     int k_stagger = 0;
     bool k_serpentine = false;
-    // Columns of a tile of D: 128, or 192 (cluster 1 only): two consumer warpgroups of m64n192,
+    // Columns of a tile of D: 128, 256 (cluster 1, the overlap, no split: four 64-column pieces per K
+    // block, see pieces64; 14% fewer L2 -> shared bytes per FLOP than 192, a 3-stage ring of 48 KiB), or 192 (cluster 1 only): two consumer warpgroups of m64n192,
     // 17% fewer L2 -> shared-memory bytes per FLOP than 128 x 128, a 4-stage ring (40 KiB a stage).
     // A 192-wide tile straddles two 128-column scale blocks of B (the kernel picks the block per
     // 8-column group). With overlap, each K block's product is taken in two halves of 96 columns
@@ -109,6 +110,20 @@ struct fp8_gemm_wgmma_options {
     // waves, then one CTA per piece. Where no split is modelled to gain, the plain kernel alone.
     // Needs fp8_gemm_wgmma_workspace_bytes(shape, options, SMs). Measured: NOTES.md run 6.
     bool split = false;
+    // tile_n 192 with the overlap: each K block's product in three pieces of 64 columns
+    // (m64n64k32) instead of two halves of 96, each piece's promotion under the next piece's wgmma
+    // (all of the promotion overlapped, against half with the halves; A's slice read once per
+    // piece). tile_n 256 always runs this form (four pieces; the overlap required). Measured:
+    // kernels/fp8/NOTES.md run 7.
+    bool pieces64 = false;
+    // The 64-column pieces' order (tile_n 256, or 192 with pieces64). false (form 1): each piece
+    // drained (wait_group 0) before the next is issued, the next promoted under it, one piece in
+    // flight across K blocks: all of the promotion overlapped, the tensor queue of the warpgroup
+    // empty at each piece's turn. true (form 2): piece q + 1 issued before piece q is waited for
+    // (wait_group 1) within a K block, the block's last piece drained and promoted before the next
+    // block's first goes in (ptxas 13.0 serializes every wgmma when a group is kept in flight
+    // across the K loop with wait_group 1: C7514). Measured: kernels/fp8/NOTES.md run 7.
+    bool pieces_lookahead = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
@@ -138,12 +153,14 @@ double fp8_gemm_wgmma_split_wave_efficiency(const fp8_gemm_shape& s, int tile_n,
 // repays.
 bool fp8_gemm_wgmma_split_pays(const fp8_gemm_shape& s);
 // The tile width of the suite's default configuration for a shape on `sms` SMs (kernels/fp8/NOTES.md,
-// runs 5 and 6): 192 where M >= 4096 and the 128 x 192 tile's wave efficiency (with the tail split
-// where fp8_gemm_wgmma_split_pays) is at least 0.91 of the 128 x 128 tile's; else 128. On an H100
-// (132 SMs) at M = 4096: 192 for 10 of the 12 projections (ratio 0.98-1.33), 128 for 4096^3 and the
-// expert up projection (0.89: a third-full last column block and last wave), which were measured
-// 2-4% faster with 128; below M = 4096 it is measured only at M = 1 and 128 (128 faster), so 128
-// stays there.
+// runs 5-7): where M >= 4096, 256 (the 64-column pieces with pieces_lookahead) where the 128 x 256
+// tile's wave efficiency is at least 0.91 of the 128 x 128 tile's and 0.95 of the 128 x 192 tile's
+// (with the tail split where fp8_gemm_wgmma_split_pays); else 192 where the 128 x 192 tile's is at
+// least 0.91 of 128 x 128's; else 128. On an H100 (132 SMs, run 7 call 2) 256 was the fastest
+// wgmma configuration, or within 1.8% of it, on 22 of the 24 M = 4096 / 8192 projections (ratio to
+// 192 0.98-1.13), 1-15% faster than the earlier default on 17 of them; kv_a (N = 576: 3 column
+// blocks, ratio 0.75) keeps 192. Below M = 4096 it is measured only at M = 1 and 128 (128 faster),
+// so 128 stays there.
 int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms);
 // Whether the suite's default configuration is the 128 x 192 tile with the tail split
 // (c1_n192_overlap_sk): the default tile width is 192 and fp8_gemm_wgmma_split_pays.

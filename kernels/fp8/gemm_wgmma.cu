@@ -39,6 +39,14 @@
 //   partials in a fixed order (deterministic); 0.2-5.5% faster on the M = 4096 projections with
 //   K >= 8192, slower on shorter K (NOTES.md run 6): the suite's default where
 //   fp8_gemm_wgmma_default_split holds.
+// - optional 128 x 256 tiles (options.tile_n = 256; consume_pieces): each K block's product in four
+//   m64n64 pieces into two 32-register buffers (a whole block accumulator does not fit beside the 128
+//   accumulators), B's two scale blocks split between the pieces; with options.pieces_lookahead the
+//   next piece is issued before the current one is waited for within a block. 14% fewer L2 -> shared
+//   bytes per FLOP than 128 x 192 and whole waves where N is a multiple of 1024 on 132 SMs:
+//   0.3-11.3% faster than the run-6 default on 9 of the 12 M = 4096 projections, 0.8-1.0% slower on
+//   two, in an A/B against main's build on an H100 (NOTES.md run 7); the suite's default where
+//   fp8_gemm_wgmma_default_tile_n picks 256.
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
@@ -556,6 +564,193 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
         if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
     }
 }
+
+// acc += f0 * blk on rows r0, f1 * blk on rows r1, for the 8-column groups 8 q .. 8 q + 7 of a
+// 64 x BN fragment (blk: one m64n64 piece, whose 64 columns lie in one scale block of B).
+template <int BN>
+__device__ __forceinline__ void promote_piece(float (&acc)[BN / 2], const float (&blk)[32], int q, float f0, float f1) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const int nb = 8 * q + i;
+        acc[nb * 4 + 0] = fmaf(f0, blk[i * 4 + 0], acc[nb * 4 + 0]);
+        acc[nb * 4 + 1] = fmaf(f0, blk[i * 4 + 1], acc[nb * 4 + 1]);
+        acc[nb * 4 + 2] = fmaf(f1, blk[i * 4 + 2], acc[nb * 4 + 2]);
+        acc[nb * 4 + 3] = fmaf(f1, blk[i * 4 + 3], acc[nb * 4 + 3]);
+    }
+}
+
+// The consumer warpgroups in 64-column pieces (options.tile_n = 256, or 192 with
+// options.pieces64; the overlap, no cluster, no split). Each warpgroup owns 64 rows x BN columns:
+// BN / 2 fp32 accumulators per thread. For BN = 256 a whole block accumulator (another 128) does
+// not fit the 232 registers of setmaxnreg, nor do two halves of 64; so each K block's product is
+// taken in BN / 64 pieces of 64 columns (m64n64k32, one commit group each) into 32-register
+// buffers used in turn (two for 4 pieces: acc 128 + 64 = 192 registers; three for 192's 3 pieces, so
+// that piece q of every block uses the same buffer: 96 + 96). Each step drains the piece in flight
+// (wait_group 0), issues the next piece (the next block's first after the last) into the next
+// buffer and promotes the drained one under it: every piece's promotion runs while the tensor
+// cores work on the next, where the 128 x 192 half-split form hides only half of it. (Issuing the
+// next piece before waiting for the older one, wait_group 1, made ptxas 13.0 serialize every
+// wgmma of the 256-wide kernel: C7514.) The cost: A's 64-row slice is read from shared memory once
+// per piece. Scale blocks: a 256-wide tile starts at column 128 (2 n_blk): pieces 0, 1 lie in B's
+// scale block 2 n_blk, pieces 2, 3 in 2 n_blk + 1; a 192-wide tile as in consume_n192 (piece 0 in
+// lo, piece 2 in lo + 1, piece 1 in lo or lo + 1 for n_blk even / odd); past the last scale block
+// (B's rows there arrive as zeros, those columns are never stored) the last one is read. 128 x 256
+// against 128 x 192: 14% fewer L2 -> shared bytes per FLOP (48 KiB per 8.4 MFLOP), and whole waves
+// on 132 SMs where N is a multiple of 1024 (M = 4096: 4096^3 3.88 waves, N = 2048 1.94, N = 7168
+// 6.79); 3 stages of 48 KiB + 64 KiB of D staging. The same FMAs in the same order as the other
+// forms: bit-identical D on the exact test.
+template <int BN, int STAGES, int FORM>
+__device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
+                                               int tile_step) {
+    static_assert(BN == 192 || BN == 256, "64-column pieces of 192- or 256-wide tiles");
+    constexpr int NP = BN / 64;             // pieces per K block
+    // Buffers: piece q of every block in buffer q % NB (FORM 1 keeps a piece in flight across
+    // blocks, so an odd piece count needs three; FORM 2 drains at each block's end).
+    constexpr int NB = FORM == 1 && NP % 2 != 0 ? 3 : 2;
+    using cfg = config<BN, STAGES>;
+    const std::uint32_t bar = base + cfg::bar_offset;
+    auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes); };
+    auto stage_b = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes + cfg::a_bytes); };
+    auto full = [&](int s) { return bar + 8u * static_cast<std::uint32_t>(s); };
+    auto empty = [&](int s) { return bar + 8u * static_cast<std::uint32_t>(STAGES + s); };
+    const int lane = tid & 31, warp = (tid >> 5) & 3;
+    const int row_in_wg = warp * 16 + (lane >> 2);  // and + 8
+    const int col_q = (lane & 3) * 2;
+    const std::uint32_t stage_c = base + cfg::c_offset + static_cast<std::uint32_t>(wg * (64 * BN * 2));
+    struct tile_info {
+        int m_blk, n_blk, r0, r1;
+        const float *as0, *as1, *bs_lo, *bs_hi;
+        bool mid_hi;  // piece 1 of a 192-wide tile at an odd column block: scale block lo + 1
+        k_order ko;
+    };
+    auto tile_at = [&](int t, int local) {
+        tile_info ti;
+        tile_coords(p, t, ti.m_blk, ti.n_blk);
+        ti.ko = k_order_of(p, ti.m_blk, ti.n_blk, local);
+        ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
+        ti.r1 = ti.r0 + 8;
+        ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
+        ti.as1 = ti.r1 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r1) * p.k_blocks : nullptr;
+        const int lo = BN == 256 ? 2 * ti.n_blk : (3 * ti.n_blk) / 2, hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
+        ti.bs_lo = p.b_scale + static_cast<std::size_t>(lo) * p.k_blocks;
+        ti.bs_hi = p.b_scale + static_cast<std::size_t>(hi) * p.k_blocks;
+        ti.mid_hi = BN == 192 && (ti.n_blk & 1) != 0;
+        return ti;
+    };
+    struct scales {
+        float sa0, sa1, lo, hi;
+    };
+    auto block_scales = [&](const tile_info& ti, int j) {
+        const int kb = k_block_at(p, ti.ko, j);
+        scales sc;
+        sc.lo = __ldg(ti.bs_lo + kb);
+        sc.hi = __ldg(ti.bs_hi + kb);
+        sc.sa0 = ti.as0 ? __ldg(ti.as0 + kb) : 0.f;
+        sc.sa1 = ti.as1 ? __ldg(ti.as1 + kb) : 0.f;
+        return sc;
+    };
+    // a_scale * b_scale of piece q, rows r0 (f0) and r1 (f1).
+    struct factors {
+        float f0[NP], f1[NP];
+    };
+    auto factors_of = [](const scales& sc, bool mid_hi) {
+        factors f;
+#pragma unroll
+        for (int q = 0; q < NP; ++q) {
+            const float b = BN == 256 ? (q < 2 ? sc.lo : sc.hi) : (q == 0 ? sc.lo : q == 2 ? sc.hi : (mid_hi ? sc.hi : sc.lo));
+            f.f0[q] = sc.sa0 * b;
+            f.f1[q] = sc.sa1 * b;
+        }
+        return f;
+    };
+    auto release = [&](int fill) {
+        if (lane == 0) mbar_arrive(empty(fill % STAGES));
+    };
+    // Piece q (columns 64 q .. 64 q + 63) of fill `fill`'s product into qq (one commit group);
+    // piece 0 first waits for the fill to arrive.
+    auto issue_piece = [&](float (&qq)[32], int fill, int q) {
+        const int s = fill % STAGES;
+        if (q == 0) mbar_wait(full(s), (fill / STAGES) & 1);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < bk / 32; ++ks) {
+            const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
+            const std::uint64_t db = make_desc(stage_b(s) + q * (64 * bk) + ks * 32);  // B's rows 64 q .. (1024-byte aligned)
+            sm90::wgmma_fp8_op<64>::ss(qq, da, db, ks > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+    };
+    float buf[NB][32], acc[BN / 2];
+    tile_info prev{};
+    int it = 0;  // K blocks consumed by this CTA, over all its tiles
+    for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
+        const tile_info ti = tile_at(t, local);
+        scales sc = block_scales(ti, 0);
+        issue_piece(buf[0], it, 0);
+        if (t != first_tile) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) acc[i] = 0.f;
+        factors f = factors_of(sc, ti.mid_hi);
+        if constexpr (FORM == 1) {
+            // Piece 0 of block j in flight at the loop's head; the loop issues block j + 1's piece 0
+            // unconditionally, the tile's last block is peeled below.
+            for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
+                sc = block_scales(ti, j + 1);
+#pragma unroll
+                for (int q = 0; q < NP; ++q) {
+                    wgmma_wait<0>();
+                    reg_fence(buf[q % NB]);
+                    if (q + 1 < NP) {
+                        issue_piece(buf[(q + 1) % NB], it, q + 1);
+                    } else {
+                        release(it);  // the block's last piece done: the stage is free
+                        issue_piece(buf[0], it + 1, 0);
+                    }
+                    promote_piece<BN>(acc, buf[q % NB], q, f.f0[q], f.f1[q]);
+                }
+                f = factors_of(sc, ti.mid_hi);
+            }
+#pragma unroll
+            for (int q = 0; q < NP; ++q) {
+                wgmma_wait<0>();
+                reg_fence(buf[q % NB]);
+                if (q + 1 < NP) issue_piece(buf[(q + 1) % NB], it, q + 1);
+                else release(it);
+                promote_piece<BN>(acc, buf[q % NB], q, f.f0[q], f.f1[q]);
+            }
+        } else {
+            // The rest of block j once its piece 0 is issued: piece q + 1 goes in before piece q is
+            // waited for (wait_group 1), the last piece drains (wait_group 0), so no group is in flight
+            // across the K loop's back edge.
+            auto rest_of_block = [&]() {
+#pragma unroll
+                for (int q = 0; q < NP; ++q) {
+                    if (q + 1 < NP) {
+                        issue_piece(buf[(q + 1) % NB], it, q + 1);
+                        wgmma_wait<1>();
+                    } else {
+                        wgmma_wait<0>();
+                        release(it);
+                    }
+                    reg_fence(buf[q % NB]);
+                    promote_piece<BN>(acc, buf[q % NB], q, f.f0[q], f.f1[q]);
+                }
+            };
+            if (p.k_blocks > 1) sc = block_scales(ti, 1);
+            rest_of_block();
+            for (int j = 1; j < p.k_blocks; ++j) {
+                ++it;
+                f = factors_of(sc, ti.mid_hi);
+                issue_piece(buf[0], it, 0);
+                if (j + 1 < p.k_blocks) sc = block_scales(ti, j + 1);
+                rest_of_block();
+            }
+        }
+        ++it;
+        prev = ti;
+    }
+    if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+}
 #endif  // FUSEBENCH_FP8_WGMMA_DEVICE_CODE
 
 // OVERLAP: two block accumulators per consumer thread, so that K block kb + 1's wgmma run on the
@@ -564,13 +759,16 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
 // promotion FMAs nor during the epilogue. Same promotion order, so bit-identical to OVERLAP = false.
 // SPLIT: the tail kernel of kernels/fp8/split_plan.hpp: CTA c runs tail piece c only (the whole
 // tiles are the plain kernel's launch before it; 128 x 192 tiles with the overlap only).
-template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false>
+template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false, int PIECES = 0>
 __global__ void __launch_bounds__(threads, 1)
     fp8_gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                           const __grid_constant__ CUtensorMap tm_d, const params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
-    static_assert(BN == 128 || (BN == 192 && CLUSTER == 1), "128 x 192 tiles without a cluster only");
+    static_assert(BN == 128 || ((BN == 192 || BN == 256) && CLUSTER == 1), "128 x 192 and 128 x 256 tiles without a cluster only");
+    static_assert(BN != 256 || (OVERLAP && PIECES != 0), "the 128 x 256 tile runs with the 64-column piece consumer only");
+    static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128),
+                  "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split");
     static_assert(!SPLIT || (BN == 192 && OVERLAP), "the work split runs on the overlapped 128 x 192 consumer only");
     using cfg = config<BN, STAGES>;
     extern __shared__ unsigned char smem_raw[];
@@ -643,6 +841,9 @@ __global__ void __launch_bounds__(threads, 1)
                 }
             }
         }
+    } else if constexpr (PIECES != 0) {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        consume_pieces<BN, STAGES, PIECES>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 192) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         consume_n192<STAGES, OVERLAP, SPLIT>(p, &tm_d, base, tid, role, cluster_id, clusters);
@@ -842,6 +1043,7 @@ void make_map(CUtensorMap* map, CUtensorMapDataType type, const void* ptr, std::
 
 constexpr int stages = 6;      // 128 x 128 tiles: 6 x 32 KiB + 64 KiB of D staging
 constexpr int stages_n192 = 4;  // 128 x 192 tiles: 4 x 40 KiB + 96 KiB of D staging (5 would need 248 KiB)
+constexpr int stages_n256 = 3;  // 128 x 256 tiles: 3 x 48 KiB + 64 KiB of D staging (4 would need 256 KiB)
 
 std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }
 bool needs_padding(const fp8_gemm_shape& s) { return s.k % 16 != 0; }
@@ -858,7 +1060,7 @@ std::size_t fp8_gemm_wgmma_workspace_bytes(const fp8_gemm_shape& s) {
 
 fp8_gemm_split_plan fp8_gemm_wgmma_split_plan(const fp8_gemm_shape& s, const fp8_gemm_wgmma_options& opt, int sms) {
     if (fp8_gemm_wgmma_shape_unsupported(s) != nullptr || sms <= 0) return {};
-    const std::size_t tn = static_cast<std::size_t>(opt.tile_n == 192 ? 192 : 128), cluster = opt.cluster == 2 ? 2 : 1;
+    const std::size_t tn = static_cast<std::size_t>(opt.tile_n == 192 || opt.tile_n == 256 ? opt.tile_n : 128), cluster = opt.cluster == 2 ? 2 : 1;
     const std::size_t tiles = (fp8_wgmma::blocks_of(s.m) + cluster - 1) / cluster * ((s.n + tn - 1) / tn);
     return make_fp8_gemm_split_plan(static_cast<int>(tiles), static_cast<int>(fp8_wgmma::blocks_of(s.k)), sms, opt.split);
 }
@@ -915,6 +1117,8 @@ int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
     const double e128 = fp8_gemm_wgmma_wave_efficiency(s, 128, sms);
     const double e192 = fp8_gemm_wgmma_split_pays(s) ? fp8_gemm_wgmma_split_wave_efficiency(s, 192, sms)
                                                       : fp8_gemm_wgmma_wave_efficiency(s, 192, sms);
+    const double e256 = fp8_gemm_wgmma_wave_efficiency(s, 256, sms);
+    if (e128 > 0 && e256 >= 0.91 * e128 && e256 >= 0.95 * e192) return 256;
     return e128 > 0 && e192 >= 0.91 * e128 ? 192 : 128;
 }
 
@@ -975,10 +1179,21 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     p.n = static_cast<int>(s.n);
     p.k_blocks = static_cast<int>(blocks_of(s.k));
     p.m_blocks = static_cast<int>(blocks_of(s.m));
-    if (opt.tile_n != 128 && opt.tile_n != 192) {
-        throw std::invalid_argument("fp8_gemm wgmma: tile_n must be 128 or 192, got " + std::to_string(opt.tile_n));
+    if (opt.tile_n != 128 && opt.tile_n != 192 && opt.tile_n != 256) {
+        throw std::invalid_argument("fp8_gemm wgmma: tile_n must be 128, 192 or 256, got " + std::to_string(opt.tile_n));
     }
-    if (opt.tile_n == 192 && opt.cluster != 1) throw std::invalid_argument("fp8_gemm wgmma: tile_n 192 runs without a cluster (cluster 1)");
+    if (opt.tile_n != 128 && opt.cluster != 1) {
+        throw std::invalid_argument("fp8_gemm wgmma: tile_n " + std::to_string(opt.tile_n) + " runs without a cluster (cluster 1)");
+    }
+    if (opt.tile_n == 256 && (!opt.overlap || opt.split)) {
+        throw std::invalid_argument("fp8_gemm wgmma: tile_n 256 runs with the overlap, without the split");
+    }
+    if (opt.pieces_lookahead && opt.tile_n != 256 && !opt.pieces64) {
+        throw std::invalid_argument("fp8_gemm wgmma: pieces_lookahead orders the 64-column pieces (tile_n 256, or pieces64)");
+    }
+    if (opt.pieces64 && (opt.tile_n == 128 || !opt.overlap || opt.split)) {
+        throw std::invalid_argument("fp8_gemm wgmma: pieces64 runs with tile_n 192 or 256 and the overlap, without the split");
+    }
     if (opt.split && (opt.tile_n != 192 || !opt.overlap || opt.k_serpentine)) {
         // The serpentine's K order depends on a tile's place in its CTA's sequence, which differs
         // between the CTAs sharing a cut tile.
@@ -1054,9 +1269,23 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
         check_launch("fp8_gemm wgmma kernel (tail pieces)");
         return;
     }
+    if (tile_n == 256) {
+        using cfg256 = config<256, stages_n256>;
+        auto* kernel = opt.pieces_lookahead ? fp8_gemm_wgmma_kernel<256, stages_n256, 1, true, false, 2>
+                                            : fp8_gemm_wgmma_kernel<256, stages_n256, 1, true, false, 1>;
+        check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg256::smem_bytes),
+                   "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
+        const int grid = std::min(p.sched_tiles, sms);
+        kernel<<<grid, threads, cfg256::smem_bytes, stream>>>(ma, mb, md, p);
+        check_launch("fp8_gemm wgmma kernel");
+        return;
+    }
     if (tile_n == 192) {
         using cfg192 = config<192, stages_n192>;
-        auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true> : fp8_gemm_wgmma_kernel<192, stages_n192, 1, false>;
+        auto* kernel = opt.pieces64  ? (opt.pieces_lookahead ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 2>
+                                                             : fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 1>)
+                       : opt.overlap ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true>
+                                     : fp8_gemm_wgmma_kernel<192, stages_n192, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),
                    "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
         const int grid = std::min(p.sched_tiles, sms);
