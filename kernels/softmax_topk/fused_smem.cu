@@ -581,7 +581,7 @@ template <class T> void launch_smem(const softmax_topk_args& a, cudaStream_t str
     const std::int64_t stage_max = (max_optin - ctl) / smem_stages / 128 * 128;
     const std::int64_t chunk_max = (stage_max - 32) / sz / 64 * 64;
     const std::int64_t min_c = (a.V + chunk_max - 1) / chunk_max;
-    if (min_c > smem_max_cluster || a.V * sz > softmax_topk_smem_max_row_bytes) {
+    if (min_c > smem_max_cluster) {
         throw std::invalid_argument("launch_softmax_topk_fused_smem: V " + std::to_string(a.V) + " needs " +
                                     std::to_string(min_c) + " blocks a row (at most " +
                                     std::to_string(smem_max_cluster) + ")");
@@ -654,6 +654,12 @@ template <class T> void launch_smem(const softmax_topk_args& a, cudaStream_t str
 
 void launch_softmax_topk_fused_smem(const softmax_topk_args& a, cudaStream_t stream) {
     validate(a, softmax_topk_max_k, "launch_softmax_topk_fused_smem");
+    const std::int64_t row_bytes = a.V * (a.type == elem::f32 ? 4 : 2);
+    if (row_bytes > softmax_topk_smem_max_row_bytes) {
+        throw std::invalid_argument("launch_softmax_topk_fused_smem: a row of " + std::to_string(row_bytes) +
+                                    " bytes is more than " + std::to_string(softmax_topk_smem_max_row_bytes) +
+                                    " (16 blocks a cluster)");
+    }
     if (a.rows == 0) return;
     dispatch_elem(a.type, [&](auto v) { launch_smem<decltype(v)>(a, stream); });
 }
