@@ -576,12 +576,12 @@ void register_softmax_topk(registry& reg) {
     v7.role = variant_role::fused;
     v7.description =
         "v7: the row in shared memory, the next row's DRAM stream overlapping the current row's select: a persistent "
-        "grid of clusters (C blocks a row, one a SM, each chunk <= ~95 KB in one of two shared-memory buffers), a bulk "
-        "copy of the next row's chunk issued when a row starts; from shared memory one pass for max / sum and slot "
+        "grid of clusters (C blocks a row, one a SM, each chunk <= ~95 KB in one of two shared-memory buffers), cp.async "
+        "copies of the next row's chunk issued when a row starts; from shared memory one pass for max / sum and slot "
         "maxima (a lower bound L of the K-th largest in any order from one cluster exchange), one pass appending the "
         "elements above L and counting the ties at it; fewer than K above: L is the K-th key, ties of lowest index "
-        "join; more than 2048 above: 8-bit digit histograms of the chunks; a leader block rotating by row gathers, "
-        "selects and sorts the exact top K";
+        "join; more than 2048 above: 8-bit digit histograms of the chunks; a leader block rotating by row gathers "
+        "the candidates and ranks them (radix select and sort above 512)";
     v7.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_smem(args_of(a), a.stream); };
     v7.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     v7.req.min_compute_capability = 90;
@@ -591,7 +591,7 @@ void register_softmax_topk(registry& reg) {
         return k_limit(c, k::softmax_topk_max_k, "one bitonic sort of K in shared memory");
     };
     v7.req.domain = "V up to 16 chunks of ~95 KB (fp32 ~390K), K <= 1024, fp32/bf16/fp16, any input (sm_90: "
-                    "thread-block clusters, bulk copies)";
+                    "thread-block clusters)";
     s.variants.push_back(std::move(v7));
 
     // Every adversarial kind timed at production shapes, beside random logits of the same scale,

@@ -4,17 +4,17 @@
 //
 // A persistent grid of thread-block clusters, C blocks per cluster (1 block per SM), block `rank`
 // owning the contiguous chunk [rank * chunk, (rank + 1) * chunk) of a row. Each block has two chunk
-// buffers in shared memory; cluster q takes rows q, q + n_clusters, ... At the start of a row the
-// block's thread 0 issues the next row's chunk into the other buffer with one 1D bulk copy (the
-// 16-byte aligned interior; row starts are not 16-byte aligned when V is odd) on an mbarrier, and
-// threads 0-15 load the ragged head and tail (< 16 bytes each) with plain loads into registers,
-// stored into the buffer when that row starts. So DRAM streams row r + 1 while the block selects
-// row r, and the selection reads shared memory only. Per row:
+// buffers in shared memory; cluster q takes rows q, q + n_clusters, ... At the start of a row every
+// thread issues its 16-byte cp.async pieces of the next row's chunk into the other buffer (the
+// 16-byte aligned interior; row starts are not 16-byte aligned when V is odd; one commit group a
+// row), and threads 0-15 load the ragged head and tail (< 16 bytes each) with plain loads into
+// registers, stored into the buffer when that row starts. So DRAM streams row r + 1 while the block
+// selects row r, and the selection reads shared memory only. Per row:
 // A. one pass over the chunk: online max / sum of exp per thread, and the maxima of its 4 slots
 //    (the vectors it reads at one position of a batch; for 16-bit logits each half of a vector):
 //    the slots partition the chunk. A lower bound of the chunk's K-th largest in any order: K <= 32,
-//    per warp the K-th largest of the 32 lane maxima (a warp sort), the block's bound b1 the
-//    largest of them; K > 32, the block's K-th and ceil(K / C)-th largest slot maxima b1, b2
+//    the K-th largest of the block's 256 thread maxima (b1: each thread counts the maxima above
+//    its own); K > 32, the block's K-th and ceil(K / C)-th largest slot maxima b1, b2
 //    (fused_radix's block_two_bounds). One cluster barrier exchanges (max, sum, b1, b2): the row's
 //    max / sum and L = max(max b1, min b2), a lower bound of the row's K-th largest key.
 // B. a second pass over the chunk (shared memory): elements above L appended to the block's
@@ -25,8 +25,9 @@
 //    few slots): the exact K-th key from 8-bit digit histograms of the chunks summed over the
 //    cluster (4 levels), the elements above it and the ties of lowest index.
 // C. the row's leader block (rank = row iteration mod C, so the select rotates over the blocks)
-//    gathers the candidates through distributed shared memory, selects the exact top K of
-//    (value, ~index) composites (a radix select) and sorts them.
+//    gathers the candidates through distributed shared memory and selects the exact top K of
+//    (value, ~index) composites: at most 512 candidates by each one's rank among the others (the
+//    ranks order them), more by a radix select and a bitonic sort.
 // Any V up to 16 chunks (fp32 ~390K), fp32/bf16/fp16, K <= softmax_topk_max_k. Needs sm_90.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
@@ -56,7 +57,7 @@ static_assert(softmax_topk_max_k <= smem_slots * block_threads, "every block hol
 static_assert(softmax_topk_max_k <= smem_gather_cap, "the leader gathers at least K candidates");
 
 struct smem_ctl {
-    unsigned long long full[smem_stages];  // mbarriers: the buffer's bulk copy landed
+    std::uint32_t tkey[block_threads];     // K <= 32: the threads' maximum keys (the block bound)
     std::uint64_t cand[smem_cand_cap];     // this block's candidates (read by the leader); the leader's winners
     std::uint64_t gath[smem_gather_cap];   // the leader's gathered candidates
     unsigned bound_hist[2][256];           // block_two_bounds' histograms (zero between uses)
@@ -113,10 +114,9 @@ template <class T> __device__ __forceinline__ chunk_geom geom_of(const T* chunk_
     return g;
 }
 
-__device__ __forceinline__ void bulk_copy(std::uint32_t dst, const void* src, unsigned bytes, std::uint32_t bar) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-                 "l"(src), "r"(bytes), "r"(bar)
-                 : "memory");
+// 16 bytes global -> shared, asynchronous (L2 only); completes at the thread's cp.async.wait_group.
+__device__ __forceinline__ void copy16_async(std::uint32_t dst, const void* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
 }
 
 // Calls on_vec(x, j0, u) for every 16-byte vector of the buffer holding the chunk (n elements from
@@ -149,21 +149,6 @@ __device__ __forceinline__ void for_chunk(const T* buf, int e0, int n, F&& on_ve
             on_vec(x, i * W - e0, u);
         }
     }
-}
-
-// Sorts one 32-bit key per lane descending across the warp (lane 0 the largest).
-__device__ __forceinline__ std::uint32_t warp_sort_desc_u32(std::uint32_t v) {
-    const int lane = static_cast<int>(threadIdx.x & 31);
-#pragma unroll
-    for (int k = 2; k <= 32; k <<= 1) {
-#pragma unroll
-        for (int j = k >> 1; j > 0; j >>= 1) {
-            const std::uint32_t o = __shfl_xor_sync(full_mask, v, j);
-            const bool take_max = ((lane & k) == 0) == ((lane & j) == 0);
-            v = take_max ? max(o, v) : min(o, v);
-        }
-    }
-    return v;
 }
 
 // Warp-aggregated append (as fused_radix's): the lanes with `pred` take consecutive places from
@@ -273,19 +258,14 @@ __global__ void __launch_bounds__(block_threads, 1)
     const int lo = min(V, rank * chunk), hi = min(V, lo + chunk), n = hi - lo;
     const unsigned Ku = static_cast<unsigned>(K);
 
-    if (tid == 0) {
-        for (int st = 0; st < smem_stages; ++st) {
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(&sm.full[st])))
-                         : "memory");
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
     for (int b = tid; b < 2 * 256; b += block_threads) sm.bound_hist[0][b] = 0;
     clear_select_smem(sm.sel);
     __syncthreads();
 
-    // Issues row `row`'s chunk into buffer `st` (thread 0: the bulk copy; threads 0-15: the ragged
-    // head and tail into registers, stored when the row starts).
+    // Issues row `row`'s chunk into buffer `st`: every thread 16-byte cp.async pieces of the aligned
+    // interior (one commit group a row), threads 0-15 the ragged head and tail into registers,
+    // stored when the row starts. (A single 1D bulk copy of the chunk on an mbarrier, the first
+    // form, streamed at about 4-5 GB/s an SM: NOTES.md, v7.)
     T pend_v{};
     int pend_pos = -1;
     const auto prefetch = [&](std::int64_t it2) {
@@ -295,16 +275,8 @@ __global__ void __launch_bounds__(block_threads, 1)
         const T* start = logits + row2 * V + lo;
         const chunk_geom g = geom_of(start, n);
         const int st = static_cast<int>(it2 & 1);
-        if (tid == 0) {
-            const auto bar = static_cast<unsigned>(__cvta_generic_to_shared(&sm.full[st]));
-            // Generic-proxy reads and writes of this buffer (the row before last) come before the copy's writes.
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(g.bulk_bytes) : "memory");
-            if (g.bulk_bytes > 0) {
-                bulk_copy(static_cast<unsigned>(__cvta_generic_to_shared(smem_raw + st * stage_bytes)) + g.bulk_off, g.src,
-                          g.bulk_bytes, bar);
-            }
-        }
+        const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw + st * stage_bytes)) + g.bulk_off;
+        for (unsigned v = static_cast<unsigned>(tid); v < g.bulk_bytes / 16; v += block_threads) copy16_async(dst + 16 * v, g.src + 16 * v);
         if (tid < 8 && tid < g.head) {
             pend_v = start[tid];
             pend_pos = g.e0 + tid;
@@ -314,13 +286,14 @@ __global__ void __launch_bounds__(block_threads, 1)
         }
     };
     prefetch(0);
+    asm volatile("cp.async.commit_group;" ::: "memory");
 
     for (std::int64_t it = 0;; ++it) {
         const std::int64_t row = cluster_id + it * n_clusters;
         if (row >= rows) break;
         const int st = static_cast<int>(it & 1), p = static_cast<int>(it & 1);
-        const unsigned ph = static_cast<unsigned>((it >> 1) & 1);
         T* buf = reinterpret_cast<T*>(smem_raw + st * stage_bytes);
+        asm volatile("cp.async.wait_group 0;" ::: "memory");  // this row's pieces (the only group in flight)
         if (pend_pos >= 0) buf[pend_pos] = pend_v;
         if (tid == 0) {
             sm.cand_n[p] = 0;  // its last remote reader (the leader two rows back) is done
@@ -328,19 +301,9 @@ __global__ void __launch_bounds__(block_threads, 1)
             sm.b1[p] = 0;
             sm.b2[p] = 0;
         }
-        __syncthreads();  // the head / tail stores; every read of the other buffer (the previous row) is done
+        __syncthreads();  // every thread's pieces and head / tail stores; every read of the other buffer is done
         prefetch(it + 1);
-        {
-            const auto bar = static_cast<unsigned>(__cvta_generic_to_shared(&sm.full[st]));
-            unsigned done = 0;
-            do {
-                asm volatile(
-                    "{\n.reg .pred q;\nmbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2;\nselp.u32 %0, 1, 0, q;\n}\n"
-                    : "=r"(done)
-                    : "r"(bar), "r"(ph)
-                    : "memory");
-            } while (!done);
-        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
         const int e0 = geom_of(logits + row * V + lo, n).e0;
 
         // A. max / sum of exp and slot maxima.
@@ -375,12 +338,23 @@ __global__ void __launch_bounds__(block_threads, 1)
         // The block's bounds: K distinct elements of the chunk are at or above b1, ceil(K / C) at or
         // above b2; an empty slot's maximum is -inf (it only lowers the bound).
         if (K <= 32) {
+            // The K-th largest of the block's 256 thread maxima: the thread whose key v has fewer
+            // than K above it and at least K at or above it (every such thread writes the same v).
             float t = tm[0];
 #pragma unroll
             for (int q = 1; q < smem_slots; ++q) t = fmaxf(t, tm[q]);
-            const std::uint32_t sorted = warp_sort_desc_u32(float_key(t));
-            const std::uint32_t wb = __shfl_sync(full_mask, sorted, K - 1);
-            if (lane == 0) atomicMax(&sm.b1[p], wb);
+            const std::uint32_t v = float_key(t);
+            sm.tkey[tid] = v;
+            __syncthreads();
+            unsigned gt = 0, ge = 0;
+            const auto* k4 = reinterpret_cast<const uint4*>(sm.tkey);
+#pragma unroll 8
+            for (int i = 0; i < block_threads / 4; ++i) {
+                const uint4 q = k4[i];
+                gt += (q.x > v) + (q.y > v) + (q.z > v) + (q.w > v);
+                ge += (q.x >= v) + (q.y >= v) + (q.z >= v) + (q.w >= v);
+            }
+            if (gt < Ku && ge >= Ku) sm.b1[p] = v;
         } else {
             std::uint32_t tk[smem_slots];
 #pragma unroll
@@ -392,7 +366,7 @@ __global__ void __launch_bounds__(block_threads, 1)
                 sm.b2[p] = b2;
             }
         }
-        cl.sync();  // 1: the blocks' max / sum and bounds
+        cl.sync();  // 1: the blocks' max / sum and bounds (sm.tkey is rewritten only after barrier 2)
         float M = -INFINITY, S = 0.0f;
         std::uint32_t b1_max = 0, b2_min = 0xFFFFFFFFu;
         for (int c = 0; c < C; ++c) {
@@ -526,21 +500,36 @@ __global__ void __launch_bounds__(block_threads, 1)
         const unsigned ng = min(nc_all, static_cast<unsigned>(smem_gather_cap));
         __syncthreads();
         const float inv_S = 1.0f / S;
-        if (ng <= 32u) {
-            // At most 32 candidates: one warp sorts them in registers. Composite 0 (below every
-            // key) pads; ng >= K.
-            if (tid < 32) {
-                std::uint64_t c = static_cast<unsigned>(tid) < ng ? sm.gath[tid] : 0ull;
-                c = warp_bitonic_sort_desc(c);
-                if (tid < K) {
-                    p_out[tid] = expf(composite_value(c) - M) * inv_S;
-                    i_out[tid] = static_cast<std::int32_t>(composite_index(c));
-                }
+        // The leader's own list is gathered: its space takes the winners (no other block reads it).
+        std::uint64_t* win = sm.cand;
+        if (ng <= 2u * block_threads) {
+            // Each candidate's rank among the others (composites are distinct): those of rank < K
+            // are the top K, already in order. No barrier; two candidates a thread at most.
+            const unsigned t0 = static_cast<unsigned>(tid), t1 = t0 + block_threads;
+            const std::uint64_t c0 = t0 < ng ? sm.gath[t0] : ~0ull, c1 = t1 < ng ? sm.gath[t1] : ~0ull;
+            unsigned r0 = 0, r1 = 0;
+            const auto* g2 = reinterpret_cast<const ulonglong2*>(sm.gath);
+            const unsigned npairs = ng / 2;
+            for (unsigned i = 0; i < npairs; ++i) {
+                const ulonglong2 q = g2[i];
+                r0 += (q.x > c0) + (q.y > c0);
+                r1 += (q.x > c1) + (q.y > c1);
+            }
+            if (ng & 1u) {
+                const std::uint64_t q = sm.gath[ng - 1];
+                r0 += q > c0;
+                r1 += q > c1;
+            }
+            if (t0 < ng && r0 < Ku) {
+                p_out[r0] = expf(composite_value(c0) - M) * inv_S;
+                i_out[r0] = static_cast<std::int32_t>(composite_index(c0));
+            }
+            if (t1 < ng && r1 < Ku) {
+                p_out[r1] = expf(composite_value(c1) - M) * inv_S;
+                i_out[r1] = static_cast<std::int32_t>(composite_index(c1));
             }
             continue;
         }
-        // The leader's own list is gathered: its space takes the winners (no other block reads it).
-        std::uint64_t* win = sm.cand;
         if (ng > Ku) {
             std::uint64_t sel_prefix = 0, sel_mask = 0;
             const std::uint64_t* g = sm.gath;
