@@ -77,6 +77,41 @@ struct smem_ctl {
     unsigned win_n;      // the leader's winners
 };
 
+// Per-phase time, a diagnostic build only (kernels/softmax_topk/probes/smem_timeline.cu defines
+// FUSEBENCH_SMEM_TIMELINE and includes this file): thread 0 of each block adds the %globaltimer time
+// of each phase to smem_timeline[block * smem_tl_points + phase] (ns, summed over its rows). Off,
+// the stamps are empty statements.
+enum smem_tl_point : int {
+    tl_wait,     // row start -> this row's copies landed (and the barrier)
+    tl_pass_a,   // pass A, block reductions and the block bound
+    tl_bar1,     // cluster barrier 1 and the exchange
+    tl_pass_b,   // pass B
+    tl_bar2,     // cluster barrier 2 and the counts
+    tl_ties,     // ties / digit path and barrier 3 (when taken)
+    tl_leader,   // the leader's gather, select and writes
+    tl_rows,     // rows taken (count)
+    tl_ng,       // candidates gathered as leader (count)
+    smem_tl_points = 10
+};
+#ifdef FUSEBENCH_SMEM_TIMELINE
+__device__ unsigned long long* smem_timeline = nullptr;
+__device__ __forceinline__ unsigned long long smem_now() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define SMEM_STAMP(point)                                                                                  \
+    do {                                                                                                   \
+        if (threadIdx.x == 0 && smem_timeline != nullptr) {                                                \
+            const unsigned long long now_ = smem_now();                                                    \
+            smem_timeline[static_cast<std::size_t>(blockIdx.x) * smem_tl_points + (point)] += now_ - tl_last; \
+            tl_last = now_;                                                                                \
+        }                                                                                                  \
+    } while (0)
+#else
+#define SMEM_STAMP(point) ((void)0)
+#endif
+
 template <class T> struct alignas(16) vec16 {
     static constexpr int n = 16 / sizeof(T);
     T v[n];
@@ -288,11 +323,18 @@ __global__ void __launch_bounds__(block_threads, 1)
     prefetch(0);
     asm volatile("cp.async.commit_group;" ::: "memory");
 
+#ifdef FUSEBENCH_SMEM_TIMELINE
+    unsigned long long tl_last = smem_now();
+#endif
     for (std::int64_t it = 0;; ++it) {
         const std::int64_t row = cluster_id + it * n_clusters;
         if (row >= rows) break;
+#ifdef FUSEBENCH_SMEM_TIMELINE
+        if (threadIdx.x == 0 && smem_timeline != nullptr) smem_timeline[blockIdx.x * smem_tl_points + tl_rows] += 1;
+#endif
         const int st = static_cast<int>(it & 1), p = static_cast<int>(it & 1);
         T* buf = reinterpret_cast<T*>(smem_raw + st * stage_bytes);
+        SMEM_STAMP(tl_leader);  // since the previous row's last stamp: the leader's work (0 elsewhere)
         asm volatile("cp.async.wait_group 0;" ::: "memory");  // this row's pieces (the only group in flight)
         if (pend_pos >= 0) buf[pend_pos] = pend_v;
         if (tid == 0) {
@@ -302,6 +344,7 @@ __global__ void __launch_bounds__(block_threads, 1)
             sm.b2[p] = 0;
         }
         __syncthreads();  // every thread's pieces and head / tail stores; every read of the other buffer is done
+        SMEM_STAMP(tl_wait);
         prefetch(it + 1);
         asm volatile("cp.async.commit_group;" ::: "memory");
         const int e0 = geom_of(logits + row * V + lo, n).e0;
@@ -366,6 +409,7 @@ __global__ void __launch_bounds__(block_threads, 1)
                 sm.b2[p] = b2;
             }
         }
+        SMEM_STAMP(tl_pass_a);
         cl.sync();  // 1: the blocks' max / sum and bounds (sm.tkey is rewritten only after barrier 2)
         float M = -INFINITY, S = 0.0f;
         std::uint32_t b1_max = 0, b2_min = 0xFFFFFFFFu;
@@ -378,6 +422,7 @@ __global__ void __launch_bounds__(block_threads, 1)
         const std::uint32_t L = max(b1_max, b2_min);
         // Same inputs in the same order in every block: the branches below are uniform over the cluster.
         const bool finite = !(S != S || M == INFINITY || M == -INFINITY);
+        SMEM_STAMP(tl_bar1);
         const int leader = static_cast<int>(it % C);
         float* p_out = probs + row * K;
         std::int32_t* i_out = indices + row * K;
@@ -412,6 +457,7 @@ __global__ void __launch_bounds__(block_threads, 1)
         for (int d = 16; d > 0; d >>= 1) ties += __shfl_xor_sync(full_mask, ties, d);
         if (lane == 0 && ties > 0) atomicAdd(&sm.tie_n[p], ties);
         __syncthreads();
+        SMEM_STAMP(tl_pass_b);
         if (tid == 0) sm.a_n[p] = sm.cand_n[p];  // a snapshot: the list may grow after the barrier
         cl.sync();  // 2: the counts
         unsigned A = 0, before_t = 0;
@@ -419,6 +465,7 @@ __global__ void __launch_bounds__(block_threads, 1)
             A += *cl.map_shared_rank(&sm.a_n[p], c);
             if (c < rank) before_t += *cl.map_shared_rank(&sm.tie_n[p], c);
         }
+        SMEM_STAMP(tl_bar2);
         if (A < Ku) {
             // Fewer than K above L and at least K at or above it: L is the K-th key. This block's
             // share of the K - A ties of lowest index: lower chunks give theirs first.
@@ -485,6 +532,7 @@ __global__ void __launch_bounds__(block_threads, 1)
             if (take > 0) append_ties_in_order(sm, &sm.cand_n[p], buf, e0, n, lo, prefix, take);
             cl.sync();  // 3: every block's candidates are in place, the tie counts read
         }
+        SMEM_STAMP(tl_ties);
         if (rank != leader) continue;
 
         // C. The leader gathers, selects and sorts.
@@ -499,6 +547,9 @@ __global__ void __launch_bounds__(block_threads, 1)
         }
         const unsigned ng = min(nc_all, static_cast<unsigned>(smem_gather_cap));
         __syncthreads();
+#ifdef FUSEBENCH_SMEM_TIMELINE
+        if (threadIdx.x == 0 && smem_timeline != nullptr) smem_timeline[blockIdx.x * smem_tl_points + tl_ng] += ng;
+#endif
         const float inv_S = 1.0f / S;
         // The leader's own list is gathered: its space takes the winners (no other block reads it).
         std::uint64_t* win = sm.cand;
@@ -581,6 +632,7 @@ template <class T> void launch_smem(const softmax_topk_args& a, cudaStream_t str
     // must fit a GPC; the occupancy query says how many are resident).
     int best_c = 0, best_clusters = 0, best_stage = 0;
     std::int64_t best_chunk = 0;
+    const std::int64_t sms = cached_sm_count(dev);
     const std::int64_t c_hi = std::min<std::int64_t>(smem_max_cluster, std::max<std::int64_t>(min_c, 8));
     for (std::int64_t c = min_c; c <= c_hi; ++c) {
         std::int64_t chunk = (a.V + c - 1) / c;
@@ -605,7 +657,9 @@ template <class T> void launch_smem(const softmax_topk_args& a, cudaStream_t str
         int clusters = 0;
         check_call(cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg),
                    "softmax_topk_smem_kernel: cudaOccupancyMaxActiveClusters");
-        if (static_cast<std::int64_t>(clusters) * c > static_cast<std::int64_t>(best_clusters) * best_c) {
+        // Blocks beyond one a SM do not count (two blocks a SM halve each one's share of it).
+        if (std::min<std::int64_t>(static_cast<std::int64_t>(clusters) * c, sms) >
+            std::min<std::int64_t>(static_cast<std::int64_t>(best_clusters) * best_c, sms)) {
             best_c = static_cast<int>(c);
             best_clusters = clusters;
             best_stage = stage;
