@@ -10,16 +10,16 @@
 // row), and threads 0-15 load the ragged head and tail (< 16 bytes each) with plain loads into
 // registers, stored into the buffer when that row starts. So DRAM streams row r + 1 while the block
 // selects row r, and the selection reads shared memory only. Per row:
-// A. one pass over the chunk: online max / sum of exp per thread, and the maxima of its 4 slots
+// A. one pass over the chunk: the maxima of each thread's 4 slots (one fmax an element)
 //    (the vectors it reads at one position of a batch; for 16-bit logits each half of a vector):
 //    the slots partition the chunk. A lower bound of the chunk's K-th largest in any order: K <= 32,
 //    the K-th largest of the block's 256 thread maxima (b1: each thread counts the maxima above
 //    its own); K > 32, the block's K-th and ceil(K / C)-th largest slot maxima b1, b2
-//    (fused_radix's block_two_bounds). One cluster barrier exchanges (max, sum, b1, b2): the row's
-//    max / sum and L = max(max b1, min b2), a lower bound of the row's K-th largest key.
-// B. a second pass over the chunk (shared memory): elements above L appended to the block's
-//    candidate list (warp-aggregated), elements equal to L counted. One cluster barrier exchanges
-//    the counts: A above and T at L over the row. A >= K and A <= 2048: the candidates are those
+//    (fused_radix's block_two_bounds). One cluster barrier exchanges (max, b1, b2): the row's max
+//    and L = max(max b1, min b2), a lower bound of the row's K-th largest key.
+// B. a second pass over the chunk (shared memory): the sum of exp(x - max), elements above L
+//    appended to the block's candidate list (warp-aggregated), elements equal to L counted. One
+//    cluster barrier exchanges the sums and counts: A above and T at L over the row. A >= K and A <= 2048: the candidates are those
 //    above L. A < K: L is the exact K-th key; the K - A ties of lowest index join (lower chunks
 //    first, an in-order scan of the chunk that stops when found). A > 2048 (top values crowded into
 //    few slots): the exact K-th key from 8-bit digit histograms of the chunks summed over the
@@ -117,8 +117,9 @@ template <class T> struct alignas(16) vec16 {
     T v[n];
 };
 
-// Vectors per thread per batch (loads issued together): 4 fp32, 2 16-bit (each half one slot).
-template <class T> constexpr int smem_unroll = sizeof(T) == 4 ? 4 : 2;
+// Vectors per thread per batch (shared-memory loads issued together): 8 fp32, 4 16-bit. With 8
+// warps a SM, latency is hidden by loads in flight per thread, not by other warps.
+template <class T> constexpr int smem_unroll = sizeof(T) == 4 ? 8 : 4;
 
 // Where a row's chunk lands in a buffer: buffer byte 0 is the 16-byte boundary at or below the
 // chunk's first byte, so chunk element j is buffer element e0 + j. The bulk copy takes the aligned
@@ -176,10 +177,15 @@ __device__ __forceinline__ void for_chunk(const T* buf, int e0, int n, F&& on_ve
         for (int u = 0; u < U; ++u) {
             const int i = b + u * block_threads + static_cast<int>(threadIdx.x);
             float x[W];
+            if (i * W >= e0 && i * W + W <= nb) {  // all but the chunk's first and last vectors
 #pragma unroll
-            for (int e = 0; e < W; ++e) {
-                const int be = i * W + e;
-                x[e] = (i < nvec && be >= e0 && be < nb) ? to_f32(r[u].v[e]) : -INFINITY;
+                for (int e = 0; e < W; ++e) x[e] = to_f32(r[u].v[e]);
+            } else {
+#pragma unroll
+                for (int e = 0; e < W; ++e) {
+                    const int be = i * W + e;
+                    x[e] = (i < nvec && be >= e0 && be < nb) ? to_f32(r[u].v[e]) : -INFINITY;
+                }
             }
             on_vec(x, i * W - e0, u);
         }
@@ -349,44 +355,28 @@ __global__ void __launch_bounds__(block_threads, 1)
         asm volatile("cp.async.commit_group;" ::: "memory");
         const int e0 = geom_of(logits + row * V + lo, n).e0;
 
-        // A. max / sum of exp and slot maxima.
-        float m = -INFINITY, s = 0.0f;
+        // A. Slot maxima (one fmax an element; the sum of exp waits for the row's max, in pass B).
         float tm[smem_slots];
 #pragma unroll
         for (int q = 0; q < smem_slots; ++q) tm[q] = -INFINITY;
         for_chunk(buf, e0, n, [&](const float (&v)[W], int, int u) {
-            float h[SH];
 #pragma unroll
-            for (int hh = 0; hh < SH; ++hh) h[hh] = fmaxf(fmaxf(v[4 * hh], v[4 * hh + 1]), fmaxf(v[4 * hh + 2], v[4 * hh + 3]));
-            float vm = h[0];
-#pragma unroll
-            for (int hh = 1; hh < SH; ++hh) vm = fmaxf(vm, h[hh]);
-#pragma unroll
-            for (int hh = 0; hh < SH; ++hh) tm[u * SH + hh] = fmaxf(tm[u * SH + hh], h[hh]);
-            if (vm > m) {
-                s = s == 0.0f ? 0.0f : s * fast_exp2((m - vm) * log2e);
-                m = vm;
+            for (int hh = 0; hh < SH; ++hh) {
+                const int q = (u * SH + hh) % smem_slots;
+                tm[q] = fmaxf(tm[q], fmaxf(fmaxf(v[4 * hh], v[4 * hh + 1]), fmaxf(v[4 * hh + 2], v[4 * hh + 3])));
             }
-            // -inf adds nothing (and -inf - -inf would be NaN); NaN and +inf - +inf make the sum NaN.
-#pragma unroll
-            for (int e = 0; e < W; ++e) s += v[e] == -INFINITY ? 0.0f : fast_exp2((v[e] - m) * log2e);
         });
+        float m = tm[0];
+#pragma unroll
+        for (int q = 1; q < smem_slots; ++q) m = fmaxf(m, tm[q]);
         const float mb = block_reduce_max(m, sm.red);
-        float sb = s == 0.0f ? 0.0f : s * fast_exp2((m - mb) * log2e);
-        sb = block_reduce_sum(sb, sm.red);
-        if (tid == 0) {
-            sm.m[p] = mb;
-            sm.s[p] = sb;
-        }
+        if (tid == 0) sm.m[p] = mb;
         // The block's bounds: K distinct elements of the chunk are at or above b1, ceil(K / C) at or
         // above b2; an empty slot's maximum is -inf (it only lowers the bound).
         if (K <= 32) {
             // The K-th largest of the block's 256 thread maxima: the thread whose key v has fewer
             // than K above it and at least K at or above it (every such thread writes the same v).
-            float t = tm[0];
-#pragma unroll
-            for (int q = 1; q < smem_slots; ++q) t = fmaxf(t, tm[q]);
-            const std::uint32_t v = float_key(t);
+            const std::uint32_t v = float_key(m);
             sm.tkey[tid] = v;
             __syncthreads();
             unsigned gt = 0, ge = 0;
@@ -411,35 +401,44 @@ __global__ void __launch_bounds__(block_threads, 1)
         }
         SMEM_STAMP(tl_pass_a);
         cl.sync();  // 1: the blocks' max / sum and bounds (sm.tkey is rewritten only after barrier 2)
-        float M = -INFINITY, S = 0.0f;
+        float M = -INFINITY;
         std::uint32_t b1_max = 0, b2_min = 0xFFFFFFFFu;
         for (int c = 0; c < C; ++c) {
-            merge_max_sum(M, S, *cl.map_shared_rank(&sm.m[p], c), *cl.map_shared_rank(&sm.s[p], c));
+            M = fmaxf(M, *cl.map_shared_rank(&sm.m[p], c));
             b1_max = max(b1_max, *cl.map_shared_rank(&sm.b1[p], c));
             b2_min = min(b2_min, *cl.map_shared_rank(&sm.b2[p], c));
         }
         // K <= 32 leaves every b2 at 0: L = max b1.
         const std::uint32_t L = max(b1_max, b2_min);
         // Same inputs in the same order in every block: the branches below are uniform over the cluster.
-        const bool finite = !(S != S || M == INFINITY || M == -INFINITY);
+        // +inf or all -inf: no finite softmax (NaN shows in the sum after pass B). The slot maxima
+        // skip NaN (fmax), so M is never NaN.
+        const bool finite_max = !(M == INFINITY || M == -INFINITY);
         SMEM_STAMP(tl_bar1);
         const int leader = static_cast<int>(it % C);
         float* p_out = probs + row * K;
         std::int32_t* i_out = indices + row * K;
-        if (!finite) {
-            // No finite softmax (PyTorch gives NaN): NaN probabilities, indices 0..K-1.
+        const auto write_nan_row = [&] {
             if (rank == leader) {
                 for (int t = tid; t < K; t += block_threads) {
                     p_out[t] = __int_as_float(0x7FC00000);
                     i_out[t] = t;
                 }
             }
+        };
+        if (!finite_max) {
+            // No finite softmax (PyTorch gives NaN): NaN probabilities, indices 0..K-1.
+            write_nan_row();
             continue;
         }
 
-        // B. Elements above L to sm.cand, those equal to L counted.
+        // B. Sum of exp(x - M) (-inf adds 0, NaN makes it NaN); elements above L to sm.cand, those
+        // equal to L counted.
         unsigned ties = 0;
+        float s = 0.0f;
         for_chunk(buf, e0, n, [&](const float (&v)[W], int j0, int) {
+#pragma unroll
+            for (int e = 0; e < W; ++e) s += fast_exp2((v[e] - M) * log2e);
             float vm = v[0];
 #pragma unroll
             for (int e = 1; e < W; ++e) vm = fmaxf(vm, v[e]);
@@ -456,16 +455,25 @@ __global__ void __launch_bounds__(block_threads, 1)
 #pragma unroll
         for (int d = 16; d > 0; d >>= 1) ties += __shfl_xor_sync(full_mask, ties, d);
         if (lane == 0 && ties > 0) atomicAdd(&sm.tie_n[p], ties);
-        __syncthreads();
+        const float sb = block_reduce_sum(s, sm.red);  // its barriers order the appends before the snapshot
         SMEM_STAMP(tl_pass_b);
-        if (tid == 0) sm.a_n[p] = sm.cand_n[p];  // a snapshot: the list may grow after the barrier
-        cl.sync();  // 2: the counts
+        if (tid == 0) {
+            sm.s[p] = sb;
+            sm.a_n[p] = sm.cand_n[p];  // a snapshot: the list may grow after the barrier
+        }
+        cl.sync();  // 2: the sums and counts
         unsigned A = 0, before_t = 0;
+        float S = 0.0f;
         for (int c = 0; c < C; ++c) {
+            S += *cl.map_shared_rank(&sm.s[p], c);  // the same order in every block
             A += *cl.map_shared_rank(&sm.a_n[p], c);
             if (c < rank) before_t += *cl.map_shared_rank(&sm.tie_n[p], c);
         }
         SMEM_STAMP(tl_bar2);
+        if (S != S) {  // a NaN in the row
+            write_nan_row();
+            continue;
+        }
         if (A < Ku) {
             // Fewer than K above L and at least K at or above it: L is the K-th key. This block's
             // share of the K - A ties of lowest index: lower chunks give theirs first.
