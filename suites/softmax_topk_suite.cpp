@@ -576,7 +576,7 @@ void register_softmax_topk(registry& reg) {
     v7.role = variant_role::fused;
     v7.description =
         "v7: the row in shared memory, the next row's DRAM stream overlapping the current row's select: a persistent "
-        "grid of clusters (C blocks a row, one a SM, each chunk <= ~95 KB in one of two shared-memory buffers), cp.async "
+        "grid of clusters (C blocks a row, one a SM, each chunk <= ~95 KB in one of two shared-memory buffers), bulk "
         "copies of the next row's chunk issued when a row starts; from shared memory one pass for max / sum and slot "
         "maxima (a lower bound L of the K-th largest in any order from one cluster exchange), one pass appending the "
         "elements above L and counting the ties at it; fewer than K above: L is the K-th key, ties of lowest index "

@@ -4,11 +4,11 @@
 //
 // A persistent grid of thread-block clusters, C blocks per cluster (1 block per SM), block `rank`
 // owning the contiguous chunk [rank * chunk, (rank + 1) * chunk) of a row. Each block has two chunk
-// buffers in shared memory; cluster q takes rows q, q + n_clusters, ... At the start of a row every
-// thread issues its 16-byte cp.async pieces of the next row's chunk into the other buffer (the
-// 16-byte aligned interior; row starts are not 16-byte aligned when V is odd; one commit group a
-// row), and threads 0-15 load the ragged head and tail (< 16 bytes each) with plain loads into
-// registers, stored into the buffer when that row starts. So DRAM streams row r + 1 while the block
+// buffers in shared memory; cluster q takes rows q, q + n_clusters, ... At the start of a row thread
+// 0 issues the next row's chunk into the other buffer as 16 KB 1D bulk copies on an mbarrier (the
+// 16-byte aligned interior; row starts are not 16-byte aligned when V is odd), and threads 0-15
+// load the ragged head and tail (< 16 bytes each) with plain loads into registers, stored into the
+// buffer when that row starts. So DRAM streams row r + 1 while the block
 // selects row r, and the selection reads shared memory only. Per row:
 // A. one pass over the chunk: the maxima of each thread's 4 slots (one fmax an element)
 //    (the vectors it reads at one position of a batch; for 16-bit logits each half of a vector):
@@ -57,6 +57,7 @@ static_assert(softmax_topk_max_k <= smem_slots * block_threads, "every block hol
 static_assert(softmax_topk_max_k <= smem_gather_cap, "the leader gathers at least K candidates");
 
 struct smem_ctl {
+    unsigned long long full[smem_stages];  // mbarriers: the buffer's bulk copies landed
     std::uint32_t tkey[block_threads];     // K <= 32: the threads' maximum keys (the block bound)
     std::uint64_t cand[smem_cand_cap];     // this block's candidates (read by the leader); the leader's winners
     std::uint64_t gath[smem_gather_cap];   // the leader's gathered candidates
@@ -150,9 +151,12 @@ template <class T> __device__ __forceinline__ chunk_geom geom_of(const T* chunk_
     return g;
 }
 
-// 16 bytes global -> shared, asynchronous (L2 only); completes at the thread's cp.async.wait_group.
-__device__ __forceinline__ void copy16_async(std::uint32_t dst, const void* src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+constexpr unsigned smem_piece_bytes = 16u << 10;  // one bulk copy [bytes]: several in flight a chunk
+
+__device__ __forceinline__ void bulk_copy(std::uint32_t dst, const void* src, unsigned bytes, std::uint32_t bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
 }
 
 // Calls on_vec(x, j0, u) for every 16-byte vector of the buffer holding the chunk (n elements from
@@ -299,14 +303,22 @@ __global__ void __launch_bounds__(block_threads, 1)
     const int lo = min(V, rank * chunk), hi = min(V, lo + chunk), n = hi - lo;
     const unsigned Ku = static_cast<unsigned>(K);
 
+    if (tid == 0) {
+        for (int st = 0; st < smem_stages; ++st) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(&sm.full[st])))
+                         : "memory");
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
     for (int b = tid; b < 2 * 256; b += block_threads) sm.bound_hist[0][b] = 0;
     clear_select_smem(sm.sel);
     __syncthreads();
 
-    // Issues row `row`'s chunk into buffer `st`: every thread 16-byte cp.async pieces of the aligned
-    // interior (one commit group a row), threads 0-15 the ragged head and tail into registers,
-    // stored when the row starts. (A single 1D bulk copy of the chunk on an mbarrier, the first
-    // form, streamed at about 4-5 GB/s an SM: NOTES.md, v7.)
+    // Issues row `row`'s chunk into buffer `st`: thread 0 the aligned interior as 16 KB bulk copies
+    // on the buffer's mbarrier (one instruction each: the issuing thread does not wait), threads
+    // 0-15 the ragged head and tail into registers, stored when the row starts. (16-byte cp.async
+    // pieces from every thread, the second form, stalled the issuing threads for about the copy's
+    // time: NOTES.md, v7.)
     T pend_v{};
     int pend_pos = -1;
     const auto prefetch = [&](std::int64_t it2) {
@@ -316,8 +328,15 @@ __global__ void __launch_bounds__(block_threads, 1)
         const T* start = logits + row2 * V + lo;
         const chunk_geom g = geom_of(start, n);
         const int st = static_cast<int>(it2 & 1);
-        const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw + st * stage_bytes)) + g.bulk_off;
-        for (unsigned v = static_cast<unsigned>(tid); v < g.bulk_bytes / 16; v += block_threads) copy16_async(dst + 16 * v, g.src + 16 * v);
+        if (tid == 0) {
+            const auto bar = static_cast<unsigned>(__cvta_generic_to_shared(&sm.full[st]));
+            const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw + st * stage_bytes)) + g.bulk_off;
+            // Generic-proxy reads of this buffer (the row before last) come before the copies' writes.
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(g.bulk_bytes) : "memory");
+            for (unsigned o = 0; o < g.bulk_bytes; o += smem_piece_bytes)
+                bulk_copy(dst + o, g.src + o, min(smem_piece_bytes, g.bulk_bytes - o), bar);
+        }
         if (tid < 8 && tid < g.head) {
             pend_v = start[tid];
             pend_pos = g.e0 + tid;
@@ -327,7 +346,6 @@ __global__ void __launch_bounds__(block_threads, 1)
         }
     };
     prefetch(0);
-    asm volatile("cp.async.commit_group;" ::: "memory");
 
 #ifdef FUSEBENCH_SMEM_TIMELINE
     unsigned long long tl_last = smem_now();
@@ -341,7 +359,18 @@ __global__ void __launch_bounds__(block_threads, 1)
         const int st = static_cast<int>(it & 1), p = static_cast<int>(it & 1);
         T* buf = reinterpret_cast<T*>(smem_raw + st * stage_bytes);
         SMEM_STAMP(tl_leader);  // since the previous row's last stamp: the leader's work (0 elsewhere)
-        asm volatile("cp.async.wait_group 0;" ::: "memory");  // this row's pieces (the only group in flight)
+        {
+            const auto bar = static_cast<unsigned>(__cvta_generic_to_shared(&sm.full[st]));
+            const auto ph = static_cast<unsigned>((it >> 1) & 1);
+            unsigned done = 0;
+            do {
+                asm volatile(
+                    "{\n.reg .pred q;\nmbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2;\nselp.u32 %0, 1, 0, q;\n}\n"
+                    : "=r"(done)
+                    : "r"(bar), "r"(ph)
+                    : "memory");
+            } while (!done);
+        }
         if (pend_pos >= 0) buf[pend_pos] = pend_v;
         if (tid == 0) {
             sm.cand_n[p] = 0;  // its last remote reader (the leader two rows back) is done
@@ -352,7 +381,6 @@ __global__ void __launch_bounds__(block_threads, 1)
         __syncthreads();  // every thread's pieces and head / tail stores; every read of the other buffer is done
         SMEM_STAMP(tl_wait);
         prefetch(it + 1);
-        asm volatile("cp.async.commit_group;" ::: "memory");
         const int e0 = geom_of(logits + row * V + lo, n).e0;
 
         // A. Slot maxima (one fmax an element; the sum of exp waits for the row's max, in pass B).

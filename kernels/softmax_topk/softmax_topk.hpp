@@ -114,7 +114,7 @@ void launch_softmax_topk_fused_radix(const softmax_topk_args& a, cudaStream_t st
 
 // v7, the row in shared memory (kernels/softmax_topk/fused_smem.cu): a persistent grid of
 // thread-block clusters (C blocks a row, one a SM, C from the row's bytes: each block's chunk fits
-// one of two shared-memory buffers), clusters looping over rows. cp.async copies stream the next
+// one of two shared-memory buffers), clusters looping over rows. Bulk copies stream the next
 // row's chunk into the free buffer while the block selects the current one from shared memory: one pass
 // for max / sum and slot maxima (a lower bound L of the row's K-th largest in any order, from one
 // cluster exchange), one pass appending the elements above L and counting those at it; fewer than K
