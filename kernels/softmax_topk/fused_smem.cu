@@ -317,8 +317,8 @@ __global__ void __launch_bounds__(block_threads, 1)
     // Issues row `row`'s chunk into buffer `st`: thread 0 the aligned interior as 16 KB bulk copies
     // on the buffer's mbarrier (one instruction each: the issuing thread does not wait), threads
     // 0-15 the ragged head and tail into registers, stored when the row starts. (16-byte cp.async
-    // pieces from every thread, the second form, stalled the issuing threads for about the copy's
-    // time: NOTES.md, v7.)
+    // pieces from every thread, the second form, timed the same within 3%: the copies are not what
+    // limits this kernel; NOTES.md, v7.)
     T pend_v{};
     int pend_pos = -1;
     const auto prefetch = [&](std::int64_t it2) {
