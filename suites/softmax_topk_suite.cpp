@@ -571,6 +571,35 @@ void register_softmax_topk(registry& reg) {
     v6.full_only = true;
     s.variants.push_back(std::move(v6));
 
+    variant v7;
+    v7.name = "fused_smem";
+    v7.role = variant_role::fused;
+    v7.description =
+        "v7: the row in shared memory, the next row's DRAM stream overlapping the current row's select: a persistent "
+        "grid of clusters (C blocks a row, one a SM, each chunk <= ~95 KB in one of two shared-memory buffers), bulk "
+        "copies of the next row's chunk issued when a row starts; from shared memory one pass for max / sum and slot "
+        "maxima (a lower bound L of the K-th largest in any order from one cluster exchange), one pass appending the "
+        "elements above L and counting the ties at it; fewer than K above: L is the K-th key, ties of lowest index "
+        "join; more than 2048 above: 8-bit digit histograms of the chunks; a leader block rotating by row gathers "
+        "the candidates and ranks them (radix select and sort above 512). Best: bf16 rows that rise along the index "
+        "(2.9x faster than fused_stream at K = 10 on an H100); elsewhere 4-9x slower than fused_stream and slower than "
+        "fused_radix: each row's phases run one after another in one block a SM, ~11-24 us a row against ~2-3 us of "
+        "streaming (kernels/softmax_topk/NOTES.md, v7)";
+    v7.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_smem(args_of(a), a.stream); };
+    v7.model = [](const case_desc& c) { return model_passes(c, 1.0); };
+    v7.req.min_compute_capability = 90;
+    v7.req.supports = [](const case_desc& c) -> std::optional<std::string> {
+        if (v_of(c) * static_cast<std::int64_t>(dtype_size(c.type)) > k::softmax_topk_smem_max_row_bytes)
+            return "a row of more than 16 chunks of 90 KB (the largest cluster)";
+        return k_limit(c, k::softmax_topk_max_k, "one bitonic sort of K in shared memory");
+    };
+    v7.req.domain = "V up to 16 chunks of ~95 KB (fp32 ~390K), K <= 1024, fp32/bf16/fp16, any input (sm_90: "
+                    "thread-block clusters)";
+    // Full-only like fused_radix: 4-9x slower than fused_stream on random logits (v7 on an H100);
+    // the adversarial suite runs it.
+    v7.full_only = true;
+    s.variants.push_back(std::move(v7));
+
     // Every adversarial kind timed at production shapes, beside random logits of the same scale,
     // and K = 512 / 1024: how far each variant's speed depends on the input's order and
     // distribution (not in the default run: fusebench run --suite softmax_topk_adversarial).
@@ -580,7 +609,7 @@ void register_softmax_topk(registry& reg) {
     adv.shapes.reset();
     // The order-independent design is what this selection is for: run it without --full here.
     for (variant& v : adv.variants) {
-        if (v.name == "fused_radix") v.full_only = false;
+        if (v.name == "fused_radix" || v.name == "fused_smem") v.full_only = false;
     }
     adv.description = "softmax + top-k timed on every adversarial input kind at 4096 x {50257, 151936}, K = 10 and 256, "
                       "beside random logits of the same scale, and K = 512 / 1024 at 4096 x 50257";

@@ -112,4 +112,17 @@ void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t s
 // Any V, fp32/bf16/fp16, K <= softmax_topk_max_k. Needs sm_90.
 void launch_softmax_topk_fused_radix(const softmax_topk_args& a, cudaStream_t stream);
 
+// v7, the row in shared memory (kernels/softmax_topk/fused_smem.cu): a persistent grid of
+// thread-block clusters (C blocks a row, one a SM, C from the row's bytes: each block's chunk fits
+// one of two shared-memory buffers), clusters looping over rows. Bulk copies stream the next
+// row's chunk into the free buffer while the block selects the current one from shared memory: one pass
+// for max / sum and slot maxima (a lower bound L of the row's K-th largest in any order, from one
+// cluster exchange), one pass appending the elements above L and counting those at it; fewer than K
+// above make L the exact K-th key (ties of lowest index join), more than 2048 above take 8-bit digit
+// histograms of the chunks. A leader block, rotating by row, gathers, selects and sorts the exact
+// top K. Any V up to 16 chunks of ~95 KB, fp32/bf16/fp16, K <= softmax_topk_max_k. Needs sm_90.
+// Rows longer than this take more than the 16 blocks a cluster may have (launch: invalid_argument).
+constexpr std::int64_t softmax_topk_smem_max_row_bytes = 16 * 90 * 1024;
+void launch_softmax_topk_fused_smem(const softmax_topk_args& a, cudaStream_t stream);
+
 }  // namespace fusebench::kernels

@@ -244,6 +244,13 @@ TEST_CASE("softmax_topk launchers reject K > V, K < 1 and K above their caps", "
     a.V = 5;
     a.K = 6;
     CHECK_THROWS_AS(k::launch_softmax_topk_fused_radix(a, nullptr), std::invalid_argument);
+    CHECK_THROWS_AS(k::launch_softmax_topk_fused_smem(a, nullptr), std::invalid_argument);
+    a.V = 5000;
+    a.K = 1025;
+    CHECK_THROWS_AS(k::launch_softmax_topk_fused_smem(a, nullptr), std::invalid_argument);
+    a.K = 10;
+    a.V = k::softmax_topk_smem_max_row_bytes / 4 + 1;  // fp32: more than 16 chunks
+    CHECK_THROWS_AS(k::launch_softmax_topk_fused_smem(a, nullptr), std::invalid_argument);
 }
 
 namespace {
@@ -365,7 +372,8 @@ TEST_CASE("fused softmax_topk orders ties by lower index exactly", "[gpu][softma
     // equal values there arrive out of index order, and row 2's sample holds only ties.
     // fused_radix (4): row 0 is all equal (ties at the exact K-th key taken in index order), row 1's
     // ties fill the candidate buffer only for K = 1024.
-    for (int version = 0; version < 5; ++version) {
+    // fused_smem (5): the same tie paths from shared memory.
+    for (int version = 0; version < 6; ++version) {
         k::softmax_topk_args a{k::elem::f32, d_x.get(), static_cast<float*>(d_p.get()),
                                static_cast<std::int32_t*>(d_i.get()), rows, V, K};
         if (version < 3) {
@@ -373,8 +381,10 @@ TEST_CASE("fused softmax_topk orders ties by lower index exactly", "[gpu][softma
             k::launch_softmax_topk_fused(a, versions[version], nullptr);
         } else if (version == 3) {
             k::launch_softmax_topk_fused_stream(a, nullptr);
-        } else {
+        } else if (version == 4) {
             k::launch_softmax_topk_fused_radix(a, nullptr);
+        } else {
+            k::launch_softmax_topk_fused_smem(a, nullptr);
         }
         CUDA_CHECK(cudaDeviceSynchronize());
         std::vector<std::int32_t> idx(static_cast<std::size_t>(rows * K));
@@ -424,6 +434,7 @@ TEST_CASE("fused_radix takes ties at the K-th key in index order across the bloc
         x[static_cast<std::size_t>(2 * V + j)] = 4.0f - static_cast<float>(j) * 1e-4f;
     }
     expect_exact_topk(kernels::launch_softmax_topk_fused_radix, x, rows, V, K);
+    expect_exact_topk(kernels::launch_softmax_topk_fused_smem, x, rows, V, K);
 }
 
 TEST_CASE("fused_radix: top values in one slot over equal ones, ties at the bound, more than 2048 above it",
@@ -446,4 +457,41 @@ TEST_CASE("fused_radix: top values in one slot over equal ones, ties at the boun
         x[static_cast<std::size_t>(2 * V + j)] = std::sin(0.37f * static_cast<float>(j)) * 4.0f + static_cast<float>(j % 97) * 1e-3f;
     }
     expect_exact_topk(kernels::launch_softmax_topk_fused_radix, x, rows, V, K);
+    // fused_smem: row 1 (ascending) puts more than 2048 above its bound at K = 600 / 1024 (the digit path).
+    expect_exact_topk(kernels::launch_softmax_topk_fused_smem, x, rows, V, K);
+}
+
+TEST_CASE("fused_smem: more rows than resident clusters, rows in every order, ties, K up to 1024", "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // V = 30011 fp32 (odd: consecutive rows start at every 4-byte phase of a 16-byte boundary, so
+    // every ragged head and tail length occurs) is two blocks of 15040 columns; 600 rows are several
+    // for each resident cluster: both buffers and both mbarrier phases turn over and the leader block
+    // rotates. Row r % 6: distinct values in no order; ascending (the top K in block 1's last vectors;
+    // more than 2048 above the bound at K = 1024: the digit path); descending; all equal (nothing
+    // above the bound: the K ties of lowest index); 1.0 on every 7th column over -1.0 with a few 2.0
+    // (ties at the bound across both blocks); the top 40 values on one thread's stride in block 1
+    // (columns 15040 + 1024 q: one slot each, the bound from the other blocks).
+    const std::int64_t rows = 600, V = 30011;
+    const std::int64_t K = GENERATE(1, 10, 33, 256, 1024);
+    std::vector<float> x(static_cast<std::size_t>(rows * V));
+    for (std::int64_t r = 0; r < rows; ++r) {
+        float* row = x.data() + r * V;
+        for (std::int64_t j = 0; j < V; ++j) {
+            const auto fj = static_cast<float>(j);
+            float v = 0.0f;
+            switch (r % 6) {
+                case 0: v = std::sin(0.37f * fj + static_cast<float>(r)) * 4.0f + static_cast<float>(j % 97) * 1e-3f; break;
+                case 1: v = -20.0f + fj * 1e-3f; break;
+                case 2: v = 20.0f - fj * 1e-3f; break;
+                case 3: v = 0.5f; break;
+                case 4: v = j % 7 == 0 ? 1.0f : -1.0f; if (j % 3001 == 5) v = 2.0f; break;
+                default: v = std::cos(0.11f * fj) - 3.0f; break;
+            }
+            row[j] = v;
+        }
+        if (r % 6 == 5) {
+            for (std::int64_t q = 0; q < 14; ++q) row[15040 + 1024 * q] = 10.0f + static_cast<float>(q);
+        }
+    }
+    expect_exact_topk(kernels::launch_softmax_topk_fused_smem, x, rows, V, K);
 }
