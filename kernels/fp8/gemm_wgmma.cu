@@ -1318,9 +1318,11 @@ int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
     const double e256 = fp8_gemm_wgmma_wave_efficiency(s, 256, sms);
     if (e128 > 0 && e256 >= 0.91 * e128 && e256 >= 0.95 * e192) return 256;
     if (!(e128 > 0 && e192 >= 0.91 * e128)) return 128;
-    // 192 without the split: the 128 x 144 tile where it fills the SMs' waves far better (kv_a,
-    // N = 576: 128 tiles against 96 at M = 4096 on 132 SMs; NOTES.md run 8).
-    if (!fp8_gemm_wgmma_split_pays(s) && fp8_gemm_wgmma_wave_efficiency(s, 144, sms) >= 1.2 * e192) return 144;
+    // 192 without the split: the 128 x 144 tile where it fills the SMs' waves far better and M >= 8192
+    // (kv_a, N = 576, on an H100, NOTES.md run 8: M = 8192, 256 tiles of 144 against 192 of 192 on 132
+    // SMs, 2.7% faster; M = 4096, 128 tiles against 96 in one wave, 0.4% slower: each 144-wide tile's
+    // K block took as long as a 192-wide one's, so the fuller wave bought nothing there).
+    if (s.m >= 8192 && !fp8_gemm_wgmma_split_pays(s) && fp8_gemm_wgmma_wave_efficiency(s, 144, sms) >= 1.2 * e192) return 144;
     return 192;
 }
 
