@@ -49,8 +49,10 @@
 //   fp8_gemm_wgmma_default_tile_n picks 256.
 // - optional 128 x 144 tiles (options.tile_n = 144; consume_n144): for N = 576 (DeepSeek-V3 kv_a),
 //   4 column blocks = N exactly, 128 tiles at M = 4096 for 132 SMs where 128 x 192 runs 96 (one
-//   partial wave); m64n144 block accumulators (two with the overlap, c1_overlap's scheme), B's two
-//   scale blocks picked per 8-column group; measured in NOTES.md run 8.
+//   partial wave); an m64n144 block accumulator (with the overlap, two m64n72 halves as at 192),
+//   B's two scale blocks picked per 8-column group. Measured in NOTES.md run 8: as fast as 128 x 192
+//   at M = 4096 (each CTA's K block takes as long), 2.7-3.6% faster at M = 8192, the suite's
+//   default there.
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
