@@ -100,6 +100,13 @@ struct fp8_gemm_wgmma_options {
     // 8-column group). With overlap, each K block's product is taken in two halves of 96 columns
     // (one promoted while the other is on the tensor cores): two whole block accumulators do not
     // fit the registers at this width. Measured in kernels/fp8/NOTES.md, run 5.
+    // 144 (cluster 1, no split, no pieces): for N = 576 (DeepSeek-V3 kv_a: 4 column blocks = N
+    // exactly; M = 4096 is 128 tiles for 132 SMs where 192 gives 96): two consumer warpgroups of
+    // m64n144, a 5-stage ring of 34 KiB, each tile straddling two 128-column scale blocks of B (the
+    // block picked per 8-column group); with overlap, each K block's product in two halves of 72
+    // columns as at 192 (two whole 72-register block accumulators spill). D: two 64-column TMA
+    // stores per warpgroup, the last 16 columns from the registers. Measured in
+    // kernels/fp8/NOTES.md, run 8.
     int tile_n = 128;
     // Split the tail (tile_n 192 with overlap, no serpentine; kernels/fp8/split_plan.hpp): where
     // the tiles do not fill whole waves of the SMs, each tile of the partial last wave is cut along
@@ -160,7 +167,10 @@ bool fp8_gemm_wgmma_split_pays(const fp8_gemm_shape& s);
 // wgmma configuration, or within 1.8% of it, on 22 of the 24 M = 4096 / 8192 projections (ratio to
 // 192 0.98-1.13), 1-15% faster than the earlier default on 17 of them; kv_a (N = 576: 3 column
 // blocks, ratio 0.75) keeps 192. Below M = 4096 it is measured only at M = 1 and 128 (128 faster),
-// so 128 stays there.
+// so 128 stays there. Where the rule picks 192, M >= 8192 and the tail split does not pay
+// (fp8_gemm_wgmma_split_pays false), 144 where the 128 x 144 tile's wave efficiency is at least 1.2
+// times the 128 x 192 tile's (kernels/fp8/NOTES.md run 8: on 132 SMs only kv_a, N = 576, ratio
+// 1.33; measured 2.7% faster than 192 at M = 8192 and 0.4% slower at M = 4096, which keeps 192).
 int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms);
 // Whether the suite's default configuration is the 128 x 192 tile with the tail split
 // (c1_n192_overlap_sk): the default tile width is 192 and fp8_gemm_wgmma_split_pays.

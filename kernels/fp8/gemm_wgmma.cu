@@ -47,6 +47,12 @@
 //   0.3-11.3% faster than the run-6 default on 9 of the 12 M = 4096 projections, 0.8-1.0% slower on
 //   two, in an A/B against main's build on an H100 (NOTES.md run 7); the suite's default where
 //   fp8_gemm_wgmma_default_tile_n picks 256.
+// - optional 128 x 144 tiles (options.tile_n = 144; consume_n144): for N = 576 (DeepSeek-V3 kv_a),
+//   4 column blocks = N exactly, 128 tiles at M = 4096 for 132 SMs where 128 x 192 runs 96 (one
+//   partial wave); an m64n144 block accumulator (with the overlap, two m64n72 halves as at 192),
+//   B's two scale blocks picked per 8-column group. Measured in NOTES.md run 8: as fast as 128 x 192
+//   at M = 4096 (each CTA's K block takes as long), 2.7-3.6% faster at M = 8192, the suite's
+//   default there.
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
@@ -231,11 +237,15 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const pa
         // once the previous tile's stores have read it.
         if ((tid & 127) == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
         named_barrier_sync(1 + wg, 128);
+        // BN % 64 != 0 (the 144-wide tile): the first BN / 64 pieces of 64 columns through the
+        // staging and TMA stores, the last BN % 64 columns straight from the registers below (a
+        // 64-column box would write into the next tile's columns).
+        constexpr int staged_groups = BN / 64 * 8;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int row = row_in_wg + 8 * h;
 #pragma unroll
-            for (int nb = 0; nb < BN / 8; ++nb) {
+            for (int nb = 0; nb < staged_groups; ++nb) {
                 __nv_bfloat162 v = __floats2bfloat162_rn(acc[nb * 4 + 2 * h], acc[nb * 4 + 2 * h + 1]);
                 const std::uint32_t addr =
                     stage_c + static_cast<std::uint32_t>((nb >> 3) * (64 * 128) + row * 128 + (((nb & 7) ^ (row & 7)) << 4) + col_q * 2);
@@ -250,6 +260,21 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const pa
                 tma_store_2d(tm_d, stage_c + piece * (64 * 128), n_blk * BN + piece * 64, m_blk * bm + wg * 64);
             }
             asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+        }
+        if constexpr (BN % 64 != 0) {
+            // n % 8 == 0 here (the TMA-store condition): a pair at an even column is aligned and
+            // lies wholly inside or wholly past n.
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = h ? r1 : r0;
+                if (row >= p.m) continue;
+                __nv_bfloat16* drow = p.d + static_cast<std::size_t>(row) * p.n;
+#pragma unroll
+                for (int nb = staged_groups; nb < BN / 8; ++nb) {
+                    const int col = n_blk * BN + nb * 8 + col_q;
+                    if (col < p.n) *reinterpret_cast<__nv_bfloat162*>(drow + col) = __floats2bfloat162_rn(acc[nb * 4 + 2 * h], acc[nb * 4 + 2 * h + 1]);
+                }
+            }
         }
     } else {
         // Epilogue straight from the registers (rows < m, columns < n; pairs as one 4-byte
@@ -751,6 +776,177 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
     }
     if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
 }
+
+// acc += blk on a 64 x 144 fragment (18 groups of 8 columns), group g scaled by the factors of B's
+// scale block lo (f0_lo on row r0, f1_lo on r1) where g < gb, of lo + 1 (f0_hi, f1_hi) from gb on.
+// blk holds the groups NB0 .. NB0 + NBS - 1 from its group 0 (a whole block: NB0 0, NBS 18; a half
+// of 72 columns: NBS 9).
+template <int NB0, int NBS, int BLK>
+__device__ __forceinline__ void promote_n144(float (&acc)[72], const float (&blk)[BLK], int gb, float f0_lo, float f1_lo, float f0_hi,
+                                             float f1_hi) {
+    static_assert(NB0 >= 0 && NB0 + NBS <= 18 && NBS * 4 <= BLK, "groups of the 64 x 144 fragment");
+#pragma unroll
+    for (int i = 0; i < NBS; ++i) {
+        const int nb = NB0 + i;
+        const bool hi = nb >= gb;
+        const float f0 = hi ? f0_hi : f0_lo, f1 = hi ? f1_hi : f1_lo;
+        acc[nb * 4 + 0] = fmaf(f0, blk[i * 4 + 0], acc[nb * 4 + 0]);
+        acc[nb * 4 + 1] = fmaf(f0, blk[i * 4 + 1], acc[nb * 4 + 1]);
+        acc[nb * 4 + 2] = fmaf(f1, blk[i * 4 + 2], acc[nb * 4 + 2]);
+        acc[nb * 4 + 3] = fmaf(f1, blk[i * 4 + 3], acc[nb * 4 + 3]);
+    }
+}
+
+// The consumer warpgroups of the 128 x 144 tile (options.tile_n = 144; no cluster, no split): for
+// N = 576 (DeepSeek-V3 kv_a) 4 column blocks = N exactly, so M = 4096 is 128 tiles for 132 SMs
+// (0.97 of the SMs busy) where 128 x 192 gives 96 (0.73). Each warpgroup owns 64 rows x 144 columns:
+// 72 fp32 accumulators per thread, each K block's product from four m64n144k32 into a 72-register
+// block accumulator; OVERLAP: in two halves of 72 columns as consume_n192 (half of the promotion
+// under this warpgroup's own wgmma), each tile's epilogue after the next tile's first block is
+// issued.
+// B's scales: column block n_blk starts at column 144 n_blk, inside scale block lo = 144 n_blk / 128,
+// and 144 > 128, so every tile straddles lo and lo + 1; the boundary lies at column
+// 128 (lo + 1) - 144 n_blk of the tile = 8-column group gb = 16 - 2 (n_blk % 8), from 2 to 16 (a
+// multiple of 8 columns: no group straddles). Past the last scale block lo's scale is used (B's
+// rows there arrive as zeros and those columns are never stored).
+template <int STAGES, bool OVERLAP>
+__device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
+                                             int tile_step) {
+    constexpr int BN = 144;
+    using cfg = config<BN, STAGES>;
+    const std::uint32_t bar = base + cfg::bar_offset;
+    auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes); };
+    auto stage_b = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes + cfg::a_bytes); };
+    auto full = [&](int s) { return bar + 8u * static_cast<std::uint32_t>(s); };
+    auto empty = [&](int s) { return bar + 8u * static_cast<std::uint32_t>(STAGES + s); };
+    const int lane = tid & 31, warp = (tid >> 5) & 3;
+    const int row_in_wg = warp * 16 + (lane >> 2);  // and + 8
+    const int col_q = (lane & 3) * 2;
+    const std::uint32_t stage_c = base + cfg::c_offset + static_cast<std::uint32_t>(wg * (64 * BN * 2));
+    struct tile_info {
+        int m_blk, n_blk, r0, r1, gb;
+        const float *as0, *as1, *bs_lo, *bs_hi;
+        k_order ko;
+    };
+    auto tile_at = [&](int t, int local) {
+        tile_info ti;
+        tile_coords(p, t, ti.m_blk, ti.n_blk);
+        ti.ko = k_order_of(p, ti.m_blk, ti.n_blk, local);
+        ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
+        ti.r1 = ti.r0 + 8;
+        ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
+        ti.as1 = ti.r1 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r1) * p.k_blocks : nullptr;
+        const int lo = (9 * ti.n_blk) / 8, hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
+        ti.gb = 16 - 2 * (ti.n_blk & 7);
+        ti.bs_lo = p.b_scale + static_cast<std::size_t>(lo) * p.k_blocks;
+        ti.bs_hi = p.b_scale + static_cast<std::size_t>(hi) * p.k_blocks;
+        return ti;
+    };
+    struct scales {
+        float sa0, sa1, lo, hi;
+    };
+    auto block_scales = [&](const tile_info& ti, int j) {
+        const int kb = k_block_at(p, ti.ko, j);
+        scales sc;
+        sc.lo = __ldg(ti.bs_lo + kb);
+        sc.hi = __ldg(ti.bs_hi + kb);
+        sc.sa0 = ti.as0 ? __ldg(ti.as0 + kb) : 0.f;
+        sc.sa1 = ti.as1 ? __ldg(ti.as1 + kb) : 0.f;
+        return sc;
+    };
+    auto issue_block = [&](float (&blk)[72], int fill) {
+        const int s = fill % STAGES;
+        mbar_wait(full(s), (fill / STAGES) & 1);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < bk / 32; ++ks) {
+            const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
+            const std::uint64_t db = make_desc(stage_b(s) + ks * 32);
+            sm90::wgmma_fp8_op<144>::ss(blk, da, db, ks > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+    };
+    auto release = [&](int fill) {
+        if (lane == 0) mbar_arrive(empty(fill % STAGES));
+    };
+    float acc[72];
+    auto promote_block = [&](const float (&blk)[72], const tile_info& ti, const scales& sc) {
+        promote_n144<0, 18>(acc, blk, ti.gb, sc.sa0 * sc.lo, sc.sa1 * sc.lo, sc.sa0 * sc.hi, sc.sa1 * sc.hi);
+    };
+    int it = 0;  // K blocks consumed by this CTA, over all its tiles
+    if constexpr (!OVERLAP) {
+        for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
+            const tile_info ti = tile_at(t, local);
+#pragma unroll
+            for (int i = 0; i < 72; ++i) acc[i] = 0.f;
+            for (int kb = 0; kb < p.k_blocks; ++kb, ++it) {
+                const scales sc = block_scales(ti, kb);
+                float blk[72];
+                issue_block(blk, it);
+                wgmma_wait<0>();
+                reg_fence(blk);
+                release(it);
+                promote_block(blk, ti, sc);
+            }
+            store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, ti.m_blk, ti.n_blk, ti.r0, ti.r1);
+        }
+    } else {
+        // Halves of 72 columns (m64n72k32 into h0, h1: acc 72 + 36 + 36 registers), in
+        // consume_n192's order: half 0 of block j promoted under its half 1, half 1 after a drain
+        // with block j + 1's half 0 already issued. (c1_overlap's two whole 72-register block
+        // accumulators spill: 260 bytes with ptxas 13.0 under setmaxnreg 232.)
+        auto issue_h = [&](float (&hh)[36], int fill, int h) {
+            const int s = fill % STAGES;
+            if (h == 0) mbar_wait(full(s), (fill / STAGES) & 1);
+            wgmma_fence();
+#pragma unroll
+            for (int ks = 0; ks < bk / 32; ++ks) {
+                const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
+                const std::uint64_t db = make_desc(stage_b(s) + h * (72 * bk) + ks * 32);  // B's rows 72 h .. (1024-byte aligned)
+                sm90::wgmma_fp8_op<72>::ss(hh, da, db, ks > 0 ? 1 : 0);
+            }
+            wgmma_commit();
+        };
+        struct factors {
+            float f0_lo, f1_lo, f0_hi, f1_hi;
+        };
+        auto factors_of = [](const scales& sc) { return factors{sc.sa0 * sc.lo, sc.sa1 * sc.lo, sc.sa0 * sc.hi, sc.sa1 * sc.hi}; };
+        float h0[36], h1[36];
+        tile_info prev{};
+        for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
+            const tile_info ti = tile_at(t, local);
+            scales sc = block_scales(ti, 0);
+            issue_h(h0, it, 0);
+            issue_h(h1, it, 1);
+            if (t != first_tile) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+#pragma unroll
+            for (int i = 0; i < 72; ++i) acc[i] = 0.f;
+            factors f = factors_of(sc);
+            wgmma_wait<1>();
+            reg_fence(h0);
+            promote_n144<0, 9>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
+                sc = block_scales(ti, j + 1);
+                issue_h(h0, it + 1, 0);
+                wgmma_wait<0>();  // half 1 of block j (its stage is free) and half 0 of block j + 1
+                reg_fence(h1);
+                release(it);
+                promote_n144<9, 9>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+                f = factors_of(sc);
+                issue_h(h1, it + 1, 1);
+                reg_fence(h0);
+                promote_n144<0, 9>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            }
+            wgmma_wait<0>();
+            reg_fence(h1);
+            release(it);
+            promote_n144<9, 9>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            ++it;
+            prev = ti;
+        }
+        if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+    }
+}
 #endif  // FUSEBENCH_FP8_WGMMA_DEVICE_CODE
 
 // OVERLAP: two block accumulators per consumer thread, so that K block kb + 1's wgmma run on the
@@ -765,7 +961,7 @@ __global__ void __launch_bounds__(threads, 1)
                           const __grid_constant__ CUtensorMap tm_d, const params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
-    static_assert(BN == 128 || ((BN == 192 || BN == 256) && CLUSTER == 1), "128 x 192 and 128 x 256 tiles without a cluster only");
+    static_assert(BN == 128 || ((BN == 144 || BN == 192 || BN == 256) && CLUSTER == 1), "128 x 144, 128 x 192 and 128 x 256 tiles without a cluster only");
     static_assert(BN != 256 || (OVERLAP && PIECES != 0), "the 128 x 256 tile runs with the 64-column piece consumer only");
     static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128),
                   "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split");
@@ -844,6 +1040,9 @@ __global__ void __launch_bounds__(threads, 1)
     } else if constexpr (PIECES != 0) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         consume_pieces<BN, STAGES, PIECES>(p, &tm_d, base, tid, role, cluster_id, clusters);
+    } else if constexpr (BN == 144) {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        consume_n144<STAGES, OVERLAP>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 192) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         consume_n192<STAGES, OVERLAP, SPLIT>(p, &tm_d, base, tid, role, cluster_id, clusters);
@@ -1043,6 +1242,7 @@ void make_map(CUtensorMap* map, CUtensorMapDataType type, const void* ptr, std::
 
 constexpr int stages = 6;      // 128 x 128 tiles: 6 x 32 KiB + 64 KiB of D staging
 constexpr int stages_n192 = 4;  // 128 x 192 tiles: 4 x 40 KiB + 96 KiB of D staging (5 would need 248 KiB)
+constexpr int stages_n144 = 5;  // 128 x 144 tiles: 5 x 34 KiB + 36 KiB of D staging (6 would need 240 KiB)
 constexpr int stages_n256 = 3;  // 128 x 256 tiles: 3 x 48 KiB + 64 KiB of D staging (4 would need 256 KiB)
 
 std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }
@@ -1060,7 +1260,7 @@ std::size_t fp8_gemm_wgmma_workspace_bytes(const fp8_gemm_shape& s) {
 
 fp8_gemm_split_plan fp8_gemm_wgmma_split_plan(const fp8_gemm_shape& s, const fp8_gemm_wgmma_options& opt, int sms) {
     if (fp8_gemm_wgmma_shape_unsupported(s) != nullptr || sms <= 0) return {};
-    const std::size_t tn = static_cast<std::size_t>(opt.tile_n == 192 || opt.tile_n == 256 ? opt.tile_n : 128), cluster = opt.cluster == 2 ? 2 : 1;
+    const std::size_t tn = static_cast<std::size_t>(opt.tile_n == 144 || opt.tile_n == 192 || opt.tile_n == 256 ? opt.tile_n : 128), cluster = opt.cluster == 2 ? 2 : 1;
     const std::size_t tiles = (fp8_wgmma::blocks_of(s.m) + cluster - 1) / cluster * ((s.n + tn - 1) / tn);
     return make_fp8_gemm_split_plan(static_cast<int>(tiles), static_cast<int>(fp8_wgmma::blocks_of(s.k)), sms, opt.split);
 }
@@ -1119,7 +1319,13 @@ int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
                                                       : fp8_gemm_wgmma_wave_efficiency(s, 192, sms);
     const double e256 = fp8_gemm_wgmma_wave_efficiency(s, 256, sms);
     if (e128 > 0 && e256 >= 0.91 * e128 && e256 >= 0.95 * e192) return 256;
-    return e128 > 0 && e192 >= 0.91 * e128 ? 192 : 128;
+    if (!(e128 > 0 && e192 >= 0.91 * e128)) return 128;
+    // 192 without the split: the 128 x 144 tile where it fills the SMs' waves far better and M >= 8192
+    // (kv_a, N = 576, on an H100, NOTES.md run 8: M = 8192, 256 tiles of 144 against 192 of 192 on 132
+    // SMs, 2.7% faster; M = 4096, 128 tiles against 96 in one wave, 0.4% slower: each 144-wide tile's
+    // K block took as long as a 192-wide one's, so the fuller wave bought nothing there).
+    if (s.m >= 8192 && !fp8_gemm_wgmma_split_pays(s) && fp8_gemm_wgmma_wave_efficiency(s, 144, sms) >= 1.2 * e192) return 144;
+    return 192;
 }
 
 bool fp8_gemm_wgmma_default_split(const fp8_gemm_shape& s, int sms) {
@@ -1179,8 +1385,11 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     p.n = static_cast<int>(s.n);
     p.k_blocks = static_cast<int>(blocks_of(s.k));
     p.m_blocks = static_cast<int>(blocks_of(s.m));
-    if (opt.tile_n != 128 && opt.tile_n != 192 && opt.tile_n != 256) {
-        throw std::invalid_argument("fp8_gemm wgmma: tile_n must be 128, 192 or 256, got " + std::to_string(opt.tile_n));
+    if (opt.tile_n != 128 && opt.tile_n != 144 && opt.tile_n != 192 && opt.tile_n != 256) {
+        throw std::invalid_argument("fp8_gemm wgmma: tile_n must be 128, 144, 192 or 256, got " + std::to_string(opt.tile_n));
+    }
+    if (opt.tile_n == 144 && (opt.split || opt.pieces64 || opt.pieces_lookahead)) {
+        throw std::invalid_argument("fp8_gemm wgmma: tile_n 144 runs without the split and the 64-column pieces");
     }
     if (opt.tile_n != 128 && opt.cluster != 1) {
         throw std::invalid_argument("fp8_gemm wgmma: tile_n " + std::to_string(opt.tile_n) + " runs without a cluster (cluster 1)");
@@ -1277,6 +1486,16 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
                    "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
         const int grid = std::min(p.sched_tiles, sms);
         kernel<<<grid, threads, cfg256::smem_bytes, stream>>>(ma, mb, md, p);
+        check_launch("fp8_gemm wgmma kernel");
+        return;
+    }
+    if (tile_n == 144) {
+        using cfg144 = config<144, stages_n144>;
+        auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true> : fp8_gemm_wgmma_kernel<144, stages_n144, 1, false>;
+        check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg144::smem_bytes),
+                   "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
+        const int grid = std::min(p.sched_tiles, sms);
+        kernel<<<grid, threads, cfg144::smem_bytes, stream>>>(ma, mb, md, p);
         check_launch("fp8_gemm wgmma kernel");
         return;
     }
