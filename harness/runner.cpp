@@ -11,6 +11,7 @@
 #include "harness/parallel.hpp"
 #include "harness/rng.hpp"
 #include "harness/shapes.hpp"
+#include "harness/stream_gate.hpp"
 
 #include <cupti.h>
 #include <sys/resource.h>
@@ -230,59 +231,6 @@ struct guarded_tensor {
     guarded_tensor(const tensor_spec& s, std::size_t guard)
         : spec(s), buffer(guard + s.misalign_bytes + s.bytes() + guard), offset(guard + s.misalign_bytes) {}
     void* data() const { return buffer.bytes_ptr() + offset; }
-};
-
-// Holds a stream (a host function in it) until open() is called, then 200 us more, so that work
-// the variant enqueues during its launch call can start before the stream moves on, if it does
-// not wait for the stream. At most 250 ms in all: a launcher that (wrongly) synchronizes the
-// stream it was given costs that wait, never a deadlock. The state is shared with the host
-// function, which may run after the gate object is gone.
-struct stream_gate_state {
-    std::mutex mutex;
-    std::condition_variable cv;
-    bool open = false;
-    bool timed_out = false;  // the stream went on before open(): the launch call took over 250 ms
-};
-
-void CUDART_CB hold_stream(void* p) {
-    auto* handle = static_cast<std::shared_ptr<stream_gate_state>*>(p);
-    const std::shared_ptr<stream_gate_state> st = *handle;
-    delete handle;
-    {
-        std::unique_lock lock(st->mutex);
-        st->timed_out = !st->cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return st->open; });
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-}
-
-class stream_gate {
-public:
-    explicit stream_gate(cudaStream_t s) : m_state(std::make_shared<stream_gate_state>()) {
-        auto* handle = new std::shared_ptr<stream_gate_state>(m_state);
-        const cudaError_t e = cudaLaunchHostFunc(s, hold_stream, handle);
-        if (e != cudaSuccess) {
-            delete handle;
-            CUDA_CHECK(e);
-        }
-    }
-    ~stream_gate() { open(); }
-    stream_gate(const stream_gate&) = delete;
-    stream_gate& operator=(const stream_gate&) = delete;
-    void open() {
-        {
-            std::lock_guard lock(m_state->mutex);
-            m_state->open = true;
-        }
-        m_state->cv.notify_all();
-    }
-    // After the stream has passed the gate: whether it went on before open().
-    bool timed_out() const {
-        std::lock_guard lock(m_state->mutex);
-        return m_state->timed_out;
-    }
-
-private:
-    std::shared_ptr<stream_gate_state> m_state;
 };
 
 bool env_flag(const char* name) {
@@ -724,7 +672,10 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                     if (traced) window.emplace(m_impl->quiet, m_impl->measuring);
                     if (traced) m_tools.tracer->begin();
                     std::optional<stream_gate> gate;
-                    if (traced) gate.emplace(stream);
+                    // Held until the launch call returns, then 200 us more, so that work the variant
+                    // enqueues during its launch call can start before the stream moves on, if it
+                    // does not wait for the stream.
+                    if (traced) gate.emplace(stream, std::chrono::microseconds(200));
                     prepare_outputs(0);
                     {
                         nvtx_range range("decoy/" + range_id);
@@ -908,10 +859,22 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                             : "CUPTI activity records (CONCURRENT_KERNEL, --concurrent-kernel-timing): GPU start/end of every "
                               "kernel on every stream, no launch latency; CUPTI instruments each kernel, which slows kernels "
                               "of many short blocks";
+                    if (timed->mode == cache_mode::cold) {
+                        timed->method_reason += "; each sample's launch call queued behind a stream gate, so the host's "
+                                                "launch calls leave no gaps between the variant's kernels";
+                    }
                 } else {
                     timed = time_with_events(req, stream, m_impl->flusher);
                     timed->method_reason = "CUPTI activity tracing unavailable (" + m_tools.tracer_reason +
                                            "): CUDA events, which include launch latency for short kernels";
+                    if (timed->mode == cache_mode::cold) {
+                        timed->method_reason += "; cold samples are queued behind a stream gate, so only hot samples do";
+                    }
+                }
+                if (timed->gate_timeouts > 0) {
+                    timed->method_reason += "; " + std::to_string(timed->gate_timeouts) +
+                                            " sample(s) outlasted the stream gate's 250 ms in the launch call (a launcher "
+                                            "that waits for its stream): those include host time";
                 }
                 if (!m_opts.keep_raw_samples) timed->samples_us.clear();
                 timing_s = since(*t_timing);

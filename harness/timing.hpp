@@ -67,6 +67,9 @@ struct timed_run {
     std::string inconsistency;              // the first sample that differed, and how
     std::uint64_t dropped_records = 0;
     std::uint64_t untimed_records = 0;
+    // Cold samples are launched behind a stream gate (harness/stream_gate.hpp): samples whose
+    // launch call outlasted the gate's 250 ms (a launcher that synchronizes) and so include host time.
+    std::size_t gate_timeouts = 0;
 
     // SM clock after each sample [MHz] (clock64 over %globaltimer on the device); samples below
     // 75% of the maximum clock are counted and listed, never dropped.
