@@ -57,7 +57,8 @@ struct timed_run {
 
     // CUPTI only: the sum of activity durations per sample (equals the span for one kernel; less
     // when kernels leave gaps, more when they overlap on several streams), events around the same
-    // launches as a cross-check (they include launch latency), and what ran in each sample.
+    // launches as a cross-check (in cold mode queued behind the same stream gate; hot: they include
+    // launch latency), and what ran in each sample.
     std::optional<sample_stats> sum_stats;
     std::optional<sample_stats> event_stats;
     std::vector<std::string> kernel_names;  // of the first sample, in start order
