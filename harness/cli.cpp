@@ -448,6 +448,8 @@ int run_in_process(cli_options o, const registry& reg) {
     }
     ctx.settings["timing_method"] = tracer ? "cupti_activity" : "cuda_events";
     ctx.settings["timing_method_reason"] = tracer ? "CUPTI activity tracing available" : tools.tracer_reason;
+    // Cold samples are launched behind a stream gate (harness/timing.cpp); `compare` tells reports apart by it.
+    ctx.settings["timing_launch_gate"] = true;
     ctx.settings["counters"] = !o.run.counters ? nlohmann::json("disabled")
                                : profiler       ? nlohmann::json(o.compute_counters ? "memory+compute" : "memory")
                                                 : nlohmann::json("unavailable: " + tools.counters_failure.reason);

@@ -296,8 +296,19 @@ double ceiling_noise(const device_ctx& d, const nlohmann::json& r) {
     return c.is_object() ? number_or_null(c, "noise").value_or(0) : 0;
 }
 
+// Kernels per launch from the CUPTI block of a result's timing; nullopt when unknown (events).
+std::optional<std::size_t> kernels_per_launch(const nlohmann::json& r) {
+    const auto& t = r["timing"];
+    if (!t.is_object()) return std::nullopt;
+    const auto it = t.find("cupti");
+    if (it == t.end() || !it->is_object()) return std::nullopt;
+    const auto k = it->find("kernels_per_sample");
+    if (k == it->end() || !k->is_number_integer() || k->get<long long>() < 0) return std::nullopt;
+    return static_cast<std::size_t>(k->get<long long>());
+}
+
 void judge_performance(pair_result& p, const nlohmann::json& rb, const device_ctx& db, const nlohmann::json& rn,
-                       const device_ctx& dn, const policy& pol) {
+                       const device_ctx& dn, const policy& pol, bool launch_gate_differs) {
     const std::string key = p.key();
     const ratio_interval t = time_ratio(timing_of(rb), timing_of(rn), pol, key);
     const bool have_eff = p.base.pct_of_ceiling && p.now.pct_of_ceiling && *p.base.pct_of_ceiling > 0 && *p.now.pct_of_ceiling > 0;
@@ -340,16 +351,33 @@ void judge_performance(pair_result& p, const nlohmann::json& rb, const device_ct
             v = verdict::inconclusive;
         }
     }
+    bool gate_note = false;
+    if (launch_gate_differs && (v == verdict::slower || v == verdict::faster)) {
+        const auto kb = kernels_per_launch(rb), kn = kernels_per_launch(rn);
+        if (!kb || !kn || *kb > 1 || *kn > 1) {
+            gate_note = true;
+            // Seen on two H100 boards: the unchanged naive decode pipeline (three short kernels)
+            // read 12.5% slower ungated, the gated run as fast as before (README, "What is measured").
+            const bool eff = p.relation == device_relation::different_model;
+            p.note = std::string(v == verdict::slower ? (eff ? "lower efficiency" : "slower") : (eff ? "higher efficiency" : "faster")) +
+                     " by the interval, but not judged: " +
+                     (kb && kn ? std::to_string(std::max(*kb, *kn)) + " kernels per launch"
+                               : std::string("kernels per launch unknown")) +
+                     ", timed behind the launch gate on one side only (the other's span holds the host's launch gaps); "
+                     "compare reports made with the same timing";
+            v = verdict::inconclusive;
+        }
+    }
     if (p.relation == device_relation::different_model) {
         if (v == verdict::slower) v = verdict::lower_efficiency;
         if (v == verdict::faster) v = verdict::higher_efficiency;
-        if (v == verdict::inconclusive) p.note = "efficiencies differ by less than the noise can settle";
+        if (v == verdict::inconclusive && !gate_note) p.note = "efficiencies differ by less than the noise can settle";
     }
     p.v = v;
 }
 
 void judge(pair_result& p, const nlohmann::json* rb, const device_ctx* db, const nlohmann::json* rn, const device_ctx* dn,
-           const policy& pol) {
+           const policy& pol, bool launch_gate_differs) {
     if (!rn) {
         p.v = verdict::missing;
         p.note = "only in BASE (" + p.base.outcome + ")";
@@ -389,7 +417,7 @@ void judge(pair_result& p, const nlohmann::json* rb, const device_ctx* db, const
         p.note = bo == "caught" ? "verifier self-test: caught on both sides" : "verified only";
         return;
     }
-    judge_performance(p, *rb, *db, *rn, *dn, pol);
+    judge_performance(p, *rb, *db, *rn, *dn, pol, launch_gate_differs);
 }
 
 std::string device_line(const device_ctx& d) {
@@ -405,6 +433,15 @@ report_identity identity_of(const loaded_report& r) {
     id.status = r.status();
     id.started_at = string_or(r.doc, "started_at", "?");
     id.mode = string_or(r.doc["settings"], "mode", "?");
+    if (const auto& st = r.doc["settings"]; st.is_object()) {
+        const auto g = st.find("timing_launch_gate");
+        id.launch_gate = g != st.end() && g->is_boolean() && g->get<bool>();
+    }
+    // Reports of c9adc8d itself gate without the setting: their results' method_reason says so.
+    for (std::size_t i = 0; !id.launch_gate && i < r.results().size(); ++i) {
+        const auto& t = r.results()[i]["timing"];
+        if (t.is_object() && string_or(t, "method_reason", "").find("behind a stream gate") != std::string::npos) id.launch_gate = true;
+    }
     for (const auto& d : r.devices) id.devices.push_back(device_line(d));
     return id;
 }
@@ -456,6 +493,12 @@ comparison compare_reports(const loaded_report& base, const loaded_report& now, 
     if (c.base.mode != c.now.mode) {
         c.warnings.push_back("timing modes differ (BASE " + c.base.mode + ", NEW " + c.now.mode + "): times are not comparable");
     }
+    const bool launch_gate_differs = c.base.launch_gate != c.now.launch_gate;
+    if (launch_gate_differs) {
+        c.warnings.push_back(std::string(c.base.launch_gate ? "NEW" : "BASE") +
+                             " was timed without the launch gate (reports before c9adc8d): there a launch of several "
+                             "kernels is timed with the host's launch gaps between them; such results are not gated");
+    }
 
     auto make_pair = [&](const std::string& k) {
         pair_result p;
@@ -480,7 +523,7 @@ comparison compare_reports(const loaded_report& base, const loaded_report& now, 
         p.variant = string_or(any, "variant", "?");
         if (by_device) p.device = (db ? db : dn)->name();
         p.threshold = pol.threshold_for(p.suite, p.variant);
-        judge(p, rb, db, rn, dn, pol);
+        judge(p, rb, db, rn, dn, pol, launch_gate_differs);
         return p;
     };
     for (const auto& k : base_order) c.pairs.push_back(make_pair(k));

@@ -32,6 +32,8 @@
 // On the efficiency basis the noise of both devices' ceilings (ceilings.<key>.noise) is added in
 // quadrature to the interval's log half-widths.
 //
+// Launch gate: see report_identity::launch_gate.
+//
 // Devices: same UUID -> medians compared directly. Same model name on another board -> efficiency
 // (each run's time over its own measured ceiling), so board-to-board bandwidth differences are
 // not called regressions while a kernel that loses 10% of its efficiency still is; without
@@ -156,6 +158,12 @@ struct pair_result {
 
 struct report_identity {
     std::string path, tool, status, started_at, mode;
+    // settings.timing_launch_gate: cold samples' launch calls enqueued behind a stream gate (reports
+    // since c9adc8d; c9adc8d's own reports say it in their results' timing.method_reason); false when
+    // absent. Across reports that differ in it, a result whose launch runs more than one kernel (or
+    // whose kernel count is unknown) is not gated: one side's span holds the host's launch gaps
+    // between its kernels (INCONCLUSIVE with the reason).
+    bool launch_gate = false;
     std::vector<std::string> devices;  // "NVIDIA H200 (h200, GPU-42f6..., driver API 13.0, runtime 13.0)"
 };
 

@@ -338,3 +338,80 @@ TEST_CASE("across boards of one model, results far below their ceiling are not g
         CHECK(only_pair(c).v == verdict::slower);
     }
 }
+
+TEST_CASE("a launch of several kernels is not gated between gated and ungated timing", "[reports][gate]") {
+    // BASE made before the launch gate (no settings.timing_launch_gate), NEW with it.
+    auto multi = [](double median_us, std::optional<std::size_t> kernels) {
+        synth_result r = timed(median_us, 0.003);
+        r.variant = kernels ? "naive_" + std::to_string(*kernels) : "events";
+        return r;
+    };
+    auto with_kernels = [](nlohmann::json doc, bool gated) {
+        if (gated) doc["settings"]["timing_launch_gate"] = true;
+        for (auto& r : doc["results"]) {
+            const std::string v = r["variant"];
+            if (v.rfind("naive_", 0) != 0) continue;
+            const std::size_t k = std::stoul(v.substr(6));
+            r["timing"]["cupti"] = {{"sum_of_durations", nullptr}, {"event_cross_check", nullptr},
+                                    {"kernels_per_sample", k}, {"kernel_names", std::vector<std::string>(k, "kernel")},
+                                    {"kernel_set_consistent", true}, {"inconsistency", nullptr}, {"dropped_records", 0}};
+        }
+        return doc;
+    };
+    SECTION("different gating: multi-kernel and unknown counts are INCONCLUSIVE, one kernel is still gated") {
+        const auto b = with_kernels(make_report({multi(100, 3), multi(100, 1), multi(100, std::nullopt)}), false);
+        const auto n = with_kernels(make_report({multi(89, 3), multi(112, 1), multi(112, std::nullopt)}), true);
+        const auto c = compare_docs(b, n);
+        REQUIRE(c.pairs.size() == 3);
+        CHECK(c.pairs[0].v == verdict::inconclusive);
+        CHECK_THAT(c.pairs[0].note, ContainsSubstring("3 kernels per launch"));
+        CHECK_THAT(c.pairs[0].note, ContainsSubstring("faster by the interval, but not judged"));
+        CHECK(c.pairs[1].v == verdict::slower);
+        CHECK(c.pairs[2].v == verdict::inconclusive);
+        CHECK_THAT(c.pairs[2].note, ContainsSubstring("kernels per launch unknown"));
+        CHECK(c.exit_code == 1);  // the one-kernel slowdown still fails the gate
+        bool warned = false;
+        for (const auto& w : c.warnings) warned = warned || w.find("BASE was timed without the launch gate") != std::string::npos;
+        CHECK(warned);
+    }
+    SECTION("the same gating on both sides: a multi-kernel slowdown is SLOWER") {
+        const bool gated = GENERATE(true, false);
+        CAPTURE(gated);
+        const auto c = compare_docs(with_kernels(make_report({multi(100, 3)}), gated),
+                                    with_kernels(make_report({multi(112, 3)}), gated));
+        CHECK(only_pair(c).v == verdict::slower);
+        CHECK(c.warnings.empty());
+    }
+    SECTION("a report of c9adc8d says it in its results' method_reason") {
+        auto n = with_kernels(make_report({multi(112, 3)}), false);
+        n["results"][0]["timing"]["method_reason"] = "CUPTI activity records (KIND_KERNEL): ...; each sample's launch call "
+                                                     "queued behind a stream gate, so ...";
+        const auto c = compare_docs(with_kernels(make_report({multi(100, 3)}), true), n);
+        CHECK(only_pair(c).v == verdict::slower);
+    }
+}
+
+TEST_CASE("between GPU models, a launch of several kernels timed with and without the gate says so", "[reports][gate]") {
+    synth_result r = timed(100, 0.003);
+    r.variant = "naive";
+    auto doc = [&](double median_us, bool gated, const synth_device& d) {
+        r.median_us = median_us;
+        auto j = make_report({r}, d);
+        if (gated) j["settings"]["timing_launch_gate"] = true;
+        j["results"][0]["timing"]["cupti"] = {{"sum_of_durations", nullptr}, {"event_cross_check", nullptr},
+                                              {"kernels_per_sample", 2}, {"kernel_names", {"a", "b"}},
+                                              {"kernel_set_consistent", true}, {"inconsistency", nullptr},
+                                              {"dropped_records", 0}};
+        return j;
+    };
+    synth_device h100;
+    h100.name = "NVIDIA H100 80GB HBM3";
+    h100.label = "h100";
+    h100.uuid = "GPU-bbbbbbbb-0000-0000-0000-000000000002";
+    h100.copy_gbps = 3000;
+    const auto c = compare_docs(doc(100, true, h100), doc(100, false, synth_device{}));
+    const auto& p = only_pair(c);
+    CHECK(p.v == verdict::inconclusive);
+    CHECK_THAT(p.note, ContainsSubstring("efficiency by the interval, but not judged: 2 kernels per launch"));
+    CHECK(c.exit_code == 0);
+}
