@@ -1,21 +1,16 @@
 // Hopper (sm_90a) primitives shared by the kernels that use wgmma, mbarriers and TMA
 // (kernels/attention/hopper.cu, hopper_fp8.cu, kernels/fp8/gemm_wgmma.cu): shared-memory
-// addresses, wgmma fences and descriptors, the E4M3 wgmma, mbarriers, TMA loads. Every function is
-// force-inlined. Include only in code compiled for sm_90a (wgmma and setmaxnreg exist there only).
+// addresses and mbarriers (kernels/common/mbarrier.cuh), wgmma fences and descriptors, the E4M3
+// wgmma, TMA loads. Every function is force-inlined. Include only in code compiled for sm_90a (wgmma and setmaxnreg exist there only).
 #pragma once
+
+#include "kernels/common/mbarrier.cuh"
 
 #include <cuda.h>
 
 #include <cstdint>
 
 namespace fusebench::kernels::sm90 {
-
-__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-// Orders the mbarrier initialization before the copy engine's first use of the barriers.
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
@@ -38,25 +33,6 @@ __device__ __forceinline__ std::uint64_t make_desc(std::uint32_t addr, std::uint
            (static_cast<std::uint64_t>((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
 }
 
-__device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
-    std::uint32_t done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
 // Named barriers 1..15 (0 is __syncthreads): `count` threads, a multiple of 32, take part; sync
 // waits for them all, arrive counts without waiting (producer / consumer handoffs between warpgroups).
 __device__ __forceinline__ void named_barrier_sync(int id, int count) {

@@ -31,6 +31,7 @@
 // Any V up to 16 chunks (fp32 ~390K), fp32/bf16/fp16, K <= softmax_topk_max_k. Needs sm_90.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/launch_check.hpp"
+#include "kernels/common/mbarrier.cuh"
 #include "kernels/softmax_topk/select.cuh"
 #include "kernels/softmax_topk/softmax_topk.hpp"
 
@@ -305,8 +306,7 @@ __global__ void __launch_bounds__(block_threads, 1)
 
     if (tid == 0) {
         for (int st = 0; st < smem_stages; ++st) {
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(&sm.full[st])))
-                         : "memory");
+            sm90::mbar_init(sm90::smem_u32(&sm.full[st]), 1);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -329,11 +329,11 @@ __global__ void __launch_bounds__(block_threads, 1)
         const chunk_geom g = geom_of(start, n);
         const int st = static_cast<int>(it2 & 1);
         if (tid == 0) {
-            const auto bar = static_cast<unsigned>(__cvta_generic_to_shared(&sm.full[st]));
-            const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw + st * stage_bytes)) + g.bulk_off;
+            const auto bar = sm90::smem_u32(&sm.full[st]);
+            const unsigned dst = sm90::smem_u32(smem_raw + st * stage_bytes) + g.bulk_off;
             // Generic-proxy reads of this buffer (the row before last) come before the copies' writes.
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(g.bulk_bytes) : "memory");
+            sm90::fence_proxy_async();
+            sm90::mbar_expect_tx(bar, g.bulk_bytes);
             for (unsigned o = 0; o < g.bulk_bytes; o += smem_piece_bytes)
                 bulk_copy(dst + o, g.src + o, min(smem_piece_bytes, g.bulk_bytes - o), bar);
         }
@@ -359,18 +359,7 @@ __global__ void __launch_bounds__(block_threads, 1)
         const int st = static_cast<int>(it & 1), p = static_cast<int>(it & 1);
         T* buf = reinterpret_cast<T*>(smem_raw + st * stage_bytes);
         SMEM_STAMP(tl_leader);  // since the previous row's last stamp: the leader's work (0 elsewhere)
-        {
-            const auto bar = static_cast<unsigned>(__cvta_generic_to_shared(&sm.full[st]));
-            const auto ph = static_cast<unsigned>((it >> 1) & 1);
-            unsigned done = 0;
-            do {
-                asm volatile(
-                    "{\n.reg .pred q;\nmbarrier.try_wait.parity.shared::cta.b64 q, [%1], %2;\nselp.u32 %0, 1, 0, q;\n}\n"
-                    : "=r"(done)
-                    : "r"(bar), "r"(ph)
-                    : "memory");
-            } while (!done);
-        }
+        sm90::mbar_wait(sm90::smem_u32(&sm.full[st]), static_cast<unsigned>((it >> 1) & 1));
         if (pend_pos >= 0) buf[pend_pos] = pend_v;
         if (tid == 0) {
             sm.cand_n[p] = 0;  // its last remote reader (the leader two rows back) is done
@@ -666,6 +655,22 @@ template <class T> void launch_smem(const softmax_topk_args& a, cudaStream_t str
                "softmax_topk_smem_kernel: cudaFuncSetAttribute(non-portable cluster)");
     // C: the fewest blocks a row that fit, unless more blocks a row keep more SMs busy (clusters
     // must fit a GPC; the occupancy query says how many are resident).
+    // A launch of `grid` blocks in clusters of `c` with `smem` bytes of dynamic shared memory; the
+    // configuration points at `attr`, which must outlive it.
+    const auto cluster_config = [&](unsigned grid, unsigned c, int smem, cudaLaunchAttribute& attr) {
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(grid);
+        cfg.blockDim = dim3(block_threads);
+        cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
+        cfg.stream = stream;
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = c;
+        attr.val.clusterDim.y = 1;
+        attr.val.clusterDim.z = 1;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        return cfg;
+    };
     int best_c = 0, best_clusters = 0, best_stage = 0;
     std::int64_t best_chunk = 0;
     const std::int64_t sms = cached_sm_count(dev);
@@ -678,18 +683,8 @@ template <class T> void launch_smem(const softmax_topk_args& a, cudaStream_t str
         const int smem = smem_stages * stage + static_cast<int>(ctl);
         check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                    "softmax_topk_smem_kernel: cudaFuncSetAttribute(shared memory)");
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = dim3(static_cast<unsigned>(c));
-        cfg.blockDim = dim3(block_threads);
-        cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
-        cfg.stream = stream;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = static_cast<unsigned>(c);
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = 1;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t cfg = cluster_config(static_cast<unsigned>(c), static_cast<unsigned>(c), smem, attr);
         int clusters = 0;
         check_call(cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg),
                    "softmax_topk_smem_kernel: cudaOccupancyMaxActiveClusters");
@@ -710,18 +705,9 @@ template <class T> void launch_smem(const softmax_topk_args& a, cudaStream_t str
     check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                "softmax_topk_smem_kernel: cudaFuncSetAttribute(shared memory)");
     const std::int64_t n_clusters = std::min<std::int64_t>(a.rows, best_clusters);
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(static_cast<unsigned>(n_clusters * best_c));
-    cfg.blockDim = dim3(block_threads);
-    cfg.dynamicSmemBytes = static_cast<std::size_t>(smem);
-    cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(best_c);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg =
+        cluster_config(static_cast<unsigned>(n_clusters * best_c), static_cast<unsigned>(best_c), smem, attr);
     check_call(cudaLaunchKernelEx(&cfg, kern, static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
                                   static_cast<int>(a.V), static_cast<int>(a.K), static_cast<int>(best_chunk), best_stage,
                                   a.rows),
