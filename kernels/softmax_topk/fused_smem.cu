@@ -39,8 +39,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace fusebench::kernels {
 namespace {
@@ -671,36 +674,50 @@ template <class T> void launch_smem(const softmax_topk_args& a, cudaStream_t str
         cfg.numAttrs = 1;
         return cfg;
     };
-    int best_c = 0, best_clusters = 0, best_stage = 0;
-    std::int64_t best_chunk = 0;
-    const std::int64_t sms = cached_sm_count(dev);
-    const std::int64_t c_hi = std::min<std::int64_t>(smem_max_cluster, std::max<std::int64_t>(min_c, 8));
-    for (std::int64_t c = min_c; c <= c_hi; ++c) {
-        std::int64_t chunk = (a.V + c - 1) / c;
-        chunk = (chunk + 63) / 64 * 64;
-        if ((c - 1) * chunk >= a.V && c > min_c) break;  // more blocks would hold nothing
-        const auto stage = static_cast<int>((chunk * sz + 32 + 127) / 128 * 128);
-        const int smem = smem_stages * stage + static_cast<int>(ctl);
-        check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-                   "softmax_topk_smem_kernel: cudaFuncSetAttribute(shared memory)");
-        cudaLaunchAttribute attr;
-        const cudaLaunchConfig_t cfg = cluster_config(static_cast<unsigned>(c), static_cast<unsigned>(c), smem, attr);
-        int clusters = 0;
-        check_call(cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg),
-                   "softmax_topk_smem_kernel: cudaOccupancyMaxActiveClusters");
-        // Blocks beyond one a SM do not count (two blocks a SM halve each one's share of it).
-        if (std::min<std::int64_t>(static_cast<std::int64_t>(clusters) * c, sms) >
-            std::min<std::int64_t>(static_cast<std::int64_t>(best_clusters) * best_c, sms)) {
-            best_c = static_cast<int>(c);
-            best_clusters = clusters;
-            best_stage = stage;
-            best_chunk = chunk;
+    // The search below asks the occupancy of each cluster size; its answer depends only on the
+    // device, the element type (this instantiation) and V, so it is made once per (device, V).
+    struct plan {
+        int c = 0, clusters = 0, stage = 0;
+        std::int64_t chunk = 0;
+    };
+    static std::mutex plans_mutex;
+    static std::map<std::pair<int, std::int64_t>, plan> plans;
+    plan best;
+    {
+        const std::lock_guard<std::mutex> lock(plans_mutex);
+        if (const auto it = plans.find({dev, a.V}); it != plans.end()) best = it->second;
+    }
+    if (best.clusters == 0) {
+        const std::int64_t sms = cached_sm_count(dev);
+        const std::int64_t c_hi = std::min<std::int64_t>(smem_max_cluster, std::max<std::int64_t>(min_c, 8));
+        for (std::int64_t c = min_c; c <= c_hi; ++c) {
+            std::int64_t chunk = (a.V + c - 1) / c;
+            chunk = (chunk + 63) / 64 * 64;
+            if ((c - 1) * chunk >= a.V && c > min_c) break;  // more blocks would hold nothing
+            const auto stage = static_cast<int>((chunk * sz + 32 + 127) / 128 * 128);
+            const int smem = smem_stages * stage + static_cast<int>(ctl);
+            check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                       "softmax_topk_smem_kernel: cudaFuncSetAttribute(shared memory)");
+            cudaLaunchAttribute attr;
+            const cudaLaunchConfig_t cfg = cluster_config(static_cast<unsigned>(c), static_cast<unsigned>(c), smem, attr);
+            int clusters = 0;
+            check_call(cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg),
+                       "softmax_topk_smem_kernel: cudaOccupancyMaxActiveClusters");
+            // Blocks beyond one a SM do not count (two blocks a SM halve each one's share of it).
+            if (std::min<std::int64_t>(static_cast<std::int64_t>(clusters) * c, sms) >
+                std::min<std::int64_t>(static_cast<std::int64_t>(best.clusters) * best.c, sms)) {
+                best = plan{static_cast<int>(c), clusters, stage, chunk};
+            }
         }
+        if (best.clusters == 0) {
+            throw std::runtime_error("launch_softmax_topk_fused_smem: no cluster of " + std::to_string(min_c) +
+                                     " blocks fits the device");
+        }
+        const std::lock_guard<std::mutex> lock(plans_mutex);
+        plans.emplace(std::make_pair(dev, a.V), best);
     }
-    if (best_clusters == 0) {
-        throw std::runtime_error("launch_softmax_topk_fused_smem: no cluster of " + std::to_string(min_c) +
-                                 " blocks fits the device");
-    }
+    const int best_c = best.c, best_clusters = best.clusters, best_stage = best.stage;
+    const std::int64_t best_chunk = best.chunk;
     const int smem = smem_stages * best_stage + static_cast<int>(ctl);
     check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                "softmax_topk_smem_kernel: cudaFuncSetAttribute(shared memory)");
