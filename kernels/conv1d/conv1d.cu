@@ -1,6 +1,5 @@
 // conv1d kernels: dense (Whisper encoder) and depthwise causal (Mamba), naive and fused.
 #include "kernels/common/elem_io.cuh"
-#include "kernels/common/mbarrier.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/conv1d/conv1d.hpp"
 #include "kernels/conv1d/naive.cuh"
@@ -219,52 +218,26 @@ __device__ __forceinline__ void dw_weights(const T* __restrict__ w, const T* __r
 // The E outputs of one vector of x. Every lane of the warp calls it (full-mask shuffles); lane 0's
 // `prev` holds the previous vector's tail (zeros at a row's start). ACT false: the identity for
 // SiLU (a probe's no-activation reference; the suite's launcher never takes it).
-// Element i of a vector of 16 or 8 bytes of T, in fp32 (i known at compile time).
-template <typename T, typename V>
-__device__ __forceinline__ float dw_elem(const V& vec, int i) {
-    if constexpr (sizeof(T) == 2) return elem_of<T>(reinterpret_cast<const std::uint32_t*>(&vec), i);
-    else return reinterpret_cast<const float*>(&vec)[i];
-}
-
-// The E outputs from v = the W - 1 inputs before the vector, then its E inputs (fp32).
-template <typename T, int W, bool ACT>
-__device__ __forceinline__ uint4 dw_outputs_of(const float (&v)[16 / sizeof(T) + W - 1], const float (&wv)[W], float bc);
-
 template <typename T, int W, bool ACT = true>
 __device__ __forceinline__ uint4 dw_outputs(const uint4& cur, const dw_halo_t<T>& prev, bool lane0, const float (&wv)[W], float bc) {
     constexpr int E = 16 / static_cast<int>(sizeof(T));
+    constexpr bool half = sizeof(T) == 2;
     constexpr int HE = static_cast<int>(sizeof(dw_halo_t<T>) / sizeof(T));
     static_assert(W - 1 <= HE, "the halo must lie in what lane 0 loads");
+    // Element i of a vector of 16 or 8 bytes, in fp32.
+    auto elem = [](const auto& vec, int i) {
+        if constexpr (half) return elem_of<T>(reinterpret_cast<const std::uint32_t*>(&vec), i);
+        else return reinterpret_cast<const float*>(&vec)[i];
+    };
     float v[E + W - 1];
 #pragma unroll
-    for (int e = 0; e < E; ++e) v[W - 1 + e] = dw_elem<T>(cur, e);
+    for (int e = 0; e < E; ++e) v[W - 1 + e] = elem(cur, e);
 #pragma unroll
     for (int h = 0; h < W - 1; ++h) {
         // Every lane shuffles (full mask); lane - 1's v[E + h] is its element E - (W - 1) + h.
         const float up = __shfl_up_sync(0xffffffffu, v[E + h], 1);
-        v[h] = lane0 ? dw_elem<T>(prev, HE - (W - 1) + h) : up;
+        v[h] = lane0 ? elem(prev, HE - (W - 1) + h) : up;
     }
-    return dw_outputs_of<T, W, ACT>(v, wv, bc);
-}
-
-// The same outputs with the halo from `prev` in every lane (no shuffle): depthwise_fused_bulk,
-// whose threads read the previous vector's tail from shared memory.
-template <typename T, int W, bool ACT = true>
-__device__ __forceinline__ uint4 dw_outputs_own_halo(const uint4& cur, const dw_halo_t<T>& prev, const float (&wv)[W], float bc) {
-    constexpr int E = 16 / static_cast<int>(sizeof(T));
-    constexpr int HE = static_cast<int>(sizeof(dw_halo_t<T>) / sizeof(T));
-    float v[E + W - 1];
-#pragma unroll
-    for (int e = 0; e < E; ++e) v[W - 1 + e] = dw_elem<T>(cur, e);
-#pragma unroll
-    for (int h = 0; h < W - 1; ++h) v[h] = dw_elem<T>(prev, HE - (W - 1) + h);
-    return dw_outputs_of<T, W, ACT>(v, wv, bc);
-}
-
-template <typename T, int W, bool ACT>
-__device__ __forceinline__ uint4 dw_outputs_of(const float (&v)[16 / sizeof(T) + W - 1], const float (&wv)[W], float bc) {
-    constexpr int E = 16 / static_cast<int>(sizeof(T));
-    constexpr bool half = sizeof(T) == 2;
     uint4 res;
     if constexpr (half) {
         // From the bias: W FMAs per output (no multiply and add of its own), z log2(e) in s.
@@ -392,138 +365,6 @@ using dw_config_f32 = dw_config<dw_grid::rows_spans, 256, 2>;
 using dw_config_16_small = dw_config<dw_grid::rows_spans, 256, 1>;
 using dw_config_16_large = dw_config<dw_grid::spans_channels_batch, 256, 2>;
 constexpr std::size_t dw16_small_max_vectors = std::size_t{1} << 20;
-
-// ------------------------------------------------------------------ depthwise, bulk-staged
-// depthwise_fused_bulk: a persistent grid (one block of 512 threads per SM) over the rows of whole
-// 16-byte vectors, x taken as one flat run of vectors (rows back to back) split evenly among the
-// blocks, block b the contiguous vectors [V b / G, V (b + 1) / G). Each block's run goes through
-// shared memory in chunks of `chunk` vectors (a multiple of blockDim.x), each chunk one 1D bulk
-// copy (cp.async.bulk, the TMA engine, no per-thread load issue) of the chunk and the vector before
-// it (the halo) on the chunk's own mbarrier, into a ring of `stages` chunk buffers. Thread 0
-// issues the first `stages` copies before any arithmetic (where the run fits the ring, as at b1
-// c2048 L4096: 127 KB of x per SM, the whole input is requested at once), then refills a buffer
-// as soon as the block has finished with it. Thread tid turns the vectors tid + k blockDim.x of
-// each chunk into outputs (dw_outputs_own_halo: the W - 1 earlier inputs from the previous
-// vector's tail in shared memory, zeros at a row's start; every output bit for bit
-// depthwise_fused_vec's) and stores them with 16-byte stores (coalesced: a warp writes 512
-// contiguous bytes). The thread's row, position in the row and channel advance by constants, no
-// division after the first vector; the weights are reloaded only when the row changes.
-constexpr int dw_bulk_threads = 512;
-
-__device__ __forceinline__ void bulk_g2s(std::uint32_t dst, const void* src, std::uint32_t bytes, std::uint32_t bar) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst), "l"(src), "r"(bytes),
-                 "r"(bar)
-                 : "memory");
-}
-
-template <typename T, int W, bool ACT = true>
-__global__ void __launch_bounds__(dw_bulk_threads, 1) depthwise_fused_bulk(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
-                                                                          T* __restrict__ y, unsigned channels, unsigned vecs_per_row,
-                                                                          unsigned total_vecs, unsigned chunk, unsigned stages) {
-    extern __shared__ __align__(16) unsigned char dw_smem[];
-    namespace s90 = sm90;
-    const unsigned tid = threadIdx.x;
-    const unsigned vb = static_cast<unsigned>(static_cast<unsigned long long>(total_vecs) * blockIdx.x / gridDim.x);
-    const unsigned ve = static_cast<unsigned>(static_cast<unsigned long long>(total_vecs) * (blockIdx.x + 1) / gridDim.x);
-    const unsigned n = ve - vb;
-    const unsigned nchunks = (n + chunk - 1) / chunk;
-    const std::uint32_t bars = s90::smem_u32(dw_smem);
-    uint4* buf = reinterpret_cast<uint4*>(dw_smem + (stages * 8u + 15u) / 16u * 16u);
-    const uint4* xv = reinterpret_cast<const uint4*>(x);
-    // Chunk k into buffer k % stages: the vector before it too, except before x's first vector.
-    auto issue = [&](unsigned k) {
-        const unsigned st = k % stages;
-        const unsigned v0 = vb + k * chunk, cnt = min(chunk, n - k * chunk);
-        uint4* dst = buf + static_cast<std::size_t>(st) * (chunk + 1);
-        const std::uint32_t bar = bars + st * 8u;
-        if (v0 > 0) {
-            s90::mbar_expect_tx(bar, (cnt + 1) * 16u);
-            bulk_g2s(s90::smem_u32(dst), xv + v0 - 1, (cnt + 1) * 16u, bar);
-        } else {
-            s90::mbar_expect_tx(bar, cnt * 16u);
-            bulk_g2s(s90::smem_u32(dst + 1), xv, cnt * 16u, bar);
-        }
-    };
-    if (tid == 0) {
-        for (unsigned st = 0; st < stages; ++st) s90::mbar_init(bars + st * 8u, 1);
-        s90::fence_proxy_async();
-        for (unsigned k = 0; k < min(stages, nchunks); ++k) issue(k);
-    }
-    __syncthreads();
-
-    // Vector g = vb + tid + j blockDim.x: row, position in the row, channel.
-    const unsigned g0 = vb + tid;
-    unsigned row = g0 / vecs_per_row, p = g0 - row * vecs_per_row, c = row % channels;
-    const unsigned dq = blockDim.x / vecs_per_row, dr = blockDim.x - dq * vecs_per_row, dqc = dq % channels;
-    unsigned wrow = ~0u;
-    float wv[W], bc = 0.0f;
-#pragma unroll
-    for (int q = 0; q < W; ++q) wv[q] = 0.0f;
-    unsigned g = g0;
-    for (unsigned k = 0; k < nchunks; ++k) {
-        const unsigned st = k % stages;
-        s90::mbar_wait(bars + st * 8u, (k / stages) & 1u);
-        const uint4* sb = buf + static_cast<std::size_t>(st) * (chunk + 1);
-        const unsigned cnt = min(chunk, n - k * chunk);
-        for (unsigned i = tid; i < cnt; i += blockDim.x) {
-            if (row != wrow) {
-                dw_weights<T, W>(w, bias, static_cast<int>(c), wv, bc);
-                wrow = row;
-            }
-            const uint4 cur = sb[i + 1];
-            dw_halo_t<T> prev{};
-            if (p != 0) prev = *reinterpret_cast<const dw_halo_t<T>*>(reinterpret_cast<const unsigned char*>(sb + i + 1) - sizeof(dw_halo_t<T>));
-            reinterpret_cast<uint4*>(y)[g] = dw_outputs_own_halo<T, W, ACT>(cur, prev, wv, bc);
-            g += blockDim.x;
-            p += dr;
-            row += dq;
-            c += dqc;
-            if (c >= channels) c -= channels;
-            if (p >= vecs_per_row) {
-                p -= vecs_per_row;
-                ++row;
-                if (++c == channels) c = 0;
-            }
-        }
-        if (k + stages < nchunks) {
-            __syncthreads();  // every thread done with buffer st
-            if (tid == 0) issue(k + stages);
-        }
-    }
-}
-
-// Launches depthwise_fused_bulk where it takes the shape (rows of whole 16-byte vectors from
-// 16-byte aligned bases, fewer than 2^31 vectors) and returns true; false, with nothing launched,
-// otherwise. chunk: vectors per bulk copy (a multiple of dw_bulk_threads); the ring takes as many
-// chunk buffers as the block's run needs, up to what the opt-in shared memory of one block holds.
-// one_round_only: false also where the run does not fit the ring at once (the launcher's rule).
-template <typename T, int W, bool ACT = true>
-bool launch_dw_bulk(const T* x, const T* w, const T* bias, T* y, const conv1d_depthwise_shape& s, cudaStream_t stream,
-                    unsigned chunk = 1024, int blocks_per_sm = 1, bool one_round_only = false) {
-    constexpr int E = 16 / static_cast<int>(sizeof(T));
-    if (s.length % E != 0 || reinterpret_cast<std::uintptr_t>(x) % 16 != 0 || reinterpret_cast<std::uintptr_t>(y) % 16 != 0) return false;
-    const unsigned long long total = static_cast<unsigned long long>(s.batch) * s.channels * (s.length / E);
-    if (total == 0 || total >= (1ull << 31)) return false;
-    int dev = 0;
-    check_call(cudaGetDevice(&dev), "cudaGetDevice");
-    int smem_optin = 0;
-    check_call(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute(smem opt-in)");
-    const unsigned grid = static_cast<unsigned>(std::min<unsigned long long>(static_cast<unsigned long long>(cached_sm_count(dev)) * blocks_per_sm, total));
-    const unsigned long long run = (total + grid - 1) / grid;
-    const unsigned long long need = (run + chunk - 1) / chunk;
-    const std::size_t stage_bytes = static_cast<std::size_t>(chunk + 1) * 16;
-    const std::size_t budget = static_cast<std::size_t>(smem_optin) / blocks_per_sm - 1024;  // the per-block reserve
-    const unsigned fit = static_cast<unsigned>((budget - 256) / stage_bytes);
-    if (fit < 2 || (one_round_only && need > fit)) return false;
-    const unsigned stages = static_cast<unsigned>(std::min<unsigned long long>(need, fit));
-    const std::size_t smem = (stages * 8u + 15u) / 16u * 16u + stages * stage_bytes;
-    check_call(cudaFuncSetAttribute(depthwise_fused_bulk<T, W, ACT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
-               "cudaFuncSetAttribute(depthwise_fused_bulk smem)");
-    depthwise_fused_bulk<T, W, ACT><<<grid, dw_bulk_threads, smem, stream>>>(x, w, bias, y, static_cast<unsigned>(s.channels),
-                                                                            static_cast<unsigned>(s.length / E), static_cast<unsigned>(total),
-                                                                            chunk, stages);
-    return true;
-}
 
 // ------------------------------------------------------------------ decode
 template <typename T>
@@ -685,7 +526,7 @@ void launch_conv1d_depthwise_naive(elem t, const void* x, const void* w, const v
 }
 
 void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const void* bias, void* y, const conv1d_depthwise_shape& s,
-                                   cudaStream_t stream, conv1d_dw_path path) {
+                                   cudaStream_t stream) {
     check_depthwise(s);
     dispatch_elem(t, [&](auto tag) {
         using T = decltype(tag);
@@ -698,20 +539,13 @@ void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const v
             const T* bt = static_cast<const T*>(bias);
             T* yt = static_cast<T*>(y);
             // The vector path where it takes the shape, else the scalar path.
-            // Where each block's share of x fits its shared memory at once (x up to about 26 MB on an
-            // H100: b1 c2048 L4096 bf16 / fp16), depthwise_fused_bulk (NOTES.md, "Depthwise: bulk-staged").
-            if (path == conv1d_dw_path::bulk) {
-                if (!launch_dw_bulk<T, W>(xt, wt, bt, yt, s, stream)) throw std::invalid_argument("conv1d depthwise fused: the bulk path cannot take the shape");
-                return;
-            }
-            bool done = path == conv1d_dw_path::by_shape && launch_dw_bulk<T, W>(xt, wt, bt, yt, s, stream, 1024, 1, true);
+            bool done = false;
             if constexpr (sizeof(T) == 2) {
-                if (!done && vectors <= dw16_small_max_vectors) done = launch_dw_vec<T, W>(dw_config_16_small{}, xt, wt, bt, yt, s, stream);
-                if (!done) done = launch_dw_vec<T, W>(dw_config_16_large{}, xt, wt, bt, yt, s, stream);
+                if (vectors <= dw16_small_max_vectors) done = launch_dw_vec<T, W>(dw_config_16_small{}, xt, wt, bt, yt, s, stream);
+                else done = launch_dw_vec<T, W>(dw_config_16_large{}, xt, wt, bt, yt, s, stream);
             } else {
-                if (!done) done = launch_dw_vec<T, W>(dw_config_f32{}, xt, wt, bt, yt, s, stream);
+                done = launch_dw_vec<T, W>(dw_config_f32{}, xt, wt, bt, yt, s, stream);
             }
-            if (!done && path == conv1d_dw_path::vec) throw std::invalid_argument("conv1d depthwise fused: the vector path cannot take the shape");
             if (!done) {
                 const std::size_t n = rows_of(s) * static_cast<std::size_t>((s.length + 7) / 8);
                 depthwise_fused_scalar<T, W><<<std::min(grid_for(n, 256), 65535u * 32u), 256, 0, stream>>>(xt, wt, bt, yt, rows_of(s), s.channels,

@@ -108,16 +108,8 @@ void launch_conv1d_bias_gelu(elem t, const void* z, bool z_f32, const void* bias
 std::size_t conv1d_depthwise_naive_workspace_bytes(const conv1d_depthwise_shape& s);
 void launch_conv1d_depthwise_naive(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                    const conv1d_depthwise_shape& s, cudaStream_t stream);
-// path: by_shape (the suite's variant): bulk where each block's share of x fits its shared memory
-// at once (x up to about 26 MB on an H100), else vec, else the scalar path. vec / bulk force that
-// kernel (for tests: the two give equal outputs bit for bit) and throw std::invalid_argument where
-// it cannot take the shape (rows off the 16-byte grid, unaligned x or y, 2^31 vectors or more).
-// bulk: a persistent grid, one block of 512 threads per SM, each block's contiguous share of x
-// streamed into shared memory by 1D bulk copies (TMA) on mbarriers, 16-byte stores of y.
-enum class conv1d_dw_path { by_shape, vec, bulk };
 void launch_conv1d_depthwise_fused(elem t, const void* x, const void* w, const void* bias, void* y,
-                                   const conv1d_depthwise_shape& s, cudaStream_t stream,
-                                   conv1d_dw_path path = conv1d_dw_path::by_shape);
+                                   const conv1d_depthwise_shape& s, cudaStream_t stream);
 
 // Decode step (length ignored): x [batch, channels], state / state_out [batch, channels, width-1].
 // Naive: convolution to an fp32 workspace (batch * channels floats), bias + SiLU, state shift.

@@ -18,7 +18,6 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -418,92 +417,6 @@ TEST_CASE("conv1d depthwise fused bf16 / fp16: pre-activations over +-250 (the f
         }
     }
     CHECK(checked == 6);
-}
-
-// depthwise_fused_bulk (the by_shape pick where each block's share of x fits its shared memory at
-// once) against depthwise_fused_vec, bit for bit: odd channel counts, batch > 1, rows of 1 to 1100
-// vectors, shares that start mid-row and span several rows, fewer vectors than blocks (b1 c1 L8),
-// a ring refilled (b1 c4096 L4096 bf16 / fp16: 16 chunks of 1024 vectors per block, 14 buffers on an H100), every
-// width and type; by_shape equals both.
-TEST_CASE("conv1d depthwise fused: the bulk path equals the vector path bit for bit", "[gpu][conv1d]") {
-    FUSEBENCH_REQUIRE_GPU();
-    struct shp { int b, c, l; };
-    std::size_t compared = 0;
-    for (kernels::elem ke : {kernels::elem::bf16, kernels::elem::f16, kernels::elem::f32}) {
-        const std::size_t es = ke == kernels::elem::f32 ? 4 : 2;
-        for (int width : {2, 3, 4}) {
-            for (const shp& d : {shp{1, 1, 8}, shp{3, 7, 8}, shp{2, 5, 16}, shp{1, 3, 4104}, shp{3, 33, 1000}, shp{2, 17, 8800},
-                                 shp{5, 3, 24}, shp{1, 600, 8}, shp{1, 4096, 4096}}) {
-                if (d.c == 4096 && (width != 4 || ke == kernels::elem::f32)) continue;
-                CAPTURE(static_cast<int>(ke), width, d.b, d.c, d.l);
-                const kernels::conv1d_depthwise_shape sh{d.b, d.c, d.l, width};
-                const std::size_t n = static_cast<std::size_t>(d.b) * d.c * d.l;
-                // Inputs: bit patterns of values in about [-2, 2] (weights, bias [-0.5, 0.5]) from a hash.
-                auto fill = [&](std::size_t count, double scale, std::uint32_t seed) {
-                    std::vector<unsigned char> h(count * es);
-                    for (std::size_t i = 0; i < count; ++i) {
-                        std::uint32_t v = static_cast<std::uint32_t>(i) * 2654435761u ^ seed;
-                        v ^= v >> 15;
-                        v *= 2246822519u;
-                        v ^= v >> 13;
-                        const float f = static_cast<float>(((v & 0xffffffu) / 16777216.0 * 2.0 - 1.0) * scale);  // [-scale, scale)
-                        std::uint32_t bits;
-                        std::memcpy(&bits, &f, 4);
-                        if (es == 4) {
-                            std::memcpy(h.data() + 4 * i, &bits, 4);
-                        } else if (ke == kernels::elem::bf16) {
-                            const std::uint16_t b16 = static_cast<std::uint16_t>(bits >> 16);
-                            std::memcpy(h.data() + 2 * i, &b16, 2);
-                        } else {
-                            // fp16 by way of a small exact grid: (k / 1024) with |k| <= 2048 is exact in fp16.
-                            const int k = std::max(-2047, std::min(2047, static_cast<int>(std::lround(f * 1024.0f))));
-                            const int a = k < 0 ? -k : k;
-                            std::uint16_t hb = 0;
-                            if (a != 0) {
-                                int e = 0;
-                                while ((a >> e) > 1) ++e;                     // a = 2^e (1 + m / 2^e)
-                                const int mant = (a - (1 << e)) << (10 - e);  // e <= 10
-                                hb = static_cast<std::uint16_t>(((e - 10 + 15) << 10) | (mant & 0x3ff));
-                            }
-                            if (k < 0) hb = static_cast<std::uint16_t>(hb | 0x8000u);
-                            std::memcpy(h.data() + 2 * i, &hb, 2);
-                        }
-                    }
-                    return h;
-                };
-                const auto hx = fill(n, 2.0, 1234u), hw = fill(static_cast<std::size_t>(d.c) * width, 0.5, 77u), hb = fill(d.c, 0.5, 99u);
-                device_buffer x(hx.size()), w(hw.size()), b(hb.size()), y0(n * es), y1(n * es), y2(n * es);
-                CUDA_CHECK(cudaMemcpy(x.get(), hx.data(), hx.size(), cudaMemcpyHostToDevice));
-                CUDA_CHECK(cudaMemcpy(w.get(), hw.data(), hw.size(), cudaMemcpyHostToDevice));
-                CUDA_CHECK(cudaMemcpy(b.get(), hb.data(), hb.size(), cudaMemcpyHostToDevice));
-                CUDA_CHECK(cudaMemset(y1.get(), 0xff, n * es));
-                CUDA_CHECK(cudaMemset(y2.get(), 0xee, n * es));
-                kernels::launch_conv1d_depthwise_fused(ke, x.get(), w.get(), b.get(), y0.get(), sh, nullptr, kernels::conv1d_dw_path::vec);
-                kernels::launch_conv1d_depthwise_fused(ke, x.get(), w.get(), b.get(), y1.get(), sh, nullptr, kernels::conv1d_dw_path::bulk);
-                kernels::launch_conv1d_depthwise_fused(ke, x.get(), w.get(), b.get(), y2.get(), sh, nullptr);
-                CUDA_CHECK(cudaDeviceSynchronize());
-                std::vector<unsigned char> h0(n * es), h1(n * es), h2(n * es);
-                CUDA_CHECK(cudaMemcpy(h0.data(), y0.get(), n * es, cudaMemcpyDeviceToHost));
-                CUDA_CHECK(cudaMemcpy(h1.data(), y1.get(), n * es, cudaMemcpyDeviceToHost));
-                CUDA_CHECK(cudaMemcpy(h2.data(), y2.get(), n * es, cudaMemcpyDeviceToHost));
-                CHECK(std::memcmp(h0.data(), h1.data(), n * es) == 0);
-                CHECK(std::memcmp(h0.data(), h2.data(), n * es) == 0);
-                ++compared;
-            }
-        }
-    }
-    CHECK(compared == 3 * 3 * 8 + 2);
-    // Off the 16-byte grid (L = 7): the forced paths refuse, by_shape takes the scalar path.
-    const kernels::conv1d_depthwise_shape odd{2, 3, 7, 4};
-    device_buffer x(2 * 3 * 7 * 2), w(3 * 4 * 2), b(3 * 2), y(2 * 3 * 7 * 2);
-    CHECK_THROWS_AS(kernels::launch_conv1d_depthwise_fused(kernels::elem::bf16, x.get(), w.get(), b.get(), y.get(), odd, nullptr,
-                                                           kernels::conv1d_dw_path::bulk),
-                    std::invalid_argument);
-    CHECK_THROWS_AS(kernels::launch_conv1d_depthwise_fused(kernels::elem::bf16, x.get(), w.get(), b.get(), y.get(), odd, nullptr,
-                                                           kernels::conv1d_dw_path::vec),
-                    std::invalid_argument);
-    CHECK_NOTHROW(kernels::launch_conv1d_depthwise_fused(kernels::elem::bf16, x.get(), w.get(), b.get(), y.get(), odd, nullptr));
-    CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 TEST_CASE("conv1d implicit_gemm: 16-byte loads, several K chunks, ragged M and N tiles, both strides", "[gpu][conv1d]") {
