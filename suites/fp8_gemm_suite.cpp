@@ -557,6 +557,25 @@ const wgmma_block_config wgmma_block_configs[] = {
      false,
      "every untimed case of the kernel's domain; timed at M >= 4096 (there the default where "
      "k::fp8_gemm_wgmma_default_tile_n picks 144) and wherever it is the default"},
+    {"c1_n192_mc2",
+     "c1_n192_overlap in clusters of 2 CTAs along M (kernels/fp8/NOTES.md run 9): the two row blocks of a cluster share "
+     "B's 192 x 128 tile of each K block, each CTA loading 96 rows of it into both (TMA multicast), so B's L2 -> "
+     "shared-memory bytes per tile halve; a stage is free once every consumer warp of both CTAs has released it",
+     {2, true, true, false, 0, false, 192, false, false, false, 1}},
+    {"c1_n192_mc4", "c1_n192_mc2 with clusters of 4 CTAs along M (48 rows of B each, a quarter of B's bytes per tile)",
+     {4, true, true, false, 0, false, 192, false, false, false, 1}},
+    {"c1_n144_mc2x1",
+     "c1_n144_overlap in clusters of 2 CTAs along M (kernels/fp8/NOTES.md run 9): B's 144 x 128 tile of each K block "
+     "multicast in two slices of 72 rows, so B's L2 -> shared-memory bytes per tile halve",
+     {2, true, true, false, 0, false, 144, false, false, false, 1}},
+    {"c1_n144_mc1x4",
+     "c1_n144_overlap in clusters of 4 CTAs along N (kernels/fp8/NOTES.md run 9): the four column blocks of N = 576 share "
+     "A's 128 x 128 tile of each K block, multicast in four slices of 32 rows (a quarter of A's bytes per tile)",
+     {1, true, true, false, 0, false, 144, false, false, false, 4}},
+    {"c1_n144_mc2x2", "c1_n144_overlap in clusters of 2 x 2 CTAs (M x N): B's tile multicast in halves, A's in halves",
+     {2, true, true, false, 0, false, 144, false, false, false, 2}},
+    {"c1_n144_mc2x4", "c1_n144_overlap in clusters of 2 x 4 CTAs (M x N): B's tile multicast in halves, A's in quarters",
+     {2, true, true, false, 0, false, 144, false, false, false, 4}},
     {"c1_n192_overlap_sk",
      "default where M >= 4096, K >= 8192, c1_n256_overlap_la is not and the 128 x 192 tile's wave efficiency with the "
      "tail split is at least 0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: none of the 12 M = 4096 "

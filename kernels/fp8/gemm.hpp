@@ -64,9 +64,10 @@ const char* fp8_gemm_wgmma_shape_unsupported(const fp8_gemm_shape& s);
 // probe that the loader picked this build's sm_90a code), else why not.
 const char* fp8_gemm_wgmma_unsupported(const fp8_gemm_shape& s);
 struct fp8_gemm_wgmma_options {
-    // CTAs per cluster, 1 or 2. 2 multicasts each half of B's tile to both CTAs of a pair of row
-    // blocks (meant to halve the L2 -> shared-memory traffic for B); correct, but measured about 2x
-    // slower than 1 on an H100 (kernels/fp8/NOTES.md), hence not the default.
+    // CTAs per cluster along M, 1 or 2 (128-wide tiles; 144 and 192: 1, 2 or 4, see cluster_n). 2
+    // multicasts each half of B's tile to both CTAs of a pair of row blocks (meant to halve the L2 ->
+    // shared-memory traffic for B); with 128-wide tiles correct, but measured about 2x slower than 1
+    // on an H100 (kernels/fp8/NOTES.md), hence not the default.
     int cluster = 1;
     // D through shared memory and TMA stores where n % 8 == 0 (a 16-byte row pitch) and D is
     // 16-byte aligned; false, or any other shape: bf16 stores straight from the registers.
@@ -131,6 +132,13 @@ struct fp8_gemm_wgmma_options {
     // block's first goes in (ptxas 13.0 serializes every wgmma when a group is kept in flight
     // across the K loop with wait_group 1: C7514). Measured: kernels/fp8/NOTES.md run 7.
     bool pieces_lookahead = false;
+    // Multicast clusters of the 144- and 192-wide tiles (the overlap, no split, no pieces; issue 19,
+    // kernels/fp8/NOTES.md run 9): `cluster` (1, 2 or 4) CTAs along M share B's tile and cluster_n
+    // (1, 2 or 4) along N share A's tile; each CTA loads a 1 / cluster slice of B's tile and a
+    // 1 / cluster_n slice of A's into every CTA that shares it (TMA multicast), so the L2 ->
+    // shared-memory bytes per tile fall by those factors. Instantiated: 192 with cluster 2 or 4
+    // (cluster_n 1); 144 with cluster x cluster_n = 2 x 1, 1 x 4, 2 x 2, 2 x 4. Other values throw.
+    int cluster_n = 1;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
