@@ -574,8 +574,8 @@ const wgmma_block_config wgmma_block_configs[] = {
      {1, true, true, false, 0, false, 144, false, false, false, 4}},
     {"c1_n144_mc2x2", "c1_n144_overlap in clusters of 2 x 2 CTAs (M x N): B's tile multicast in halves, A's in halves",
      {2, true, true, false, 0, false, 144, false, false, false, 2}},
-    {"c1_n144_mc2x4", "c1_n144_overlap in clusters of 2 x 4 CTAs (M x N): B's tile multicast in halves, A's in quarters",
-     {2, true, true, false, 0, false, 144, false, false, false, 4}},
+    {"c1_n144_mc1x2", "c1_n144_overlap in clusters of 2 CTAs along N: A's tile multicast in two slices of 64 rows (half of A's bytes per tile)",
+     {1, true, true, false, 0, false, 144, false, false, false, 2}},
     {"c1_n192_overlap_sk",
      "default where M >= 4096, K >= 8192, c1_n256_overlap_la is not and the 128 x 192 tile's wave efficiency with the "
      "tail split is at least 0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: none of the 12 M = 4096 "

@@ -137,7 +137,7 @@ struct fp8_gemm_wgmma_options {
     // (1, 2 or 4) along N share A's tile; each CTA loads a 1 / cluster slice of B's tile and a
     // 1 / cluster_n slice of A's into every CTA that shares it (TMA multicast), so the L2 ->
     // shared-memory bytes per tile fall by those factors. Instantiated: 192 with cluster 2 or 4
-    // (cluster_n 1); 144 with cluster x cluster_n = 2 x 1, 1 x 4, 2 x 2, 2 x 4. Other values throw.
+    // (cluster_n 1); 144 with cluster x cluster_n = 2 x 1, 1 x 2, 1 x 4, 2 x 2. Other values throw.
     int cluster_n = 1;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,

@@ -217,10 +217,16 @@ __device__ __forceinline__ std::uint32_t cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
-// Arrive on the barrier at the same offset in CTA `rank` of the cluster.
+// Arrive on the barrier at the same offset in CTA `rank` of the cluster. The default semantics
+// (release at CTA scope, as CUTLASS's ClusterBarrier::arrive): the stage's reads by this warp's
+// wgmma are complete (wgmma.wait_group) before it arrives, and the peer's producer orders its TMA
+// writes after its own wait. `.release.cluster` here (the form up to run 8) makes ptxas put a
+// cluster-scope memory barrier before every arrive: Nsight Compute showed the consumer warps
+// stalled on it (membar 6-18 cycles per issued instruction) and the cluster kernels 2.6-12x
+// slower than without a cluster (c2's "2x", NOTES.md run 9).
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, std::uint32_t rank) {
     asm volatile(
-        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.shared::cluster.b64 _, "
         "[remote];\n}\n" ::"r"(bar),
         "r"(rank)
         : "memory");
@@ -1338,7 +1344,7 @@ sm90::sm90a_probe sm90a_code{reinterpret_cast<const void*>(&fp8_gemm_wgmma_probe
 constexpr int max_devices = 64;
 std::atomic<int> cluster_capacity_cache[max_devices];  // clusters of 2 CTAs resident at once
 // Multicast clusters resident at once, per kernel (launch_fp8_gemm_wgmma's slot: 192-wide 2 x 1,
-// 4 x 1; 144-wide 2 x 1, 1 x 4, 2 x 2, 2 x 4).
+// 4 x 1; 144-wide 2 x 1, 1 x 2, 1 x 4, 2 x 2).
 std::atomic<int> multicast_capacity_cache[max_devices][6];
 
 int cluster_capacity(int dev) { return dev >= 0 && dev < max_devices ? cluster_capacity_cache[dev].load() : 0; }
@@ -1514,10 +1520,10 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     if (multicast) {
         const int c = opt.cluster, cn = opt.cluster_n;
         const bool instantiated = opt.tile_n == 192 ? ((c == 2 || c == 4) && cn == 1)
-                                                    : ((c == 2 && cn == 1) || (c == 1 && cn == 4) || (c == 2 && cn == 2) || (c == 2 && cn == 4));
+                                                    : ((c == 2 && cn == 1) || (c == 1 && (cn == 2 || cn == 4)) || (c == 2 && cn == 2));
         if (!instantiated || !opt.overlap || opt.split || opt.pieces64 || opt.pieces_lookahead) {
             throw std::invalid_argument("fp8_gemm wgmma: multicast clusters (cluster x cluster_n) run with the overlap, without the split "
-                                        "and the pieces: tile_n 192 with 2 x 1 or 4 x 1, tile_n 144 with 2 x 1, 1 x 4, 2 x 2 or 2 x 4; got tile_n " +
+                                        "and the pieces: tile_n 192 with 2 x 1 or 4 x 1, tile_n 144 with 2 x 1, 1 x 2, 1 x 4 or 2 x 2; got tile_n " +
                                         std::to_string(opt.tile_n) + ", " + std::to_string(c) + " x " + std::to_string(cn));
         }
     } else if (opt.cluster_n != 1) {
@@ -1601,9 +1607,9 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
         } else {
             smem = config<144, stages_n144>::smem_bytes;
             if (cluster == 2 && cluster_n == 1) kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 2, true, false, 0, 1>, slot = 2;
-            else if (cluster == 1) kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 4>, slot = 3;
-            else if (cluster_n == 2) kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 2, true, false, 0, 2>, slot = 4;
-            else kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 2, true, false, 0, 4>, slot = 5;
+            else if (cluster == 1 && cluster_n == 2) kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 2>, slot = 3;
+            else if (cluster == 1) kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 4>, slot = 4;
+            else kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 2, true, false, 0, 2>, slot = 5;
         }
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                    "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
