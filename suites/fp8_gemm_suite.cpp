@@ -576,6 +576,16 @@ const wgmma_block_config wgmma_block_configs[] = {
      {2, true, true, false, 0, false, 144, false, false, false, 2}},
     {"c1_n144_mc1x2", "c1_n144_overlap in clusters of 2 CTAs along N: A's tile multicast in two slices of 64 rows (half of A's bytes per tile)",
      {1, true, true, false, 0, false, 144, false, false, false, 2}},
+    {"c1_n192_pf4",
+     "c1_n192_overlap with an L2 prefetch (options.l2_prefetch = 4; kernels/fp8/NOTES.md run 9): before each ring load the "
+     "producer asks the TMA unit to bring A's and B's tiles 4 K blocks further on into L2 (no shared memory), so that "
+     "where a wave streams its K panels from DRAM in step (kv_a) the ring's loads find them in L2",
+     {1, true, true, false, 0, false, 192, false, false, false, 1, 4}},
+    {"c1_n192_pf8", "c1_n192_pf4 prefetching 8 K blocks ahead", {1, true, true, false, 0, false, 192, false, false, false, 1, 8}},
+    {"c1_n144_pf4", "c1_n144_overlap with c1_n192_pf4's L2 prefetch, 4 K blocks ahead",
+     {1, true, true, false, 0, false, 144, false, false, false, 1, 4}},
+    {"c1_n144_pf8", "c1_n144_overlap with c1_n192_pf4's L2 prefetch, 8 K blocks ahead",
+     {1, true, true, false, 0, false, 144, false, false, false, 1, 8}},
     {"c1_n192_overlap_sk",
      "default where M >= 4096, K >= 8192, c1_n256_overlap_la is not and the 128 x 192 tile's wave efficiency with the "
      "tail split is at least 0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: none of the 12 M = 4096 "

@@ -139,6 +139,12 @@ struct fp8_gemm_wgmma_options {
     // shared-memory bytes per tile fall by those factors. Instantiated: 192 with cluster 2 or 4
     // (cluster_n 1); 144 with cluster x cluster_n = 2 x 1, 1 x 2, 1 x 4, 2 x 2. Other values throw.
     int cluster_n = 1;
+    // > 0 (tile_n 144 or 192, the overlap, no cluster, split or pieces): the producer also asks the
+    // TMA unit to prefetch A's and B's tiles this many K blocks ahead of the load it is about to
+    // issue into L2 (cp.async.bulk.prefetch.tensor; no shared memory), so that where one wave streams
+    // its K panels from DRAM (kv_a: every tile's A read once, all CTAs at the same K) a ring load
+    // finds its data in L2. Measured in kernels/fp8/NOTES.md run 9.
+    int l2_prefetch = 0;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,

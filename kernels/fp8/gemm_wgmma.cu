@@ -133,6 +133,9 @@ struct params {
     // CTAs): a cluster takes cluster x cluster_n tiles at a time; sched_n_blocks = ceil(n_blocks /
     // cluster_n) (the scheduler's column units; 128-wide tiles: n_blocks).
     int sched_n_blocks;
+    // options.l2_prefetch (the kernels instantiated with L2PF): K blocks ahead of the ring's loads
+    // that the producer asks the TMA unit to bring into L2.
+    int l2_prefetch;
 };
 
 #if defined(FUSEBENCH_FP8_WGMMA_DEVICE_CODE)
@@ -202,6 +205,11 @@ __device__ __forceinline__ void tma_load_2d_multicast(std::uint32_t dst, const C
         "%5;\n" ::"r"(dst),
         "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
         : "memory");
+}
+// A box of the tensor map into L2 only (no shared memory, no barrier): options.l2_prefetch.
+__device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap* map, int c0, int c1) {
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1)
+                 : "memory");
 }
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, std::uint32_t src, int c0, int c1) {
     asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
@@ -1035,7 +1043,9 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
 // CLUSTER x CLUSTER_N (the 144- and 192-wide overlapped kernels only; consume_n192): multicast
 // clusters, CLUSTER tiles along M sharing B's tile, CLUSTER_N along N sharing A's; the 128-wide
 // kernel's CLUSTER 2 (c2) multicasts B's halves to a pair of row blocks.
-template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false, int PIECES = 0, int CLUSTER_N = 1>
+// L2PF (options.l2_prefetch; 144- and 192-wide, no cluster): the producer also prefetches A's and B's
+// tiles p.l2_prefetch K blocks ahead of the load it is about to issue into L2.
+template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false, int PIECES = 0, int CLUSTER_N = 1, bool L2PF = false>
 __global__ void __launch_bounds__(threads, 1)
     fp8_gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                           const __grid_constant__ CUtensorMap tm_d, const params p) {
@@ -1047,6 +1057,8 @@ __global__ void __launch_bounds__(threads, 1)
                             : (ctas == 1 || ((BN == 144 || BN == 192) && OVERLAP && !SPLIT && PIECES == 0 && (BN / CLUSTER) % 8 == 0)),
                   "128-wide tiles: clusters of 1 or 2 along M; 144- and 192-wide: multicast clusters with the overlap only (B's slice "
                   "a whole number of 8-row swizzle atoms); 256-wide: no cluster");
+    static_assert(!L2PF || ((BN == 144 || BN == 192) && ctas == 1 && OVERLAP && !SPLIT && PIECES == 0),
+                  "the L2 prefetch: the overlapped 144- and 192-wide kernels without cluster, split or pieces");
     static_assert(BN != 256 || (OVERLAP && PIECES != 0), "the 128 x 256 tile runs with the 64-column piece consumer only");
     static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128),
                   "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split");
@@ -1127,9 +1139,26 @@ __global__ void __launch_bounds__(threads, 1)
                 tile_coords(p, t, mp, n_blk);
                 const int m_blk = mp * CLUSTER + static_cast<int>(rank);
                 const k_order ko = k_order_of(p, mp, n_blk, local);  // mp: both CTAs of a cluster walk one order
+                if constexpr (L2PF) {
+                    // The tile's first K blocks, at once (the loop below asks for block j + distance).
+                    for (int q = 1; q < p.l2_prefetch && q < p.k_blocks; ++q) {
+                        const int kq = k_block_at(p, ko, q);
+                        tma_prefetch_2d(&tm_a, kq * bk, m_blk * bm);
+                        tma_prefetch_2d(&tm_b, kq * bk, n_blk * BN);
+                    }
+                }
                 for (int j = 0; j < p.k_blocks; ++j, ++it) {
                     const int kb = k_block_at(p, ko, j);
                     const int s = it % STAGES;
+                    if constexpr (L2PF) {
+                        // Before the ring's wait: the request goes out while the consumers still
+                        // hold the stage.
+                        if (j + p.l2_prefetch < p.k_blocks) {
+                            const int kq = k_block_at(p, ko, j + p.l2_prefetch);
+                            tma_prefetch_2d(&tm_a, kq * bk, m_blk * bm);
+                            tma_prefetch_2d(&tm_b, kq * bk, n_blk * BN);
+                        }
+                    }
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) & 1) ^ 1);  // the fill it - STAGES was consumed
                     mbar_expect_tx(full(s), cfg::stage_bytes);
                     tma_load_2d(stage_a(s), &tm_a, kb * bk, m_blk * bm, full(s));
@@ -1517,6 +1546,7 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
         throw std::invalid_argument("fp8_gemm wgmma: tile_n 144 runs without the split and the 64-column pieces");
     }
     const bool multicast = (opt.tile_n == 144 || opt.tile_n == 192) && (opt.cluster != 1 || opt.cluster_n != 1);
+    if (multicast && opt.l2_prefetch != 0) throw std::invalid_argument("fp8_gemm wgmma: l2_prefetch runs without a cluster");
     if (multicast) {
         const int c = opt.cluster, cn = opt.cluster_n;
         const bool instantiated = opt.tile_n == 192 ? ((c == 2 || c == 4) && cn == 1)
@@ -1526,6 +1556,10 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
                                         "and the pieces: tile_n 192 with 2 x 1 or 4 x 1, tile_n 144 with 2 x 1, 1 x 2, 1 x 4 or 2 x 2; got tile_n " +
                                         std::to_string(opt.tile_n) + ", " + std::to_string(c) + " x " + std::to_string(cn));
         }
+    } else if (opt.l2_prefetch != 0 && (opt.l2_prefetch < 0 || (opt.tile_n != 144 && opt.tile_n != 192) || !opt.overlap || opt.split || opt.pieces64 ||
+                                        opt.pieces_lookahead)) {
+        throw std::invalid_argument("fp8_gemm wgmma: l2_prefetch (> 0) runs with tile_n 144 or 192 and the overlap, without a cluster, the "
+                                    "split and the pieces, got " + std::to_string(opt.l2_prefetch));
     } else if (opt.cluster_n != 1) {
         throw std::invalid_argument("fp8_gemm wgmma: cluster_n runs with tile_n 144 or 192 only (cluster_n 1), got " + std::to_string(opt.cluster_n));
     } else if (opt.tile_n != 128 && opt.cluster != 1) {
@@ -1563,6 +1597,7 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     p.sched_m_blocks = (p.m_blocks + cluster - 1) / cluster;
     p.sched_n_blocks = (p.n_blocks + cluster_n - 1) / cluster_n;
     p.sched_tiles = p.sched_m_blocks * p.sched_n_blocks;
+    p.l2_prefetch = opt.l2_prefetch;
 
     CUtensorMap ma, mb, md;
     make_map(&ma, CU_TENSOR_MAP_DATA_TYPE_UINT8, a, s.m, s.k, pitch, bk, bm / cluster_n, "A");
@@ -1672,7 +1707,9 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     }
     if (tile_n == 144) {
         using cfg144 = config<144, stages_n144>;
-        auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true> : fp8_gemm_wgmma_kernel<144, stages_n144, 1, false>;
+        auto* kernel = opt.l2_prefetch > 0 ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 1, true>
+                       : opt.overlap       ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true>
+                                           : fp8_gemm_wgmma_kernel<144, stages_n144, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg144::smem_bytes),
                    "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
         const int grid = std::min(p.sched_tiles, sms);
@@ -1684,6 +1721,7 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
         using cfg192 = config<192, stages_n192>;
         auto* kernel = opt.pieces64  ? (opt.pieces_lookahead ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 2>
                                                              : fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 1>)
+                       : opt.l2_prefetch > 0 ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 0, 1, true>
                        : opt.overlap ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true>
                                      : fp8_gemm_wgmma_kernel<192, stages_n192, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),
