@@ -18,8 +18,10 @@
 // - epilogue through shared memory (128-byte swizzled bf16 staging, conflict-free) and TMA stores
 //   that the consumers do not wait for: 11-24% faster than bf16 stores from the registers on the
 //   M = 4096 shapes (H100, NOTES.md);
-// - optional 2-CTA clusters with B multicast (options.cluster = 2): verified, but measured ~2x
-//   slower, so off by default (NOTES.md);
+// - optional 2-CTA clusters with B multicast (options.cluster = 2): verified; ~2x slower until run 9
+//   found why (a cluster-scope memory barrier before every remote stage release, see
+//   mbar_arrive_cluster), now 1.7-2.1% slower than without on 4096^3 (H100, NOTES.md run 9), so off
+//   by default;
 // - optional overlap (options.overlap): two block accumulators, so that the next K block's wgmma
 //   run while the previous block is promoted, and each tile's epilogue runs after the next tile's
 //   first block is issued: 5-10% faster on every timed case of run 4 (H100, NOTES.md), the
@@ -53,6 +55,13 @@
 //   B's two scale blocks picked per 8-column group. Measured in NOTES.md run 8: as fast as 128 x 192
 //   at M = 4096 (each CTA's K block takes as long), 2.7-3.6% faster at M = 8192, the suite's
 //   default there.
+// - optional multicast clusters of the 144- and 192-wide tiles (options.cluster x options.cluster_n:
+//   CTAs along M share B's tile, along N A's, each loading a slice of them into all that share it):
+//   verified; on kv_a (N = 576) 3-7% slower than without at M = 4096 and 0.5-3.3% at M = 8192 in
+//   clusters of 2 (H100, NOTES.md run 9: the L2's throughput is not what bounds that shape), and
+//   clusters of 4 lose a second round where fewer are resident than the grid needs.
+// - optional L2 prefetch (options.l2_prefetch, 144- and 192-wide): measured 48-68% slower on kv_a
+//   (NOTES.md run 9), kept to measure.
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
