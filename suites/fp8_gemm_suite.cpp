@@ -481,12 +481,13 @@ const wgmma_block_config wgmma_block_configs[] = {
     {"c1_direct", "D stored straight from the registers (the first version of the kernel): what the TMA-store epilogue buys",
      {1, false}},
     {"c2",
-     "clusters of 2 CTAs, each loading half of B's tile into both (TMA multicast to a pair of row blocks): correct, "
-     "measured ~2x slower than c1 on an H100 (kernels/fp8/NOTES.md), kept to measure and fix",
+     "clusters of 2 CTAs, each loading half of B's tile into both (TMA multicast to a pair of row blocks): correct; "
+     "~2x slower than c1 on an H100 until run 9 removed a cluster-scope memory barrier from every remote stage "
+     "release, now 1.7% slower than c1 at 4096^3 (kernels/fp8/NOTES.md run 9), kept to measure",
      {2, true}},
     {"c2_sms",
      "c2 with a persistent grid of SMs / 2 clusters instead of cudaOccupancyMaxActiveClusters's count: measured within 1% "
-     "of c2 on an H100, so that count is not what makes c2 ~2x slower (kernels/fp8/NOTES.md)",
+     "of c2 on an H100, so that count was not what made c2 ~2x slower (kernels/fp8/NOTES.md runs 3 and 9)",
      {2, true, false, true}},
     {"c2_sms_overlap", "c2_sms with c1_overlap's two block accumulators", {2, true, true, true}},
     {"c1_overlap_serp",
@@ -557,6 +558,25 @@ const wgmma_block_config wgmma_block_configs[] = {
      false,
      "every untimed case of the kernel's domain; timed at M >= 4096 (there the default where "
      "k::fp8_gemm_wgmma_default_tile_n picks 144) and wherever it is the default"},
+    {"c1_n192_mc2",
+     "c1_n192_overlap in clusters of 2 CTAs along M (kernels/fp8/NOTES.md run 9): the two row blocks of a cluster share "
+     "B's 192 x 128 tile of each K block, each CTA loading 96 rows of it into both (TMA multicast), so B's L2 -> "
+     "shared-memory bytes per tile halve; a stage is free once every consumer warp of both CTAs has released it. "
+     "Measured 4.8-5.2% slower than c1_n192_overlap on kv_a at M = 4096, 2.6% at M = 8192 on an H100; clusters of 4 "
+     "along M and the 144-wide tile's 2 x 1, 1 x 4 and 2 x 2 clusters (options.cluster x cluster_n) were slower still "
+     "(run 9) and are not timed by the suite",
+     {2, true, true, false, 0, false, 192, false, false, false, 1}},
+    {"c1_n144_mc1x2",
+     "c1_n144_overlap in clusters of 2 CTAs along N (kernels/fp8/NOTES.md run 9): A's 128 x 128 tile of each K block "
+     "multicast in two slices of 64 rows (half of A's L2 -> shared-memory bytes per tile). Measured 3.3-3.7% slower than "
+     "c1_n144_overlap on kv_a at M = 4096, 0.5-0.8% at M = 8192 on an H100",
+     {1, true, true, false, 0, false, 144, false, false, false, 2}},
+    {"c1_n192_pf4",
+     "c1_n192_overlap with an L2 prefetch (options.l2_prefetch = 4; kernels/fp8/NOTES.md run 9): before each ring load the "
+     "producer asks the TMA unit to bring A's and B's tiles 4 K blocks further on into L2 (no shared memory), so that "
+     "where a wave streams its K panels from DRAM in step (kv_a) the ring's loads find them in L2. Measured 51% slower "
+     "than c1_n192_overlap on kv_a at M = 4096 on an H100 (8 blocks ahead: 55%; the 144-wide tile: 61-68%)",
+     {1, true, true, false, 0, false, 192, false, false, false, 1, 4}},
     {"c1_n192_overlap_sk",
      "default where M >= 4096, K >= 8192, c1_n256_overlap_la is not and the 128 x 192 tile's wave efficiency with the "
      "tail split is at least 0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: none of the 12 M = 4096 "

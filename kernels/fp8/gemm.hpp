@@ -64,9 +64,11 @@ const char* fp8_gemm_wgmma_shape_unsupported(const fp8_gemm_shape& s);
 // probe that the loader picked this build's sm_90a code), else why not.
 const char* fp8_gemm_wgmma_unsupported(const fp8_gemm_shape& s);
 struct fp8_gemm_wgmma_options {
-    // CTAs per cluster, 1 or 2. 2 multicasts each half of B's tile to both CTAs of a pair of row
-    // blocks (meant to halve the L2 -> shared-memory traffic for B); correct, but measured about 2x
-    // slower than 1 on an H100 (kernels/fp8/NOTES.md), hence not the default.
+    // CTAs per cluster along M, 1 or 2 (128-wide tiles; 144 and 192: 1, 2 or 4, see cluster_n). 2
+    // multicasts each half of B's tile to both CTAs of a pair of row blocks (meant to halve the L2 ->
+    // shared-memory traffic for B); with 128-wide tiles correct, measured about 2x slower than 1 on
+    // an H100 until run 9 removed a cluster-scope memory barrier from every remote stage release, now
+    // 1.7-2.1% slower at 4096^3 (kernels/fp8/NOTES.md run 9), hence not the default.
     int cluster = 1;
     // D through shared memory and TMA stores where n % 8 == 0 (a 16-byte row pitch) and D is
     // 16-byte aligned; false, or any other shape: bf16 stores straight from the registers.
@@ -80,8 +82,9 @@ struct fp8_gemm_wgmma_options {
     // half-split form described at tile_n.
     bool overlap = false;
     // cluster 2: a persistent grid of SMs / 2 clusters instead of the count that
-    // cudaOccupancyMaxActiveClusters reports. Measured the same as without (H100): that count is
-    // not what makes cluster 2 ~2x slower; kept as a configuration to measure.
+    // cudaOccupancyMaxActiveClusters reports. Measured the same as without (H100): that count was
+    // not what made cluster 2 ~2x slower (NOTES.md run 9 found what did); kept as a configuration to
+    // measure.
     bool cluster_grid_from_sms = false;
     // K order (kernels/fp8/NOTES.md, run 4). k_stagger > 0: the tile at block coordinates
     // (m_blk, n_blk) starts at K block (m_blk + n_blk) % k_stagger and wraps around, so the CTAs
@@ -131,6 +134,23 @@ struct fp8_gemm_wgmma_options {
     // block's first goes in (ptxas 13.0 serializes every wgmma when a group is kept in flight
     // across the K loop with wait_group 1: C7514). Measured: kernels/fp8/NOTES.md run 7.
     bool pieces_lookahead = false;
+    // Multicast clusters of the 144- and 192-wide tiles (the overlap, no split, no pieces; issue 19,
+    // kernels/fp8/NOTES.md run 9): `cluster` (1, 2 or 4) CTAs along M share B's tile and cluster_n
+    // (1, 2 or 4) along N share A's tile; each CTA loads a 1 / cluster slice of B's tile and a
+    // 1 / cluster_n slice of A's into every CTA that shares it (TMA multicast), so the L2 ->
+    // shared-memory bytes per tile fall by those factors. Instantiated: 192 with cluster 2 or 4
+    // (cluster_n 1); 144 with cluster x cluster_n = 2 x 1, 1 x 2, 1 x 4, 2 x 2. Other values throw.
+    // Measured on kv_a (N = 576, H100): 3-7% slower than without a cluster at M = 4096, 0.5-3.3% at
+    // M = 8192 (clusters of 2); clusters of 4 of the 144-wide tile 1.4-1.9x slower (30 resident on 132
+    // SMs, 32 needed at M = 4096). Not a default.
+    int cluster_n = 1;
+    // > 0 (tile_n 144 or 192, the overlap, no cluster, split or pieces): the producer also asks the
+    // TMA unit to prefetch A's and B's tiles this many K blocks ahead of the load it is about to
+    // issue into L2 (cp.async.bulk.prefetch.tensor; no shared memory), so that where one wave streams
+    // its K panels from DRAM (kv_a: every tile's A read once, all CTAs at the same K) a ring load
+    // finds its data in L2. Measured 48-68% slower than without on kv_a (H100, NOTES.md run 9): not
+    // a default.
+    int l2_prefetch = 0;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,

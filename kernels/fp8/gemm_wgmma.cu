@@ -18,8 +18,10 @@
 // - epilogue through shared memory (128-byte swizzled bf16 staging, conflict-free) and TMA stores
 //   that the consumers do not wait for: 11-24% faster than bf16 stores from the registers on the
 //   M = 4096 shapes (H100, NOTES.md);
-// - optional 2-CTA clusters with B multicast (options.cluster = 2): verified, but measured ~2x
-//   slower, so off by default (NOTES.md);
+// - optional 2-CTA clusters with B multicast (options.cluster = 2): verified; ~2x slower until run 9
+//   found why (a cluster-scope memory barrier before every remote stage release, see
+//   mbar_arrive_cluster), now 1.7-2.1% slower than without on 4096^3 (H100, NOTES.md run 9), so off
+//   by default;
 // - optional overlap (options.overlap): two block accumulators, so that the next K block's wgmma
 //   run while the previous block is promoted, and each tile's epilogue runs after the next tile's
 //   first block is issued: 5-10% faster on every timed case of run 4 (H100, NOTES.md), the
@@ -53,6 +55,13 @@
 //   B's two scale blocks picked per 8-column group. Measured in NOTES.md run 8: as fast as 128 x 192
 //   at M = 4096 (each CTA's K block takes as long), 2.7-3.6% faster at M = 8192, the suite's
 //   default there.
+// - optional multicast clusters of the 144- and 192-wide tiles (options.cluster x options.cluster_n:
+//   CTAs along M share B's tile, along N A's, each loading a slice of them into all that share it):
+//   verified; on kv_a (N = 576) 3-7% slower than without at M = 4096 and 0.5-3.3% at M = 8192 in
+//   clusters of 2 (H100, NOTES.md run 9: the L2's throughput is not what bounds that shape), and
+//   clusters of 4 lose a second round where fewer are resident than the grid needs.
+// - optional L2 prefetch (options.l2_prefetch, 144- and 192-wide): measured 48-68% slower on kv_a
+//   (NOTES.md run 9), kept to measure.
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
@@ -129,6 +138,13 @@ struct params {
     float4* sk_partial;
     unsigned long long* sk_flag;
     unsigned long long sk_token;
+    // The multicast clusters of the 144- and 192-wide tiles (options.cluster x options.cluster_n
+    // CTAs): a cluster takes cluster x cluster_n tiles at a time; sched_n_blocks = ceil(n_blocks /
+    // cluster_n) (the scheduler's column units; 128-wide tiles: n_blocks).
+    int sched_n_blocks;
+    // options.l2_prefetch (the kernels instantiated with L2PF): K blocks ahead of the ring's loads
+    // that the producer asks the TMA unit to bring into L2.
+    int l2_prefetch;
 };
 
 #if defined(FUSEBENCH_FP8_WGMMA_DEVICE_CODE)
@@ -142,6 +158,18 @@ __device__ __forceinline__ void tile_coords(const params& p, int t, int& m_blk, 
     const int r = t - g * per_group;
     m_blk = first + r % rows;
     n_blk = r / rows;
+}
+
+// Unit t of the multicast clusters' raster (sched_coords: p.sched_n_blocks column units of cluster_n
+// tiles each); otherwise tile_coords's order.
+__device__ __forceinline__ void sched_coords(const params& p, int t, int& mp, int& np) {
+    const int per_group = group_m * p.sched_n_blocks;
+    const int g = t / per_group;
+    const int first = g * group_m;
+    const int rows = min(group_m, p.sched_m_blocks - first);
+    const int r = t - g * per_group;
+    mp = first + r % rows;
+    np = r / rows;
 }
 
 // K order of a tile: the K block at position j (0 <= j < k_blocks) of the scheduler unit at
@@ -187,6 +215,11 @@ __device__ __forceinline__ void tma_load_2d_multicast(std::uint32_t dst, const C
         "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
         : "memory");
 }
+// A box of the tensor map into L2 only (no shared memory, no barrier): options.l2_prefetch.
+__device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap* map, int c0, int c1) {
+    asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1)
+                 : "memory");
+}
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, std::uint32_t src, int c0, int c1) {
     asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
                      reinterpret_cast<std::uint64_t>(map)),
@@ -201,10 +234,16 @@ __device__ __forceinline__ std::uint32_t cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
-// Arrive on the barrier at the same offset in CTA `rank` of the cluster.
+// Arrive on the barrier at the same offset in CTA `rank` of the cluster. The default semantics
+// (release at CTA scope, as CUTLASS's ClusterBarrier::arrive): the stage's reads by this warp's
+// wgmma are complete (wgmma.wait_group) before it arrives, and the peer's producer orders its TMA
+// writes after its own wait. `.release.cluster` here (the form up to run 8) makes ptxas put a
+// cluster-scope memory barrier before every arrive: Nsight Compute showed the consumer warps
+// stalled on it (membar 6-18 cycles per issued instruction) and the cluster kernels 2.6-12x
+// slower than without a cluster (c2's "2x", NOTES.md run 9).
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, std::uint32_t rank) {
     asm volatile(
-        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+        "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.shared::cluster.b64 _, "
         "[remote];\n}\n" ::"r"(bar),
         "r"(rank)
         : "memory");
@@ -353,10 +392,20 @@ __device__ __forceinline__ void promote_thirds(float (&acc)[96], const float (&b
 //
 // SPLIT (options.split, OVERLAP only): the CTA walks the work items of kernels/fp8/split_plan.hpp
 // (whole tiles, then its stream-K range) instead of every grid-th tile; see consume_items below.
-template <int STAGES, bool OVERLAP, bool SPLIT>
+//
+// CM x CN > 1 (options.cluster x options.cluster_n, OVERLAP only, no SPLIT): the CTA is rank
+// rm + CM rn of a cluster that takes CM x CN adjacent tiles at a time (sched_coords), its tile at
+// row block CM mp + rm, column block CN np + rn; the CTAs of one column (same rn) share B's tile,
+// those of one row (same rm) A's tile, each loading a slice of both into all that share it (TMA
+// multicast, the producer in fp8_gemm_wgmma_kernel). Each stage is written by the other CTAs'
+// producers, so every consumer warp frees it in every CTA of the cluster. Tiles past M or N (a
+// ragged cluster) compute zeros and store nothing.
+template <int STAGES, bool OVERLAP, bool SPLIT, int CM = 1, int CN = 1>
 __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
                                              int tile_step) {
     constexpr int BN = 192;
+    static_assert(CM * CN == 1 || (OVERLAP && !SPLIT), "the multicast clusters run the overlapped consumer without the split");
+    [[maybe_unused]] const int crank = CM * CN > 1 ? static_cast<int>(cluster_rank()) : 0;
     using cfg = config<BN, STAGES>;
     const std::uint32_t bar = base + cfg::bar_offset;
     auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes); };
@@ -375,13 +424,23 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
     };
     auto tile_at = [&](int t, int local) {
         tile_info ti;
-        tile_coords(p, t, ti.m_blk, ti.n_blk);
-        ti.ko = k_order_of(p, ti.m_blk, ti.n_blk, local);
+        if constexpr (CM * CN > 1) {
+            int mp, np;
+            sched_coords(p, t, mp, np);
+            ti.m_blk = mp * CM + crank % CM;
+            ti.n_blk = np * CN + crank / CM;
+            ti.ko = k_order_of(p, mp, np, local);  // one K order for the whole cluster
+        } else {
+            tile_coords(p, t, ti.m_blk, ti.n_blk);
+            ti.ko = k_order_of(p, ti.m_blk, ti.n_blk, local);
+        }
         ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
         ti.r1 = ti.r0 + 8;
         ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
         ti.as1 = ti.r1 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r1) * p.k_blocks : nullptr;
-        const int lo = (3 * ti.n_blk) / 2, hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
+        int lo = (3 * ti.n_blk) / 2;
+        if constexpr (CN > 1) lo = min(lo, p.n_scale_blocks - 1);  // a tile past N (ragged cluster): any scale row
+        const int hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
         ti.bs_lo = p.b_scale + static_cast<std::size_t>(lo) * p.k_blocks;
         ti.bs_hi = p.b_scale + static_cast<std::size_t>(hi) * p.k_blocks;
         ti.odd = (ti.n_blk & 1) != 0;
@@ -417,7 +476,14 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
         return f;
     };
     auto release = [&](int fill) {
-        if (lane == 0) mbar_arrive(empty(fill % STAGES));
+        if constexpr (CM * CN > 1) {
+            if (lane == 0) {
+#pragma unroll
+                for (int r = 0; r < CM * CN; ++r) mbar_arrive_cluster(empty(fill % STAGES), static_cast<std::uint32_t>(r));
+            }
+        } else {
+            if (lane == 0) mbar_arrive(empty(fill % STAGES));
+        }
     };
     int it = 0;  // K blocks consumed by this CTA, over all its tiles
     if constexpr (!OVERLAP) {
@@ -483,7 +549,9 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             scales sc = block_scales(ti, 0);
             issue_h0(h0, it);
             issue_h1(h1, it);
-            if (t != first_tile) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+            if (t != first_tile && (CM * CN == 1 || (prev.m_blk < p.m_blocks && prev.n_blk < p.n_blocks))) {
+                store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+            }
 #pragma unroll
             for (int i = 0; i < 96; ++i) acc[i] = 0.f;
             // Half 0 of block 0 is retired under its half 1; then, with half 1 of block j in flight
@@ -586,7 +654,9 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, ti.m_blk, ti.n_blk, ti.r0, ti.r1);
             return;
         }
-        if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+        if (first_tile < p.sched_tiles && (CM * CN == 1 || (prev.m_blk < p.m_blocks && prev.n_blk < p.n_blocks))) {
+            store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+        }
     }
 }
 
@@ -809,10 +879,13 @@ __device__ __forceinline__ void promote_n144(float (&acc)[72], const float (&blk
 // 128 (lo + 1) - 144 n_blk of the tile = 8-column group gb = 16 - 2 (n_blk % 8), from 2 to 16 (a
 // multiple of 8 columns: no group straddles). Past the last scale block lo's scale is used (B's
 // rows there arrive as zeros and those columns are never stored).
-template <int STAGES, bool OVERLAP>
+// CM x CN > 1: a multicast cluster, as in consume_n192 (OVERLAP only).
+template <int STAGES, bool OVERLAP, int CM = 1, int CN = 1>
 __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
                                              int tile_step) {
     constexpr int BN = 144;
+    static_assert(CM * CN == 1 || OVERLAP, "the multicast clusters run the overlapped consumer");
+    [[maybe_unused]] const int crank = CM * CN > 1 ? static_cast<int>(cluster_rank()) : 0;
     using cfg = config<BN, STAGES>;
     const std::uint32_t bar = base + cfg::bar_offset;
     auto stage_a = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes); };
@@ -830,13 +903,23 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
     };
     auto tile_at = [&](int t, int local) {
         tile_info ti;
-        tile_coords(p, t, ti.m_blk, ti.n_blk);
-        ti.ko = k_order_of(p, ti.m_blk, ti.n_blk, local);
+        if constexpr (CM * CN > 1) {
+            int mp, np;
+            sched_coords(p, t, mp, np);
+            ti.m_blk = mp * CM + crank % CM;
+            ti.n_blk = np * CN + crank / CM;
+            ti.ko = k_order_of(p, mp, np, local);  // one K order for the whole cluster
+        } else {
+            tile_coords(p, t, ti.m_blk, ti.n_blk);
+            ti.ko = k_order_of(p, ti.m_blk, ti.n_blk, local);
+        }
         ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
         ti.r1 = ti.r0 + 8;
         ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
         ti.as1 = ti.r1 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r1) * p.k_blocks : nullptr;
-        const int lo = (9 * ti.n_blk) / 8, hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
+        int lo = (9 * ti.n_blk) / 8;
+        if constexpr (CN > 1) lo = min(lo, p.n_scale_blocks - 1);  // a tile past N (ragged cluster): any scale row
+        const int hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
         ti.gb = 16 - 2 * (ti.n_blk & 7);
         ti.bs_lo = p.b_scale + static_cast<std::size_t>(lo) * p.k_blocks;
         ti.bs_hi = p.b_scale + static_cast<std::size_t>(hi) * p.k_blocks;
@@ -867,7 +950,14 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
         wgmma_commit();
     };
     auto release = [&](int fill) {
-        if (lane == 0) mbar_arrive(empty(fill % STAGES));
+        if constexpr (CM * CN > 1) {
+            if (lane == 0) {
+#pragma unroll
+                for (int r = 0; r < CM * CN; ++r) mbar_arrive_cluster(empty(fill % STAGES), static_cast<std::uint32_t>(r));
+            }
+        } else {
+            if (lane == 0) mbar_arrive(empty(fill % STAGES));
+        }
     };
     float acc[72];
     auto promote_block = [&](const float (&blk)[72], const tile_info& ti, const scales& sc) {
@@ -918,7 +1008,9 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             scales sc = block_scales(ti, 0);
             issue_h(h0, it, 0);
             issue_h(h1, it, 1);
-            if (t != first_tile) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+            if (t != first_tile && (CM * CN == 1 || (prev.m_blk < p.m_blocks && prev.n_blk < p.n_blocks))) {
+                store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+            }
 #pragma unroll
             for (int i = 0; i < 72; ++i) acc[i] = 0.f;
             factors f = factors_of(sc);
@@ -944,7 +1036,9 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             ++it;
             prev = ti;
         }
-        if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+        if (first_tile < p.sched_tiles && (CM * CN == 1 || (prev.m_blk < p.m_blocks && prev.n_blk < p.n_blocks))) {
+            store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+        }
     }
 }
 #endif  // FUSEBENCH_FP8_WGMMA_DEVICE_CODE
@@ -955,13 +1049,25 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
 // promotion FMAs nor during the epilogue. Same promotion order, so bit-identical to OVERLAP = false.
 // SPLIT: the tail kernel of kernels/fp8/split_plan.hpp: CTA c runs tail piece c only (the whole
 // tiles are the plain kernel's launch before it; 128 x 192 tiles with the overlap only).
-template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false, int PIECES = 0>
+// CLUSTER x CLUSTER_N (the 144- and 192-wide overlapped kernels only; consume_n192): multicast
+// clusters, CLUSTER tiles along M sharing B's tile, CLUSTER_N along N sharing A's; the 128-wide
+// kernel's CLUSTER 2 (c2) multicasts B's halves to a pair of row blocks.
+// L2PF (options.l2_prefetch; 144- and 192-wide, no cluster): the producer also prefetches A's and B's
+// tiles p.l2_prefetch K blocks ahead of the load it is about to issue into L2.
+template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false, int PIECES = 0, int CLUSTER_N = 1, bool L2PF = false>
 __global__ void __launch_bounds__(threads, 1)
     fp8_gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                           const __grid_constant__ CUtensorMap tm_d, const params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
-    static_assert(BN == 128 || ((BN == 144 || BN == 192 || BN == 256) && CLUSTER == 1), "128 x 144, 128 x 192 and 128 x 256 tiles without a cluster only");
+    constexpr int ctas = CLUSTER * CLUSTER_N;  // per cluster
+    static_assert((CLUSTER == 1 || CLUSTER == 2 || CLUSTER == 4) && (CLUSTER_N == 1 || CLUSTER_N == 2 || CLUSTER_N == 4),
+                  "clusters of 1, 2 or 4 CTAs along M and along N");
+    static_assert(BN == 128 ? (CLUSTER <= 2 && CLUSTER_N == 1)
+                            : (ctas == 1 || ((BN == 144 || BN == 192) && OVERLAP && !SPLIT && PIECES == 0 && (BN / CLUSTER) % 8 == 0)),
+                  "128-wide tiles: clusters of 1 or 2 along M; 144- and 192-wide: multicast clusters with the overlap only (B's slice "
+                  "a whole number of 8-row swizzle atoms); 256-wide: no cluster");
+    static_assert(!L2PF || ((BN == 144 || BN == 192) && ctas == 1 && OVERLAP && !SPLIT && PIECES == 0),
+                  "the L2 prefetch: the overlapped 144- and 192-wide kernels without cluster, split or pieces");
     static_assert(BN != 256 || (OVERLAP && PIECES != 0), "the 128 x 256 tile runs with the 64-column piece consumer only");
     static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128),
                   "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split");
@@ -974,21 +1080,21 @@ __global__ void __launch_bounds__(threads, 1)
     auto stage_b = [&](int s) { return base + static_cast<std::uint32_t>(s * cfg::stage_bytes + cfg::a_bytes); };
     auto full = [&](int s) { return bar + 8u * static_cast<std::uint32_t>(s); };
     auto empty = [&](int s) { return bar + 8u * static_cast<std::uint32_t>(STAGES + s); };
-    // With a cluster of 2, each CTA loads half of B's tile into both CTAs: a stage is free for
-    // either producer only once the consumers of both CTAs have released it.
-    const std::uint32_t rank = CLUSTER > 1 ? cluster_rank() : 0;
-    const int cluster_id = static_cast<int>(blockIdx.x) / CLUSTER, clusters = static_cast<int>(gridDim.x) / CLUSTER;
+    // With a cluster, each CTA loads a slice of the tiles it shares into every CTA sharing them: a
+    // stage is free for any producer only once the consumers of every CTA have released it.
+    const std::uint32_t rank = ctas > 1 ? cluster_rank() : 0;
+    const int cluster_id = static_cast<int>(blockIdx.x) / ctas, clusters = static_cast<int>(gridDim.x) / ctas;
 
     const int tid = threadIdx.x;
     if (tid == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full(s), 1);
-            mbar_init(empty(s), 8 * CLUSTER);  // lane 0 of each consumer warp of every CTA of the cluster
+            mbar_init(empty(s), 8 * ctas);  // lane 0 of each consumer warp of every CTA of the cluster
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     }
-    if constexpr (CLUSTER > 1) cluster_sync();  // the peer's barriers exist before anything reaches them
+    if constexpr (ctas > 1) cluster_sync();  // the peers' barriers exist before anything reaches them
     else __syncthreads();
 
     // The warpgroup's role from a shuffled index: warp-uniform for the compiler (uniform registers
@@ -996,7 +1102,44 @@ __global__ void __launch_bounds__(threads, 1)
     const int role = __shfl_sync(0xffffffffu, tid / 128, 0);
     if (role == 2) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
-        if (tid == 256) {
+        if constexpr (BN != 128 && ctas > 1) {
+            if (tid == 256) {
+                // The multicast clusters of the 144- and 192-wide tiles: CTA (rm, rn) loads slice rn
+                // of A's tile into the CTAs of its row (same rm) and slice rm of B's tile into those of
+                // its column (same rn), each credited on the barrier at the same offset; every CTA's
+                // full barrier so receives a whole stage.
+                constexpr int a_rows = bm / CLUSTER_N, b_rows = BN / CLUSTER;
+                const int rm = static_cast<int>(rank) % CLUSTER, rn = static_cast<int>(rank) / CLUSTER;
+                std::uint16_t a_mask = 0, b_mask = 0;
+                for (int j = 0; j < CLUSTER_N; ++j) a_mask |= static_cast<std::uint16_t>(1u << (rm + CLUSTER * j));
+                for (int i = 0; i < CLUSTER; ++i) b_mask |= static_cast<std::uint16_t>(1u << (i + CLUSTER * rn));
+                int it = 0;
+                for (int t = cluster_id, local = 0; t < p.sched_tiles; t += clusters, ++local) {
+                    int mp, np;
+                    sched_coords(p, t, mp, np);
+                    const int m_blk = mp * CLUSTER + rm, n_blk = np * CLUSTER_N + rn;
+                    const k_order ko = k_order_of(p, mp, np, local);  // the consumers' (one order per cluster)
+                    for (int j = 0; j < p.k_blocks; ++j, ++it) {
+                        const int kb = k_block_at(p, ko, j);
+                        const int s = it % STAGES;
+                        if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) & 1) ^ 1);  // fill it - STAGES consumed everywhere
+                        mbar_expect_tx(full(s), cfg::stage_bytes);
+                        if constexpr (CLUSTER_N > 1) {
+                            tma_load_2d_multicast(stage_a(s) + static_cast<std::uint32_t>(rn * a_rows * bk), &tm_a, kb * bk, m_blk * bm + rn * a_rows,
+                                                  full(s), a_mask);
+                        } else {
+                            tma_load_2d(stage_a(s), &tm_a, kb * bk, m_blk * bm, full(s));
+                        }
+                        if constexpr (CLUSTER > 1) {
+                            tma_load_2d_multicast(stage_b(s) + static_cast<std::uint32_t>(rm * b_rows * bk), &tm_b, kb * bk, n_blk * BN + rm * b_rows,
+                                                  full(s), b_mask);
+                        } else {
+                            tma_load_2d(stage_b(s), &tm_b, kb * bk, n_blk * BN, full(s));
+                        }
+                    }
+                }
+            }
+        } else if (tid == 256) {
             int it = 0;  // k blocks loaded so far by this CTA, over all its tiles
             // SPLIT: the tail kernel, only the CTA's tail piece (the consumers' order).
             const int whole_end = SPLIT ? 0 : p.sched_tiles;
@@ -1005,9 +1148,26 @@ __global__ void __launch_bounds__(threads, 1)
                 tile_coords(p, t, mp, n_blk);
                 const int m_blk = mp * CLUSTER + static_cast<int>(rank);
                 const k_order ko = k_order_of(p, mp, n_blk, local);  // mp: both CTAs of a cluster walk one order
+                if constexpr (L2PF) {
+                    // The tile's first K blocks, at once (the loop below asks for block j + distance).
+                    for (int q = 1; q < p.l2_prefetch && q < p.k_blocks; ++q) {
+                        const int kq = k_block_at(p, ko, q);
+                        tma_prefetch_2d(&tm_a, kq * bk, m_blk * bm);
+                        tma_prefetch_2d(&tm_b, kq * bk, n_blk * BN);
+                    }
+                }
                 for (int j = 0; j < p.k_blocks; ++j, ++it) {
                     const int kb = k_block_at(p, ko, j);
                     const int s = it % STAGES;
+                    if constexpr (L2PF) {
+                        // Before the ring's wait: the request goes out while the consumers still
+                        // hold the stage.
+                        if (j + p.l2_prefetch < p.k_blocks) {
+                            const int kq = k_block_at(p, ko, j + p.l2_prefetch);
+                            tma_prefetch_2d(&tm_a, kq * bk, m_blk * bm);
+                            tma_prefetch_2d(&tm_b, kq * bk, n_blk * BN);
+                        }
+                    }
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) & 1) ^ 1);  // the fill it - STAGES was consumed
                     mbar_expect_tx(full(s), cfg::stage_bytes);
                     tma_load_2d(stage_a(s), &tm_a, kb * bk, m_blk * bm, full(s));
@@ -1042,10 +1202,10 @@ __global__ void __launch_bounds__(threads, 1)
         consume_pieces<BN, STAGES, PIECES>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 144) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-        consume_n144<STAGES, OVERLAP>(p, &tm_d, base, tid, role, cluster_id, clusters);
+        consume_n144<STAGES, OVERLAP, CLUSTER, CLUSTER_N>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 192) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-        consume_n192<STAGES, OVERLAP, SPLIT>(p, &tm_d, base, tid, role, cluster_id, clusters);
+        consume_n192<STAGES, OVERLAP, SPLIT, CLUSTER, CLUSTER_N>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         const int wg = role;
@@ -1190,7 +1350,7 @@ __global__ void __launch_bounds__(threads, 1)
     if (role != 2 && p.tma_store && (tid & 127) == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
     // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
     __syncwarp();
-    if constexpr (CLUSTER > 1) cluster_sync();
+    if constexpr (ctas > 1) cluster_sync();
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
@@ -1221,6 +1381,9 @@ sm90::sm90a_probe sm90a_code{reinterpret_cast<const void*>(&fp8_gemm_wgmma_probe
 // Per device ordinal, facts of the device written once (racing writers write the same value).
 constexpr int max_devices = 64;
 std::atomic<int> cluster_capacity_cache[max_devices];  // clusters of 2 CTAs resident at once
+// Multicast clusters resident at once, per kernel (launch_fp8_gemm_wgmma's slot: 192-wide 2 x 1,
+// 4 x 1; 144-wide 2 x 1, 1 x 2, 1 x 4, 2 x 2).
+std::atomic<int> multicast_capacity_cache[max_devices][6];
 
 int cluster_capacity(int dev) { return dev >= 0 && dev < max_devices ? cluster_capacity_cache[dev].load() : 0; }
 
@@ -1391,7 +1554,24 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     if (opt.tile_n == 144 && (opt.split || opt.pieces64 || opt.pieces_lookahead)) {
         throw std::invalid_argument("fp8_gemm wgmma: tile_n 144 runs without the split and the 64-column pieces");
     }
-    if (opt.tile_n != 128 && opt.cluster != 1) {
+    const bool multicast = (opt.tile_n == 144 || opt.tile_n == 192) && (opt.cluster != 1 || opt.cluster_n != 1);
+    if (multicast && opt.l2_prefetch != 0) throw std::invalid_argument("fp8_gemm wgmma: l2_prefetch runs without a cluster");
+    if (multicast) {
+        const int c = opt.cluster, cn = opt.cluster_n;
+        const bool instantiated = opt.tile_n == 192 ? ((c == 2 || c == 4) && cn == 1)
+                                                    : ((c == 2 && cn == 1) || (c == 1 && (cn == 2 || cn == 4)) || (c == 2 && cn == 2));
+        if (!instantiated || !opt.overlap || opt.split || opt.pieces64 || opt.pieces_lookahead) {
+            throw std::invalid_argument("fp8_gemm wgmma: multicast clusters (cluster x cluster_n) run with the overlap, without the split "
+                                        "and the pieces: tile_n 192 with 2 x 1 or 4 x 1, tile_n 144 with 2 x 1, 1 x 2, 1 x 4 or 2 x 2; got tile_n " +
+                                        std::to_string(opt.tile_n) + ", " + std::to_string(c) + " x " + std::to_string(cn));
+        }
+    } else if (opt.l2_prefetch != 0 && (opt.l2_prefetch < 0 || (opt.tile_n != 144 && opt.tile_n != 192) || !opt.overlap || opt.split || opt.pieces64 ||
+                                        opt.pieces_lookahead)) {
+        throw std::invalid_argument("fp8_gemm wgmma: l2_prefetch (> 0) runs with tile_n 144 or 192 and the overlap, without a cluster, the "
+                                    "split and the pieces, got " + std::to_string(opt.l2_prefetch));
+    } else if (opt.cluster_n != 1) {
+        throw std::invalid_argument("fp8_gemm wgmma: cluster_n runs with tile_n 144 or 192 only (cluster_n 1), got " + std::to_string(opt.cluster_n));
+    } else if (opt.tile_n != 128 && opt.cluster != 1) {
         throw std::invalid_argument("fp8_gemm wgmma: tile_n " + std::to_string(opt.tile_n) + " runs without a cluster (cluster 1)");
     }
     if (opt.tile_n == 256 && (!opt.overlap || opt.split)) {
@@ -1419,15 +1599,17 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     int dev = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
     const int sms = cached_sm_count(dev);
-    if (opt.cluster != 1 && opt.cluster != 2) {
+    if (!multicast && opt.cluster != 1 && opt.cluster != 2) {
         throw std::invalid_argument("fp8_gemm wgmma: cluster must be 1 or 2, got " + std::to_string(opt.cluster));
     }
-    const int cluster = opt.cluster;
+    const int cluster = opt.cluster, cluster_n = multicast ? opt.cluster_n : 1;
     p.sched_m_blocks = (p.m_blocks + cluster - 1) / cluster;
-    p.sched_tiles = p.sched_m_blocks * p.n_blocks;
+    p.sched_n_blocks = (p.n_blocks + cluster_n - 1) / cluster_n;
+    p.sched_tiles = p.sched_m_blocks * p.sched_n_blocks;
+    p.l2_prefetch = opt.l2_prefetch;
 
     CUtensorMap ma, mb, md;
-    make_map(&ma, CU_TENSOR_MAP_DATA_TYPE_UINT8, a, s.m, s.k, pitch, bk, bm, "A");
+    make_map(&ma, CU_TENSOR_MAP_DATA_TYPE_UINT8, a, s.m, s.k, pitch, bk, bm / cluster_n, "A");
     make_map(&mb, CU_TENSOR_MAP_DATA_TYPE_UINT8, b, s.n, s.k, pitch, bk, tile_n / cluster, "B");
     if (p.tma_store) make_map(&md, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, d, s.m, s.n, s.n * 2, 64, 64, "D");
     else std::memset(&md, 0, sizeof(md));  // unused: the kernel stores D from registers
@@ -1454,6 +1636,49 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
             // repeated-byte poison pattern would be centuries of uptime).
             p.sk_token = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) | 1ull;
         }
+    }
+    if (multicast) {
+        // One cluster of cluster x cluster_n CTAs per cluster x cluster_n tiles, a persistent grid
+        // of as many clusters as fit at once (cudaOccupancyMaxActiveClusters, cached per device and
+        // kernel), or one per unit where there are fewer.
+        const int ctas = cluster * cluster_n;
+        void (*kernel)(CUtensorMap, CUtensorMap, CUtensorMap, params) = nullptr;
+        int smem = 0, slot = 0;
+        if (tile_n == 192) {
+            smem = config<192, stages_n192>::smem_bytes;
+            kernel = cluster == 2 ? fp8_gemm_wgmma_kernel<192, stages_n192, 2, true, false, 0, 1> : fp8_gemm_wgmma_kernel<192, stages_n192, 4, true, false, 0, 1>;
+            slot = cluster == 2 ? 0 : 1;
+        } else {
+            smem = config<144, stages_n144>::smem_bytes;
+            if (cluster == 2 && cluster_n == 1) kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 2, true, false, 0, 1>, slot = 2;
+            else if (cluster == 1 && cluster_n == 2) kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 2>, slot = 3;
+            else if (cluster == 1) kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 4>, slot = 4;
+            else kernel = fp8_gemm_wgmma_kernel<144, stages_n144, 2, true, false, 0, 2>, slot = 5;
+        }
+        check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                   "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
+        cudaLaunchConfig_t lc{};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = static_cast<unsigned>(ctas);
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = 1;
+        lc.blockDim = dim3(threads);
+        lc.dynamicSmemBytes = static_cast<std::size_t>(smem);
+        lc.stream = stream;
+        lc.attrs = attr;
+        lc.numAttrs = 1;
+        int fit = dev < max_devices ? multicast_capacity_cache[dev][slot].load() : 0;
+        if (fit <= 0) {
+            lc.gridDim = dim3(static_cast<unsigned>(ctas * std::max(1, sms / ctas)));
+            check_call(cudaOccupancyMaxActiveClusters(&fit, kernel, &lc), "cudaOccupancyMaxActiveClusters");
+            if (fit <= 0) throw std::runtime_error("fp8_gemm wgmma: no cluster of " + std::to_string(ctas) + " CTAs fits on this device");
+            if (dev < max_devices) multicast_capacity_cache[dev][slot].store(fit);
+        }
+        lc.gridDim = dim3(static_cast<unsigned>(ctas * std::min(p.sched_tiles, fit)));
+        check_call(cudaLaunchKernelEx(&lc, kernel, ma, mb, md, p), "fp8_gemm wgmma kernel (multicast cluster launch)");
+        check_launch("fp8_gemm wgmma kernel");
+        return;
     }
     if (tile_n == 192 && p.plan.splits > 1) {  // else the plain kernel: the same schedule
         // Two launches: the plain kernel over the whole tiles (the same machine code as without the
@@ -1491,7 +1716,9 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     }
     if (tile_n == 144) {
         using cfg144 = config<144, stages_n144>;
-        auto* kernel = opt.overlap ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true> : fp8_gemm_wgmma_kernel<144, stages_n144, 1, false>;
+        auto* kernel = opt.l2_prefetch > 0 ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 1, true>
+                       : opt.overlap       ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true>
+                                           : fp8_gemm_wgmma_kernel<144, stages_n144, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg144::smem_bytes),
                    "cudaFuncSetAttribute(fp8_gemm wgmma shared memory)");
         const int grid = std::min(p.sched_tiles, sms);
@@ -1503,6 +1730,7 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
         using cfg192 = config<192, stages_n192>;
         auto* kernel = opt.pieces64  ? (opt.pieces_lookahead ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 2>
                                                              : fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 1>)
+                       : opt.l2_prefetch > 0 ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 0, 1, true>
                        : opt.overlap ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true>
                                      : fp8_gemm_wgmma_kernel<192, stages_n192, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),

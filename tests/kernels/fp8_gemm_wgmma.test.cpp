@@ -267,7 +267,8 @@ TEST_CASE("fp8_gemm wgmma: the split plan covers every tile and K block once, in
 }
 
 TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element written, none past D, deterministic, "
-          "with and without a cluster, the TMA-store epilogue and the overlapped consumer, 128-, 144-, 192- and 256-wide tiles",
+          "with and without a cluster, the TMA-store epilogue and the overlapped consumer, 128-, 144-, 192- and 256-wide tiles, "
+          "multicast clusters",
           "[gpu][fp8]") {
     FUSEBENCH_REQUIRE_GPU();
     if (const char* why = k::fp8_gemm_wgmma_unsupported({128, 128, 128})) SKIP(why);
@@ -384,7 +385,26 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
                                                  // both epilogues, a staggered serpentine K order
                                                  {1, true, false, false, 0, false, 144}, {1, false, false, false, 0, false, 144},
                                                  {1, true, true, false, 0, false, 144},  {1, false, true, false, 0, false, 144},
-                                                 {1, true, true, false, 3, true, 144}};
+                                                 {1, true, true, false, 3, true, 144},
+                                                 // Multicast clusters (M x N CTAs; ragged clusters: an odd row-block or a
+                                                 // column-block count off the cluster leaves CTAs tiles of zeros to
+                                                 // compute and nothing to store): 192-wide 2 x 1, 4 x 1; 144-wide 2 x 1,
+                                                 // 1 x 2, 1 x 4, 2 x 2; both epilogues, a staggered serpentine K order
+                                                 {2, true, true, false, 0, false, 192, false, false, false, 1},
+                                                 {4, false, true, false, 0, false, 192, false, false, false, 1},
+                                                 {4, true, true, false, 3, true, 192, false, false, false, 1},
+                                                 {2, true, true, false, 0, false, 144, false, false, false, 1},
+                                                 {1, false, true, false, 0, false, 144, false, false, false, 4},
+                                                 {1, true, true, false, 0, false, 144, false, false, false, 4},
+                                                 {2, true, true, false, 3, true, 144, false, false, false, 2},
+                                                 {1, true, true, false, 0, false, 144, false, false, false, 2},
+                                                 {1, false, true, false, 3, true, 144, false, false, false, 2},
+                                                 // The L2 prefetch (the same loads and arithmetic; a prefetch past K
+                                                 // is not issued): 192- and 144-wide, both epilogues, the serpentine
+                                                 {1, true, true, false, 0, false, 192, false, false, false, 1, 4},
+                                                 {1, false, true, false, 3, true, 192, false, false, false, 1, 8},
+                                                 {1, true, true, false, 0, false, 144, false, false, false, 1, 8},
+                                                 {1, false, true, false, 3, true, 144, false, false, false, 1, 4}};
     for (const auto& o : options) ws_bytes = std::max(ws_bytes, k::fp8_gemm_wgmma_workspace_bytes({m, n, kk}, o, sms));
     if (ws_bytes) check_cuda(cudaMalloc(&d_ws, ws_bytes));
     std::vector<std::vector<std::uint8_t>> got(2 * std::size(options), std::vector<std::uint8_t>(d_bytes + guard));
@@ -408,7 +428,8 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
     for (std::size_t run = 0; run < got.size(); run += 2) {
         CAPTURE(options[run / 2].cluster, options[run / 2].tma_store, options[run / 2].overlap, options[run / 2].cluster_grid_from_sms,
                 options[run / 2].k_stagger, options[run / 2].k_serpentine, options[run / 2].tile_n, options[run / 2].split,
-                options[run / 2].pieces64, options[run / 2].pieces_lookahead);
+                options[run / 2].pieces64, options[run / 2].pieces_lookahead, options[run / 2].cluster_n,
+                options[run / 2].l2_prefetch);
         std::size_t wrong = 0, first_wrong = m * n;
         for (std::size_t i = 0; i < m * n; ++i) {
             std::uint16_t g;
