@@ -235,18 +235,28 @@ __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, 
     w.count += __popc(m);
 }
 
+// The terms are 2^(x log2e - c) with c = m log2e rounded to a float, one FFMA and one ex2 per
+// element (the product x log2e is exact inside the FFMA, the argument is rounded once, relative to
+// its size as (x - m) log2e was): the sum is then relative to the base c / log2e instead of m, and
+// the probabilities are written as 2^(x log2e - c_M) / S with the same c_M (write_topk_exp2), so
+// the rounding of c_M cancels. (Before: (x - base) * log2e, an FADD and an FMUL per element.) A
+// row whose maximum is finite but above FLT_MAX / log2e (c_M overflows) gets its sum from a second,
+// exact pass instead (row_sum_exact).
 struct lane_stats {
     float m = -INFINITY;  // running max of the lane's logits (NaN never wins fmaxf)
-    float s = 0.0f;       // sum of exp(x - base); NaN once a NaN or (+inf with m = +inf) was added
-    float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0)
+    float s = 0.0f;       // sum of 2^(x log2e - c); NaN once a NaN or (+inf with m = +inf) was added
+    float c = 0.0f;       // m log2e, or 0 while m = -inf (every term so far was -inf: 2^-inf = 0)
 };
+
+__device__ __forceinline__ float term_exp2(float x, float c) { return fast_exp2(fmaf(x, log2e, -c)); }
 
 // The vector maximum first, one rescale when it rises, then the terms.
 __device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
     if (vmax > st.m) {
-        st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
+        const float c = vmax * log2e;
+        st.s *= fast_exp2(st.c - c);  // m = -inf: s was 0 (and c > -inf, so no NaN)
         st.m = vmax;
-        st.base = vmax;
+        st.c = c;
     }
 }
 
@@ -354,9 +364,9 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     constexpr int W = vec16<T>::n;
     const float vm = vec_max(v);
     rescale_to(st, vm);
-    const float base = st.base;
+    const float c = st.c;
 #pragma unroll
-    for (int e = 0; e < W; ++e) st.s += fast_exp2((elem_at(v, e) - base) * log2e);
+    for (int e = 0; e < W; ++e) st.s += term_exp2(elem_at(v, e), c);
     if (Deferred) {
         // One ballot per vector: the lanes whose vector holds a candidate park it in the list (the
         // caller made room for a whole batch); its elements are sorted out 32 vectors at a time.
@@ -436,21 +446,43 @@ __device__ __forceinline__ void scalar_range(const T* row, std::int64_t begin, s
         const bool ok = b + lane < end;
         const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
         rescale_to(st, x);
-        st.s += fast_exp2((x - st.base) * log2e);
+        st.s += term_exp2(x, st.c);
         if (__any_sync(full_mask, x > w.thr))
             append_one<Big>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane), st.m);
     }
 }
 
-// The row's max M and sum S = sum exp(x - M) across the warp; false when the row has no finite
-// softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf).
-__device__ __forceinline__ bool row_stats(const lane_stats& st, float& M, float& S) {
+// A row's sum S = sum exp(x - M) by a second pass over the row, the way it was summed before the
+// FFMA terms: only for a row whose finite maximum M is above FLT_MAX / log2e, where c_M = M log2e
+// overflows (no real logits do; the exactness does not depend on the input). Out of line: the
+// stream's registers are dead here.
+template <class T> __device__ __noinline__ float row_sum_exact(const T* row, std::int64_t V, float M) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    float s = 0.0f;
+    for (std::int64_t j = lane; j < V; j += 32) s += fast_exp2((to_f32(row[j]) - M) * log2e);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(full_mask, s, o);
+    return s;
+}
+
+// The row's max M, cM = M log2e and S = sum 2^(x log2e - cM) across the warp (= e^(M log2e - cM) sum
+// exp(x - M): the probabilities are written with the same cM); false when the row has no finite
+// softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf). cM = +inf
+// with M finite: S came from row_sum_exact and is sum exp(x - M).
+template <class T>
+__device__ __forceinline__ bool row_stats(const lane_stats& st, const T* row, std::int64_t V, float& M, float& S,
+                                          float& cM) {
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
-    S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
+    cM = M * log2e;
+    if (cM == INFINITY && M < INFINITY) {
+        S = row_sum_exact(row, V, M);
+    } else {
+        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(st.c - cM);  // s == 0 covers m = -inf
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
+        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
+    }
     return !(S != S || M == INFINITY || M == -INFINITY);
 }
 
@@ -461,7 +493,7 @@ __device__ __forceinline__ bool row_stats(const lane_stats& st, float& M, float&
 // measured.
 template <class T>
 __device__ __forceinline__ void finish_small_row(std::uint64_t* keys, unsigned* hist, sel_state w, const T* row,
-                                                 std::int64_t V, int K, float M, float S, float* p_out,
+                                                 std::int64_t V, int K, float M, float cM, float S, float* p_out,
                                                  std::int32_t* i_out, int lane) {
     __syncwarp();  // the last appends' writes before the reads below
     if (w.count > K) w = compact<false>(keys, hist, w, K, K, lane, M);
@@ -475,7 +507,7 @@ __device__ __forceinline__ void finish_small_row(std::uint64_t* keys, unsigned* 
         topk_detail::warp_sort_desc_smem_padded(keys, n, lane);
     }
     __syncwarp();
-    topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
+    topk_detail::warp_write_topk_exp2(keys, n, row, V, K, M, cM, S, p_out, i_out, lane);
 }
 
 // The sorted top min(K, n) of keys[0, n) (distinct composites) into keys[0, ..) without a select
@@ -609,7 +641,7 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256.
 template <class T>
 __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t hist_s, std::uint32_t out_s, int out_cap,
-                                            sel_state w, const T* row, std::int64_t V, int K, float M, float S,
+                                            sel_state w, const T* row, std::int64_t V, int K, float M, float cM, float S,
                                             float* p_out, std::int32_t* i_out) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
     auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
@@ -617,7 +649,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t 
     auto* out = static_cast<std::uint64_t*>(__cvta_shared_to_generic(out_s));
     __syncwarp();  // the last appends' writes before the reads below
     if (w.count > 1 && K - 1 <= out_cap && finish_by_bins(keys, w.count, K, hist, out, out_cap, lane, M)) {
-        topk_detail::warp_write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);
+        topk_detail::warp_write_topk_exp2(keys, min(w.count, K), row, V, K, M, cM, S, p_out, i_out, lane);
         return;
     }
     if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane, M);  // n <= 256 for K <= 256
@@ -632,7 +664,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t 
         topk_detail::warp_sort_desc_smem_padded(keys, n, lane);  // cap >= the next power of two of K
     }
     __syncwarp();
-    topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
+    topk_detail::warp_write_topk_exp2(keys, n, row, V, K, M, cM, S, p_out, i_out, lane);
 }
 
 // K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
@@ -680,14 +712,14 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     }
     scalar_range<false>(row, rs.tail, V, lane, st, keys, hist, cap, w, K);
 
-    float M, S;
+    float M, S, cM;
     float* p_out = probs + r * K;
     std::int32_t* i_out = indices + r * K;
-    if (!row_stats(st, M, S)) {
+    if (!row_stats(st, row, V, M, S, cM)) {
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return;
     }
-    finish_small_row(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
+    finish_small_row(keys, hist, w, row, V, K, M, cM, S, p_out, i_out, lane);
 }
 
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
@@ -763,8 +795,8 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, true);
     scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
 
-    float M, S;
-    if (!row_stats(st, M, S)) {
+    float M, S, cM;
+    if (!row_stats(st, row, V, M, S, cM)) {
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return true;
     }
@@ -773,7 +805,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
-                      static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, S, p_out, i_out);
+                      static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, cM, S, p_out, i_out);
     return true;
 }
 

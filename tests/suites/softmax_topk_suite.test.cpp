@@ -417,6 +417,25 @@ TEST_CASE("fused_stream with fewer finite entries than K > 256 keeps them all, s
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K);
 }
 
+TEST_CASE("fused_stream: rows whose maximum is above FLT_MAX / log2(e) and ordinary rows", "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // fused_stream sums 2^(x log2e - c) with c = m log2e; for a finite maximum above FLT_MAX /
+    // log2(e) c overflows and the row's sum comes from a second, exact pass. Row 0: five ties at
+    // 2.5e38 spread over the row (probability 0.2 each, lower indices first), the rest small; row 1:
+    // distinct ordinary logits (the FFMA path); row 2: one 3e38 above ties at 2.4e38. K <= 32
+    // (K = 7) and K > 32 (sampled: 100, 300).
+    const std::int64_t rows = 3, V = 20000;
+    const std::int64_t K = GENERATE(7, 100, 300);
+    std::vector<float> x(static_cast<std::size_t>(rows * V));
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t j = 0; j < V; ++j)
+            x[static_cast<std::size_t>(r * V + j)] = std::sin(0.37f * static_cast<float>(j) + static_cast<float>(r)) * 4.0f;
+    for (std::int64_t q = 0; q < 5; ++q) x[static_cast<std::size_t>(q * 3917 + 11)] = 2.5e38f;
+    for (std::int64_t q = 0; q < 40; ++q) x[static_cast<std::size_t>(2 * V + q * 491 + 3)] = 2.4e38f;
+    x[static_cast<std::size_t>(2 * V + 19999)] = 3.0e38f;
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K);
+}
+
 TEST_CASE("fused_radix takes ties at the K-th key in index order across the blocks of a cluster", "[gpu][softmax_topk]") {
     FUSEBENCH_REQUIRE_GPU();
     // V = 60000 fp32 is five blocks of 12032 columns. Row 0: 1.0 on every 20th column (3000 ties,
