@@ -82,6 +82,59 @@ struct sel_state {
     int vn = 0;             // vectors in the deferred list (K > 32)
 };
 
+// Per-row timeline of the K <= 32 kernel, a diagnostic build only (kernels/softmax_topk/probes/
+// stream_timeline.cu defines FUSEBENCH_STREAM_TIMELINE and includes this file): lane 0 of each row's
+// warp writes %globaltimer at the points below, its SM and its counts into
+// stream_timeline[row * stream_tl_points + point] (the counts by atomics on the row's slots, from
+// the K <= 32 kernel's row index, so that no counter is live in registers). Off, the stamps and
+// counts are empty statements.
+enum stream_tl_point : int {
+    stl_start,     // the warp's first instruction after its row index
+    stl_seed,      // first batch landed and the threshold seeded
+    stl_eighth,    // an eighth and half of the row's full batches consumed (a stamp at three
+    stl_half,      // quarters too made the 16-bit kernel spill)
+    stl_stream,    // every element consumed (scalar tail included)
+    stl_stats,     // row max and sum across the warp
+    stl_end,       // top K written
+    stl_smid,
+    stl_appends,   // warp steps with an append
+    stl_compactions,
+    stream_tl_points = 10
+};
+#ifdef FUSEBENCH_STREAM_TIMELINE
+__device__ unsigned long long* stream_timeline = nullptr;
+__device__ __forceinline__ unsigned long long stream_now() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define STREAM_SET(row, point, value)                                                                      \
+    do {                                                                                                   \
+        if (threadIdx.x % 32 == 0 && stream_timeline != nullptr)                                           \
+            stream_timeline[static_cast<std::size_t>(row) * stream_tl_points + (point)] = (value);         \
+    } while (0)
+#define STREAM_STAMP(row, point) STREAM_SET(row, point, stream_now())
+// The K <= 32 kernel's row from the special registers (nothing live across the stream loop).
+#define STREAM_SLOT_SMALL(point) \
+    stream_timeline[(static_cast<std::size_t>(blockIdx.x) * stream_warps + threadIdx.x / 32) * stream_tl_points + (point)]
+#define STREAM_COUNT_SMALL(point)                                                                    \
+    do {                                                                                              \
+        if (threadIdx.x % 32 == 0 && stream_timeline != nullptr) atomicAdd(&STREAM_SLOT_SMALL(point), 1ull); \
+    } while (0)
+#define STREAM_STAMP_SMALL(point)                                                                   \
+    do {                                                                                             \
+        if (threadIdx.x % 32 == 0 && stream_timeline != nullptr) STREAM_SLOT_SMALL(point) = stream_now(); \
+    } while (0)
+#else
+#define STREAM_COUNT_SMALL(point) \
+    do {                          \
+    } while (0)
+#define STREAM_SET(row, point, value) \
+    do {                              \
+    } while (0)
+#define STREAM_STAMP(row, point) STREAM_SET(row, point, 0)
+#endif
+
 // K > 32 reads rows in stratified order, so arrival order says nothing about indices: an element is
 // a candidate when its composite beats the smallest kept one, `cthr`. It lives in shared memory
 // right after the warp's bins (read by drains, written by compactions: registers stay with the
@@ -166,6 +219,7 @@ template <bool Big>
 __device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist, sel_state w, int K, int limit,
                                              int lane, float lane_max) {
     __syncwarp();  // the appends' writes before the select's reads
+    if (!Big) STREAM_COUNT_SMALL(stl_compactions);
     std::uint64_t prefix0 = 0, mask0 = 0;
     int shift0 = 56;
     if (Big) {
@@ -235,28 +289,42 @@ __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, 
     w.count += __popc(m);
 }
 
-// The terms are 2^(x log2e - c) with c = m log2e rounded to a float, one FFMA and one ex2 per
-// element (the product x log2e is exact inside the FFMA, the argument is rounded once, relative to
-// its size as (x - m) log2e was): the sum is then relative to the base c / log2e instead of m, and
-// the probabilities are written as 2^(x log2e - c_M) / S with the same c_M (write_topk_exp2), so
-// the rounding of c_M cancels. (Before: (x - base) * log2e, an FADD and an FMUL per element.) A
-// row whose maximum is finite but above FLT_MAX / log2e (c_M overflows) gets its sum from a second,
-// exact pass instead (row_sum_exact).
+// 16-bit logits: the terms are 2^(x log2e - c) with c = m log2e rounded to a float, one FFMA and
+// one ex2 per element (the product x log2e is exact inside the FFMA, and the argument is rounded
+// once, relative to its size, as (x - m) log2e was); the sum is then relative to the base
+// c / log2e instead of m, and the probabilities are written as 2^(x log2e - c_M) / S with the same
+// c_M (warp_write_topk_exp2), so the rounding of c_M cancels. A row whose finite maximum is above
+// FLT_MAX / log2e (c_M overflows) gets its sum from a second, exact pass (row_sum_exact). fp32
+// keeps (x - m) * log2e (an FADD and an FMUL): measured on an H100 (4096 x 50257, same call), the
+// FFMA form bought 16-bit 0.2-0.7% (bf16 K = 10 175.63 -> 174.32 us) and cost fp32 0.1-0.2%.
+template <class T> constexpr bool ffma_terms = sizeof(T) == 2;
+
 struct lane_stats {
     float m = -INFINITY;  // running max of the lane's logits (NaN never wins fmaxf)
-    float s = 0.0f;       // sum of 2^(x log2e - c); NaN once a NaN or (+inf with m = +inf) was added
-    float c = 0.0f;       // m log2e, or 0 while m = -inf (every term so far was -inf: 2^-inf = 0)
+    float s = 0.0f;       // sum of exp(x - base); NaN once a NaN or (+inf with m = +inf) was added
+    float c = 0.0f;       // the base: m (16-bit: m log2e), or 0 while m = -inf (every term so far was -inf)
 };
 
-__device__ __forceinline__ float term_exp2(float x, float c) { return fast_exp2(fmaf(x, log2e, -c)); }
+template <class T> __device__ __forceinline__ float term_exp2(float x, float c) {
+    if constexpr (ffma_terms<T>) {
+        return fast_exp2(fmaf(x, log2e, -c));
+    } else {
+        return fast_exp2((x - c) * log2e);
+    }
+}
 
 // The vector maximum first, one rescale when it rises, then the terms.
-__device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
+template <class T> __device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
     if (vmax > st.m) {
-        const float c = vmax * log2e;
-        st.s *= fast_exp2(st.c - c);  // m = -inf: s was 0 (and c > -inf, so no NaN)
+        if constexpr (ffma_terms<T>) {
+            const float c = vmax * log2e;
+            st.s *= fast_exp2(st.c - c);  // m = -inf: s was 0 (and c > -inf, so no NaN)
+            st.c = c;
+        } else {
+            st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
+            st.c = vmax;
+        }
         st.m = vmax;
-        st.c = c;
     }
 }
 
@@ -298,6 +366,7 @@ template <> __device__ __forceinline__ float vec_max<__half>(const vec16<__half>
 template <class T>
 __device__ __forceinline__ void append_elems(const vec16<T>& v, std::uint32_t idx0, int lane, std::uint64_t* keys,
                                              sel_state& w) {
+    STREAM_COUNT_SMALL(stl_appends);
 #pragma unroll
     for (int e = 0; e < vec16<T>::n; ++e) {
         const float x = elem_at(v, e);
@@ -363,10 +432,10 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
                                             std::uint64_t* keys, const vec_list<T>& list, sel_state& w) {
     constexpr int W = vec16<T>::n;
     const float vm = vec_max(v);
-    rescale_to(st, vm);
+    rescale_to<T>(st, vm);
     const float c = st.c;
 #pragma unroll
-    for (int e = 0; e < W; ++e) st.s += term_exp2(elem_at(v, e), c);
+    for (int e = 0; e < W; ++e) st.s += term_exp2<T>(elem_at(v, e), c);
     if (Deferred) {
         // One ballot per vector: the lanes whose vector holds a candidate park it in the list (the
         // caller made room for a whole batch); its elements are sorted out 32 vectors at a time.
@@ -445,8 +514,8 @@ __device__ __forceinline__ void scalar_range(const T* row, std::int64_t begin, s
     for (std::int64_t b = begin; b < end; b += 32) {
         const bool ok = b + lane < end;
         const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
-        rescale_to(st, x);
-        st.s += term_exp2(x, st.c);
+        rescale_to<T>(st, x);
+        st.s += term_exp2<T>(x, st.c);
         if (__any_sync(full_mask, x > w.thr))
             append_one<Big>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane), st.m);
     }
@@ -465,25 +534,40 @@ template <class T> __device__ __noinline__ float row_sum_exact(const T* row, std
     return s;
 }
 
-// The row's max M, cM = M log2e and S = sum 2^(x log2e - cM) across the warp (= e^(M log2e - cM) sum
-// exp(x - M): the probabilities are written with the same cM); false when the row has no finite
-// softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf). cM = +inf
-// with M finite: S came from row_sum_exact and is sum exp(x - M).
+// The row's max M and sum S across the warp: S = sum exp(x - M), for 16-bit logits sum 2^(x log2e -
+// cM) with cM = M log2e (= e^(M log2e - cM) sum exp(x - M): the probabilities are written with the
+// same cM); false when the row has no finite softmax (a NaN anywhere, or +inf (inf - inf), made S
+// NaN; an all -inf row has M = -inf). cM = +inf with M finite (16-bit only): S came from
+// row_sum_exact and is sum exp(x - M).
 template <class T>
-__device__ __forceinline__ bool row_stats(const lane_stats& st, const T* row, std::int64_t V, float& M, float& S,
-                                          float& cM) {
+__device__ __forceinline__ bool row_stats(const lane_stats& st, const T* row, std::int64_t V, float& M, float& S) {
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
-    cM = M * log2e;
-    if (cM == INFINITY && M < INFINITY) {
-        S = row_sum_exact(row, V, M);
-    } else {
+    if constexpr (ffma_terms<T>) {
+        const float cM = M * log2e;
+        if (cM == INFINITY && M < INFINITY) {
+            S = row_sum_exact(row, V, M);
+            return !(S != S);
+        }
         S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(st.c - cM);  // s == 0 covers m = -inf
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
+    } else {
+        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
     }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
     return !(S != S || M == INFINITY || M == -INFINITY);
+}
+
+// The probabilities and indices of keys[0, K) (warp_row.cuh), in the form the row's sum took.
+template <class T>
+__device__ __forceinline__ void write_topk(std::uint64_t* keys, int n, const T* row, std::int64_t V, int K, float M,
+                                           float S, float* p_out, std::int32_t* i_out, int lane) {
+    if constexpr (ffma_terms<T>) {
+        topk_detail::warp_write_topk_exp2(keys, n, row, V, K, M, M * log2e, S, p_out, i_out, lane);
+    } else {
+        topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
+    }
 }
 
 // The end of a K <= 32 row: the exact top K of the buffer, sorted across the warp (one key per
@@ -493,7 +577,7 @@ __device__ __forceinline__ bool row_stats(const lane_stats& st, const T* row, st
 // measured.
 template <class T>
 __device__ __forceinline__ void finish_small_row(std::uint64_t* keys, unsigned* hist, sel_state w, const T* row,
-                                                 std::int64_t V, int K, float M, float cM, float S, float* p_out,
+                                                 std::int64_t V, int K, float M, float S, float* p_out,
                                                  std::int32_t* i_out, int lane) {
     __syncwarp();  // the last appends' writes before the reads below
     if (w.count > K) w = compact<false>(keys, hist, w, K, K, lane, M);
@@ -507,7 +591,7 @@ __device__ __forceinline__ void finish_small_row(std::uint64_t* keys, unsigned* 
         topk_detail::warp_sort_desc_smem_padded(keys, n, lane);
     }
     __syncwarp();
-    topk_detail::warp_write_topk_exp2(keys, n, row, V, K, M, cM, S, p_out, i_out, lane);
+    write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
 // The sorted top min(K, n) of keys[0, n) (distinct composites) into keys[0, ..) without a select
@@ -641,7 +725,7 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256.
 template <class T>
 __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t hist_s, std::uint32_t out_s, int out_cap,
-                                            sel_state w, const T* row, std::int64_t V, int K, float M, float cM, float S,
+                                            sel_state w, const T* row, std::int64_t V, int K, float M, float S,
                                             float* p_out, std::int32_t* i_out) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
     auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
@@ -649,7 +733,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t 
     auto* out = static_cast<std::uint64_t*>(__cvta_shared_to_generic(out_s));
     __syncwarp();  // the last appends' writes before the reads below
     if (w.count > 1 && K - 1 <= out_cap && finish_by_bins(keys, w.count, K, hist, out, out_cap, lane, M)) {
-        topk_detail::warp_write_topk_exp2(keys, min(w.count, K), row, V, K, M, cM, S, p_out, i_out, lane);
+        write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);
         return;
     }
     if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane, M);  // n <= 256 for K <= 256
@@ -664,7 +748,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t 
         topk_detail::warp_sort_desc_smem_padded(keys, n, lane);  // cap >= the next power of two of K
     }
     __syncwarp();
-    topk_detail::warp_write_topk_exp2(keys, n, row, V, K, M, cM, S, p_out, i_out, lane);
+    write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
 // K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
@@ -678,6 +762,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * stream_warps + warp;
     if (r >= rows) return;  // warp-uniform; no block barrier follows
+    STREAM_STAMP(r, stl_start);
 
     // [keys: stream_warps x cap][bins: stream_warps x hist_words]
     std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
@@ -701,25 +786,43 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     // Launched only for K <= 32; saying so here keeps the compiler from planning for K > 32 (without
     // it the kernel spilled at 64 registers).
     if (K <= 32) seed_threshold(v, K, lane, w);
+#ifdef FUSEBENCH_STREAM_TIMELINE
+    if (w.thr == w.thr) STREAM_STAMP(r, stl_seed);  // after the seed, which waited for the first batch
+#endif
     const vec16<T>* p = vrow + lane;
     auto j = static_cast<std::uint32_t>(lane);
     std::uint32_t idx = static_cast<std::uint32_t>(rs.head) + j * W;
     for (; j + 2 * per_batch - lane <= nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
         consume_batch_refill<T, U, false>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+#ifdef FUSEBENCH_STREAM_TIMELINE
+        {  // batches done / full batches, from the live j and nv32
+            const std::uint32_t b = (j - lane) / per_batch + 1, nb = nv32 / per_batch;
+            if (b == nb / 8) STREAM_STAMP_SMALL(stl_eighth);
+            if (b == nb / 2) STREAM_STAMP_SMALL(stl_half);
+        }
+#endif
     }
     for (; j - lane < nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
         consume_batch_refill<T, U, true>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
     }
     scalar_range<false>(row, rs.tail, V, lane, st, keys, hist, cap, w, K);
+    STREAM_STAMP(r, stl_stream);
 
-    float M, S, cM;
+    float M, S;
     float* p_out = probs + r * K;
     std::int32_t* i_out = indices + r * K;
-    if (!row_stats(st, row, V, M, S, cM)) {
+#ifdef FUSEBENCH_STREAM_TIMELINE
+    unsigned smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    STREAM_SET(r, stl_smid, smid);
+#endif
+    if (!row_stats(st, row, V, M, S)) {
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return;
     }
-    finish_small_row(keys, hist, w, row, V, K, M, cM, S, p_out, i_out, lane);
+    STREAM_STAMP(r, stl_stats);
+    finish_small_row(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
+    STREAM_STAMP(r, stl_end);
 }
 
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
@@ -795,8 +898,8 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, true);
     scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
 
-    float M, S, cM;
-    if (!row_stats(st, row, V, M, S, cM)) {
+    float M, S;
+    if (!row_stats(st, row, V, M, S)) {
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return true;
     }
@@ -805,7 +908,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
-                      static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, cM, S, p_out, i_out);
+                      static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, S, p_out, i_out);
     return true;
 }
 
