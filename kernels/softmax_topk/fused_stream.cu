@@ -289,42 +289,18 @@ __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, 
     w.count += __popc(m);
 }
 
-// 16-bit logits: the terms are 2^(x log2e - c) with c = m log2e rounded to a float, one FFMA and
-// one ex2 per element (the product x log2e is exact inside the FFMA, and the argument is rounded
-// once, relative to its size, as (x - m) log2e was); the sum is then relative to the base
-// c / log2e instead of m, and the probabilities are written as 2^(x log2e - c_M) / S with the same
-// c_M (warp_write_topk_exp2), so the rounding of c_M cancels. A row whose finite maximum is above
-// FLT_MAX / log2e (c_M overflows) gets its sum from a second, exact pass (row_sum_exact). fp32
-// keeps (x - m) * log2e (an FADD and an FMUL): measured on an H100 (4096 x 50257, same call), the
-// FFMA form bought 16-bit 0.2-0.7% (bf16 K = 10 175.63 -> 174.32 us) and cost fp32 0.1-0.2%.
-template <class T> constexpr bool ffma_terms = sizeof(T) == 2;
-
 struct lane_stats {
     float m = -INFINITY;  // running max of the lane's logits (NaN never wins fmaxf)
     float s = 0.0f;       // sum of exp(x - base); NaN once a NaN or (+inf with m = +inf) was added
-    float c = 0.0f;       // the base: m (16-bit: m log2e), or 0 while m = -inf (every term so far was -inf)
+    float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0)
 };
 
-template <class T> __device__ __forceinline__ float term_exp2(float x, float c) {
-    if constexpr (ffma_terms<T>) {
-        return fast_exp2(fmaf(x, log2e, -c));
-    } else {
-        return fast_exp2((x - c) * log2e);
-    }
-}
-
 // The vector maximum first, one rescale when it rises, then the terms.
-template <class T> __device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
+__device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
     if (vmax > st.m) {
-        if constexpr (ffma_terms<T>) {
-            const float c = vmax * log2e;
-            st.s *= fast_exp2(st.c - c);  // m = -inf: s was 0 (and c > -inf, so no NaN)
-            st.c = c;
-        } else {
-            st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
-            st.c = vmax;
-        }
+        st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
         st.m = vmax;
+        st.base = vmax;
     }
 }
 
@@ -432,10 +408,10 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
                                             std::uint64_t* keys, const vec_list<T>& list, sel_state& w) {
     constexpr int W = vec16<T>::n;
     const float vm = vec_max(v);
-    rescale_to<T>(st, vm);
-    const float c = st.c;
+    rescale_to(st, vm);
+    const float base = st.base;
 #pragma unroll
-    for (int e = 0; e < W; ++e) st.s += term_exp2<T>(elem_at(v, e), c);
+    for (int e = 0; e < W; ++e) st.s += fast_exp2((elem_at(v, e) - base) * log2e);
     if (Deferred) {
         // One ballot per vector: the lanes whose vector holds a candidate park it in the list (the
         // caller made room for a whole batch); its elements are sorted out 32 vectors at a time.
@@ -514,60 +490,23 @@ __device__ __forceinline__ void scalar_range(const T* row, std::int64_t begin, s
     for (std::int64_t b = begin; b < end; b += 32) {
         const bool ok = b + lane < end;
         const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
-        rescale_to<T>(st, x);
-        st.s += term_exp2<T>(x, st.c);
+        rescale_to(st, x);
+        st.s += fast_exp2((x - st.base) * log2e);
         if (__any_sync(full_mask, x > w.thr))
             append_one<Big>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane), st.m);
     }
 }
 
-// A row's sum S = sum exp(x - M) by a second pass over the row, the way it was summed before the
-// FFMA terms: only for a row whose finite maximum M is above FLT_MAX / log2e, where c_M = M log2e
-// overflows (no real logits do; the exactness does not depend on the input). Out of line: the
-// stream's registers are dead here.
-template <class T> __device__ __noinline__ float row_sum_exact(const T* row, std::int64_t V, float M) {
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    float s = 0.0f;
-    for (std::int64_t j = lane; j < V; j += 32) s += fast_exp2((to_f32(row[j]) - M) * log2e);
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(full_mask, s, o);
-    return s;
-}
-
-// The row's max M and sum S across the warp: S = sum exp(x - M), for 16-bit logits sum 2^(x log2e -
-// cM) with cM = M log2e (= e^(M log2e - cM) sum exp(x - M): the probabilities are written with the
-// same cM); false when the row has no finite softmax (a NaN anywhere, or +inf (inf - inf), made S
-// NaN; an all -inf row has M = -inf). cM = +inf with M finite (16-bit only): S came from
-// row_sum_exact and is sum exp(x - M).
-template <class T>
-__device__ __forceinline__ bool row_stats(const lane_stats& st, const T* row, std::int64_t V, float& M, float& S) {
+// The row's max M and sum S = sum exp(x - M) across the warp; false when the row has no finite
+// softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf).
+__device__ __forceinline__ bool row_stats(const lane_stats& st, float& M, float& S) {
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
-    if constexpr (ffma_terms<T>) {
-        const float cM = M * log2e;
-        if (cM == INFINITY && M < INFINITY) {
-            S = row_sum_exact(row, V, M);
-            return !(S != S);
-        }
-        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(st.c - cM);  // s == 0 covers m = -inf
-    } else {
-        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
-    }
+    S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
     return !(S != S || M == INFINITY || M == -INFINITY);
-}
-
-// The probabilities and indices of keys[0, K) (warp_row.cuh), in the form the row's sum took.
-template <class T>
-__device__ __forceinline__ void write_topk(std::uint64_t* keys, int n, const T* row, std::int64_t V, int K, float M,
-                                           float S, float* p_out, std::int32_t* i_out, int lane) {
-    if constexpr (ffma_terms<T>) {
-        topk_detail::warp_write_topk_exp2(keys, n, row, V, K, M, M * log2e, S, p_out, i_out, lane);
-    } else {
-        topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
-    }
 }
 
 // The end of a K <= 32 row: the exact top K of the buffer, sorted across the warp (one key per
@@ -591,7 +530,7 @@ __device__ __forceinline__ void finish_small_row(std::uint64_t* keys, unsigned* 
         topk_detail::warp_sort_desc_smem_padded(keys, n, lane);
     }
     __syncwarp();
-    write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
+    topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
 // The sorted top min(K, n) of keys[0, n) (distinct composites) into keys[0, ..) without a select
@@ -733,7 +672,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t 
     auto* out = static_cast<std::uint64_t*>(__cvta_shared_to_generic(out_s));
     __syncwarp();  // the last appends' writes before the reads below
     if (w.count > 1 && K - 1 <= out_cap && finish_by_bins(keys, w.count, K, hist, out, out_cap, lane, M)) {
-        write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);
+        topk_detail::warp_write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);
         return;
     }
     if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane, M);  // n <= 256 for K <= 256
@@ -748,7 +687,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t 
         topk_detail::warp_sort_desc_smem_padded(keys, n, lane);  // cap >= the next power of two of K
     }
     __syncwarp();
-    write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
+    topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
 // K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
@@ -816,7 +755,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
     STREAM_SET(r, stl_smid, smid);
 #endif
-    if (!row_stats(st, row, V, M, S)) {
+    if (!row_stats(st, M, S)) {
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return;
     }
@@ -899,7 +838,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
 
     float M, S;
-    if (!row_stats(st, row, V, M, S)) {
+    if (!row_stats(st, M, S)) {
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return true;
     }

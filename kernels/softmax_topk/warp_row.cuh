@@ -126,29 +126,4 @@ __device__ void warp_write_topk(Key* keys, int n, const T* row, std::int64_t V, 
     }
 }
 
-// As warp_write_topk, for sums of 2^(x log2e - cM) (fused_stream): the probabilities are
-// 2^(x log2e - cM) / S with the same cM, so cM's rounding cancels; cM = +inf with M finite (a
-// maximum above FLT_MAX / log2e) means S is sum exp(x - M), and they are exp(x - M) / S.
-template <class T, class Key>
-__device__ void warp_write_topk_exp2(Key* keys, int n, const T* row, std::int64_t V, int K, float M, float cM, float S,
-                                     float* p_out, std::int32_t* i_out, int lane) {
-    int filled = n;
-    for (std::int64_t b = 0; b < V && filled < K; b += 32) {
-        const bool ninf = b + lane < V && to_f32(row[b + lane]) == -INFINITY;
-        const unsigned m = __ballot_sync(full_mask, ninf);
-        const int pos = filled + __popc(m & ((1u << lane) - 1u));
-        if (ninf && pos < K) keys[pos] = composite(float_key(-INFINITY), static_cast<std::uint32_t>(b + lane));
-        filled += __popc(m);
-    }
-    __syncwarp();
-    const float inv_S = 1.0f / S;
-    const bool exact = cM == INFINITY;
-    for (int t = lane; t < K; t += 32) {
-        const std::uint64_t c = keys[t];
-        const float x = composite_value(c);
-        p_out[t] = (exact ? expf(x - M) : fast_exp2(fmaf(x, log2e, -cM))) * inv_S;
-        i_out[t] = static_cast<std::int32_t>(composite_index(c));
-    }
-}
-
 }  // namespace fusebench::kernels::topk_detail
