@@ -82,6 +82,59 @@ struct sel_state {
     int vn = 0;             // vectors in the deferred list (K > 32)
 };
 
+// Per-row timeline of the K <= 32 kernel, a diagnostic build only (kernels/softmax_topk/probes/
+// stream_timeline.cu defines FUSEBENCH_STREAM_TIMELINE and includes this file): lane 0 of each row's
+// warp writes %globaltimer at the points below, its SM and its counts into
+// stream_timeline[row * stream_tl_points + point] (the counts by atomics on the row's slots, from
+// the K <= 32 kernel's row index, so that no counter is live in registers). Off, the stamps and
+// counts are empty statements.
+enum stream_tl_point : int {
+    stl_start,     // the warp's first instruction after its row index
+    stl_seed,      // first batch landed and the threshold seeded
+    stl_eighth,    // an eighth and half of the row's full batches consumed (a stamp at three
+    stl_half,      // quarters too made the 16-bit kernel spill)
+    stl_stream,    // every element consumed (scalar tail included)
+    stl_stats,     // row max and sum across the warp
+    stl_end,       // top K written
+    stl_smid,
+    stl_appends,   // warp steps with an append
+    stl_compactions,
+    stream_tl_points = 10
+};
+#ifdef FUSEBENCH_STREAM_TIMELINE
+__device__ unsigned long long* stream_timeline = nullptr;
+__device__ __forceinline__ unsigned long long stream_now() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define STREAM_SET(row, point, value)                                                                      \
+    do {                                                                                                   \
+        if (threadIdx.x % 32 == 0 && stream_timeline != nullptr)                                           \
+            stream_timeline[static_cast<std::size_t>(row) * stream_tl_points + (point)] = (value);         \
+    } while (0)
+#define STREAM_STAMP(row, point) STREAM_SET(row, point, stream_now())
+// The K <= 32 kernel's row from the special registers (nothing live across the stream loop).
+#define STREAM_SLOT_SMALL(point) \
+    stream_timeline[(static_cast<std::size_t>(blockIdx.x) * stream_warps + threadIdx.x / 32) * stream_tl_points + (point)]
+#define STREAM_COUNT_SMALL(point)                                                                    \
+    do {                                                                                              \
+        if (threadIdx.x % 32 == 0 && stream_timeline != nullptr) atomicAdd(&STREAM_SLOT_SMALL(point), 1ull); \
+    } while (0)
+#define STREAM_STAMP_SMALL(point)                                                                   \
+    do {                                                                                             \
+        if (threadIdx.x % 32 == 0 && stream_timeline != nullptr) STREAM_SLOT_SMALL(point) = stream_now(); \
+    } while (0)
+#else
+#define STREAM_COUNT_SMALL(point) \
+    do {                          \
+    } while (0)
+#define STREAM_SET(row, point, value) \
+    do {                              \
+    } while (0)
+#define STREAM_STAMP(row, point) STREAM_SET(row, point, 0)
+#endif
+
 // K > 32 reads rows in stratified order, so arrival order says nothing about indices: an element is
 // a candidate when its composite beats the smallest kept one, `cthr`. It lives in shared memory
 // right after the warp's bins (read by drains, written by compactions: registers stay with the
@@ -166,6 +219,7 @@ template <bool Big>
 __device__ __forceinline__ sel_state compact(std::uint64_t* keys, unsigned* hist, sel_state w, int K, int limit,
                                              int lane, float lane_max) {
     __syncwarp();  // the appends' writes before the select's reads
+    if (!Big) STREAM_COUNT_SMALL(stl_compactions);
     std::uint64_t prefix0 = 0, mask0 = 0;
     int shift0 = 56;
     if (Big) {
@@ -288,6 +342,7 @@ template <> __device__ __forceinline__ float vec_max<__half>(const vec16<__half>
 template <class T>
 __device__ __forceinline__ void append_elems(const vec16<T>& v, std::uint32_t idx0, int lane, std::uint64_t* keys,
                                              sel_state& w) {
+    STREAM_COUNT_SMALL(stl_appends);
 #pragma unroll
     for (int e = 0; e < vec16<T>::n; ++e) {
         const float x = elem_at(v, e);
@@ -646,6 +701,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
     const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * stream_warps + warp;
     if (r >= rows) return;  // warp-uniform; no block barrier follows
+    STREAM_STAMP(r, stl_start);
 
     // [keys: stream_warps x cap][bins: stream_warps x hist_words]
     std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
@@ -669,25 +725,43 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     // Launched only for K <= 32; saying so here keeps the compiler from planning for K > 32 (without
     // it the kernel spilled at 64 registers).
     if (K <= 32) seed_threshold(v, K, lane, w);
+#ifdef FUSEBENCH_STREAM_TIMELINE
+    if (w.thr == w.thr) STREAM_STAMP(r, stl_seed);  // after the seed, which waited for the first batch
+#endif
     const vec16<T>* p = vrow + lane;
     auto j = static_cast<std::uint32_t>(lane);
     std::uint32_t idx = static_cast<std::uint32_t>(rs.head) + j * W;
     for (; j + 2 * per_batch - lane <= nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
         consume_batch_refill<T, U, false>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+#ifdef FUSEBENCH_STREAM_TIMELINE
+        {  // batches done / full batches, from the live j and nv32
+            const std::uint32_t b = (j - lane) / per_batch + 1, nb = nv32 / per_batch;
+            if (b == nb / 8) STREAM_STAMP_SMALL(stl_eighth);
+            if (b == nb / 2) STREAM_STAMP_SMALL(stl_half);
+        }
+#endif
     }
     for (; j - lane < nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
         consume_batch_refill<T, U, true>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
     }
     scalar_range<false>(row, rs.tail, V, lane, st, keys, hist, cap, w, K);
+    STREAM_STAMP(r, stl_stream);
 
     float M, S;
     float* p_out = probs + r * K;
     std::int32_t* i_out = indices + r * K;
+#ifdef FUSEBENCH_STREAM_TIMELINE
+    unsigned smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    STREAM_SET(r, stl_smid, smid);
+#endif
     if (!row_stats(st, M, S)) {
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return;
     }
+    STREAM_STAMP(r, stl_stats);
     finish_small_row(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
+    STREAM_STAMP(r, stl_end);
 }
 
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,

@@ -1,0 +1,167 @@
+// Diagnostic: where fused_stream's K <= 32 kernel spends a launch (kernels/softmax_topk/NOTES.md,
+// "topk8"). Not part of the build. Compiles fused_stream.cu with FUSEBENCH_STREAM_TIMELINE (lane 0 of
+// each row's warp writes %globaltimer at the row's start, after its first batch, at an eighth and at
+// half of its batches, at the end of the stream, after the row statistics and at the end, plus its
+// SM and its append / compaction counts; ptxas: no spills in this build either), launches the library launcher on N(0,
+// std^2) logits (cold L2: a 256 MB memset before each launch), prints the launch's time (events,
+// median of 5 launches without stamps) and, for the launch with stamps, the distribution of each
+// point over the rows (us from the earliest row start), the time of each phase per row, and the
+// row ends grouped by how many rows their SM held. Build by hand on a GPU machine from the root:
+//   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. \
+//        kernels/softmax_topk/probes/stream_timeline.cu -o stream_timeline
+//   ./stream_timeline f32|bf16|f16 rows V K std
+#define FUSEBENCH_STREAM_TIMELINE 1
+#include "kernels/softmax_topk/fused_stream.cu"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace fk = fusebench::kernels;
+
+#define CK(x)                                                                                       \
+    do {                                                                                            \
+        cudaError_t e_ = (x);                                                                       \
+        if (e_ != cudaSuccess) {                                                                    \
+            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+            std::exit(1);                                                                           \
+        }                                                                                           \
+    } while (0)
+
+__device__ __forceinline__ std::uint32_t mix32(std::uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<std::uint32_t>(z ^ (z >> 31));
+}
+
+template <class T> __global__ void fill_normal(T* x, std::size_t n, float sd, std::uint64_t seed) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const float u1 = (mix32(seed ^ (2 * i)) + 1.0f) * 2.3283064e-10f;
+        const float u2 = mix32(seed ^ (2 * i + 1)) * 2.3283064e-10f;
+        x[i] = static_cast<T>(sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2) * sd);
+    }
+}
+
+static double pct(std::vector<double> v, double q) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+int main(int argc, char** argv) {
+    if (argc < 6) {
+        std::fprintf(stderr, "usage: stream_timeline f32|bf16|f16 rows V K std\n");
+        return 2;
+    }
+    const std::string ty = argv[1];
+    const std::int64_t rows = std::atoll(argv[2]), V = std::atoll(argv[3]), K = std::atoll(argv[4]);
+    const float sd = static_cast<float>(std::atof(argv[5]));
+    if (K > 32) {
+        std::fprintf(stderr, "stream_timeline: the stamps are in the K <= 32 kernel only\n");
+        return 2;
+    }
+    const std::size_t n = static_cast<std::size_t>(rows * V), esz = ty == "f32" ? 4 : 2;
+    void* d_x = nullptr;
+    float* d_p = nullptr;
+    std::int32_t* d_i = nullptr;
+    void* d_flush = nullptr;
+    CK(cudaMalloc(&d_x, n * esz));
+    CK(cudaMalloc(&d_p, rows * K * 4));
+    CK(cudaMalloc(&d_i, rows * K * 4));
+    CK(cudaMalloc(&d_flush, 256u << 20));
+    fk::elem et = fk::elem::f32;
+    if (ty == "bf16") {
+        fill_normal<<<1024, 256>>>(static_cast<__nv_bfloat16*>(d_x), n, sd, 7);
+        et = fk::elem::bf16;
+    } else if (ty == "f16") {
+        fill_normal<<<1024, 256>>>(static_cast<__half*>(d_x), n, sd, 7);
+        et = fk::elem::f16;
+    } else {
+        fill_normal<<<1024, 256>>>(static_cast<float*>(d_x), n, sd, 7);
+    }
+    CK(cudaGetLastError());
+    fk::softmax_topk_args a{et, d_x, d_p, d_i, rows, V, K};
+    const std::size_t tl_words = static_cast<std::size_t>(rows) * fk::stream_tl_points;
+    unsigned long long* d_tl = nullptr;
+    CK(cudaMalloc(&d_tl, tl_words * 8));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int rep = 0; rep < 6; ++rep) {
+        const bool stamps = rep == 5;  // the last launch with the timeline, the others without
+        unsigned long long* ptr = stamps ? d_tl : nullptr;
+        CK(cudaMemset(d_tl, 0, tl_words * 8));
+        CK(cudaMemcpyToSymbol(fk::stream_timeline, &ptr, sizeof(ptr)));
+        CK(cudaMemset(d_flush, rep, 256u << 20));
+        CK(cudaEventRecord(e0));
+        fk::launch_softmax_topk_fused_stream(a, nullptr);
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float t = 0;
+        CK(cudaEventElapsedTime(&t, e0, e1));
+        if (!stamps) ms.push_back(t);
+        else std::printf("with stamps: %.1f us (events)\n", t * 1e3);
+    }
+    std::sort(ms.begin(), ms.end());
+    const double bytes = static_cast<double>(n * esz) + static_cast<double>(rows * K * 8);
+    const double med = ms[ms.size() / 2] * 1e3;
+    std::printf("%s rows %lld V %lld K %lld std %.1f: median %.1f us (events), %.0f GB/s\n", ty.c_str(),
+                (long long)rows, (long long)V, (long long)K, sd, med, bytes / med * 1e-3);
+    std::vector<unsigned long long> tl(tl_words);
+    CK(cudaMemcpy(tl.data(), d_tl, tl.size() * 8, cudaMemcpyDeviceToHost));
+    unsigned long long t0 = ~0ull;
+    for (std::int64_t r = 0; r < rows; ++r) t0 = std::min(t0, tl[r * fk::stream_tl_points + fk::stl_start]);
+    constexpr int np = 7;  // time points: stl_start .. stl_end
+    const char* names[np] = {"start", "seed", "eighth", "half", "stream", "stats", "end"};
+    std::vector<std::vector<double>> at(np);
+    std::vector<double> appends, comps;
+    std::map<unsigned, int> sm_rows;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const unsigned long long* x = &tl[r * fk::stream_tl_points];
+        if (x[fk::stl_end] == 0) continue;  // a row without a finite softmax ends elsewhere
+        for (int q = 0; q < np; ++q) at[q].push_back(x[q] ? (x[q] - t0) * 1e-3 : -1.0);
+        appends.push_back(static_cast<double>(x[fk::stl_appends]));
+        comps.push_back(static_cast<double>(x[fk::stl_compactions]));
+        ++sm_rows[static_cast<unsigned>(x[fk::stl_smid])];
+    }
+    std::printf("rows stamped %zu; us from the earliest row start: point p0 p10 p50 p90 p100\n", at[0].size());
+    for (int q = 0; q < np; ++q)
+        std::printf("  %-6s %7.1f %7.1f %7.1f %7.1f %7.1f\n", names[q], pct(at[q], 0), pct(at[q], 0.1), pct(at[q], 0.5),
+                    pct(at[q], 0.9), pct(at[q], 1.0));
+    std::printf("phase per row (us) p10 p50 p90:\n");
+    for (int q = 1; q < np; ++q) {
+        std::vector<double> d;
+        for (std::size_t i = 0; i < at[0].size(); ++i)
+            if (at[q][i] >= 0 && at[q - 1][i] >= 0) d.push_back(at[q][i] - at[q - 1][i]);
+        std::printf("  %-6s -> %-6s %7.2f %7.2f %7.2f\n", names[q - 1], names[q], pct(d, 0.1), pct(d, 0.5), pct(d, 0.9));
+    }
+    double sa = 0, sc = 0;
+    for (std::size_t i = 0; i < appends.size(); ++i) {
+        sa += appends[i];
+        sc += comps[i];
+    }
+    std::printf("per row: %.1f warp steps with an append, %.2f compactions\n", sa / appends.size(), sc / comps.size());
+    // Row ends by the number of rows their SM held.
+    std::map<int, std::vector<double>> by_load;
+    std::size_t i = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const unsigned long long* x = &tl[r * fk::stream_tl_points];
+        if (x[fk::stl_end] == 0) continue;
+        by_load[sm_rows[static_cast<unsigned>(x[fk::stl_smid])]].push_back(at[np - 1][i]);
+        ++i;
+    }
+    std::printf("row end by rows on the SM: rows/SM SMs p50 p100 (us)\n");
+    for (const auto& [load, ends] : by_load)
+        std::printf("  %3d %4zu %7.1f %7.1f\n", load, ends.size() / static_cast<std::size_t>(load), pct(ends, 0.5),
+                    pct(ends, 1.0));
+    return 0;
+}
