@@ -33,6 +33,7 @@
 // at K = 1024, say). The first version histogrammed every element in step 1: its shared atomics made
 // it 7x slower than fused_stream on random logits (NOTES.md, v6).
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/globaltimer.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/softmax_topk/select.cuh"
 #include "kernels/softmax_topk/softmax_topk.hpp"
@@ -106,9 +107,7 @@ enum radix_tl_point : int {
 __device__ unsigned long long* radix_timeline = nullptr;
 __device__ __forceinline__ void radix_stamp(int point) {
     if (threadIdx.x == 0 && radix_timeline != nullptr) {
-        unsigned long long t;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        radix_timeline[static_cast<std::size_t>(blockIdx.x) * radix_tl_points + point] = t;
+        radix_timeline[static_cast<std::size_t>(blockIdx.x) * radix_tl_points + point] = globaltimer_ns();
     }
 }
 __device__ __forceinline__ void radix_note(unsigned long long v) {

@@ -30,6 +30,7 @@
 //    ranks order them), more by a radix select and a bitonic sort.
 // Any V up to 16 chunks (fp32 ~390K), fp32/bf16/fp16, K <= softmax_topk_max_k. Needs sm_90.
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/globaltimer.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/common/mbarrier.cuh"
 #include "kernels/softmax_topk/select.cuh"
@@ -100,15 +101,10 @@ enum smem_tl_point : int {
 };
 #ifdef FUSEBENCH_SMEM_TIMELINE
 __device__ unsigned long long* smem_timeline = nullptr;
-__device__ __forceinline__ unsigned long long smem_now() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
 #define SMEM_STAMP(point)                                                                                  \
     do {                                                                                                   \
         if (threadIdx.x == 0 && smem_timeline != nullptr) {                                                \
-            const unsigned long long now_ = smem_now();                                                    \
+            const unsigned long long now_ = globaltimer_ns();                                                    \
             smem_timeline[static_cast<std::size_t>(blockIdx.x) * smem_tl_points + (point)] += now_ - tl_last; \
             tl_last = now_;                                                                                \
         }                                                                                                  \
@@ -351,7 +347,7 @@ __global__ void __launch_bounds__(block_threads, 1)
     prefetch(0);
 
 #ifdef FUSEBENCH_SMEM_TIMELINE
-    unsigned long long tl_last = smem_now();
+    unsigned long long tl_last = globaltimer_ns();
 #endif
     for (std::int64_t it = 0;; ++it) {
         const std::int64_t row = cluster_id + it * n_clusters;

@@ -33,6 +33,7 @@
 // with its top K sorted by value-range bins (finish_by_bins) rather than a select and a sort.
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/globaltimer.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/softmax_topk/select.cuh"
 #include "kernels/softmax_topk/softmax_topk.hpp"
@@ -103,17 +104,12 @@ enum stream_tl_point : int {
 };
 #ifdef FUSEBENCH_STREAM_TIMELINE
 __device__ unsigned long long* stream_timeline = nullptr;
-__device__ __forceinline__ unsigned long long stream_now() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
 #define STREAM_SET(row, point, value)                                                                      \
     do {                                                                                                   \
         if (threadIdx.x % 32 == 0 && stream_timeline != nullptr)                                           \
             stream_timeline[static_cast<std::size_t>(row) * stream_tl_points + (point)] = (value);         \
     } while (0)
-#define STREAM_STAMP(row, point) STREAM_SET(row, point, stream_now())
+#define STREAM_STAMP(row, point) STREAM_SET(row, point, globaltimer_ns())
 // The K <= 32 kernel's row from the special registers (nothing live across the stream loop).
 #define STREAM_SLOT_SMALL(point) \
     stream_timeline[(static_cast<std::size_t>(blockIdx.x) * stream_warps + threadIdx.x / 32) * stream_tl_points + (point)]
@@ -123,7 +119,7 @@ __device__ __forceinline__ unsigned long long stream_now() {
     } while (0)
 #define STREAM_STAMP_SMALL(point)                                                                   \
     do {                                                                                             \
-        if (threadIdx.x % 32 == 0 && stream_timeline != nullptr) STREAM_SLOT_SMALL(point) = stream_now(); \
+        if (threadIdx.x % 32 == 0 && stream_timeline != nullptr) STREAM_SLOT_SMALL(point) = globaltimer_ns(); \
     } while (0)
 #else
 #define STREAM_COUNT_SMALL(point) \

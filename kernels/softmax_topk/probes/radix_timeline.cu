@@ -19,6 +19,7 @@
 // none), at 0 (after the block's read) or 1 (at its start), at most kb KB of the chunk.
 #define FUSEBENCH_RADIX_TIMELINE 1
 #include "kernels/softmax_topk/fused_radix.cu"
+#include "kernels/softmax_topk/probes/probe_common.cuh"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -33,38 +34,6 @@
 #include <vector>
 
 namespace fk = fusebench::kernels;
-
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                      \
-        }                                                                                      \
-    } while (0)
-
-__device__ __forceinline__ std::uint32_t mix32(std::uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return static_cast<std::uint32_t>(z ^ (z >> 31));
-}
-
-template <class T> __global__ void fill_normal(T* x, std::size_t n, float sd, std::uint64_t seed) {
-    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        const float u1 = (mix32(seed ^ (2 * i)) + 1.0f) * 2.3283064e-10f;
-        const float u2 = mix32(seed ^ (2 * i + 1)) * 2.3283064e-10f;
-        const float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2) * sd;
-        x[i] = static_cast<T>(z);
-    }
-}
-
-static double pct(std::vector<double> v, double p) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, static_cast<std::size_t>(p * (v.size() - 1) + 0.5))];
-}
 
 int main(int argc, char** argv) {
     if (argc < 6) {

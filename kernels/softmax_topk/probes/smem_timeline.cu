@@ -8,6 +8,7 @@
 //   ./smem_timeline f32|bf16 rows V K std
 #define FUSEBENCH_SMEM_TIMELINE 1
 #include "kernels/softmax_topk/fused_smem.cu"
+#include "kernels/softmax_topk/probes/probe_common.cuh"
 
 #include <cuda_bf16.h>
 
@@ -18,31 +19,6 @@
 #include <vector>
 
 namespace fk = fusebench::kernels;
-
-#define CK(x)                                                                                       \
-    do {                                                                                            \
-        cudaError_t e_ = (x);                                                                       \
-        if (e_ != cudaSuccess) {                                                                    \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                           \
-        }                                                                                           \
-    } while (0)
-
-__device__ __forceinline__ std::uint32_t mix32(std::uint64_t z) {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return static_cast<std::uint32_t>(z ^ (z >> 31));
-}
-
-template <class T> __global__ void fill_normal(T* x, std::size_t n, float sd, std::uint64_t seed) {
-    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        const float u1 = (mix32(seed ^ (2 * i)) + 1.0f) * 2.3283064e-10f;
-        const float u2 = mix32(seed ^ (2 * i + 1)) * 2.3283064e-10f;
-        x[i] = static_cast<T>(sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2) * sd);
-    }
-}
 
 int main(int argc, char** argv) {
     if (argc < 6) {
