@@ -191,6 +191,34 @@ __device__ __forceinline__ int k_block_at(const params& p, const k_order& o, int
     return kb;
 }
 
+// The tile a CTA takes at unit t and its K order: alone (CM = CN = 1) tile t of the grouped raster;
+// in a CM x CN multicast cluster the tile at this CTA's rank (crank, CM fastest) of unit t of the
+// clusters' raster, with one K order for the whole cluster.
+template <int CM, int CN>
+__device__ __forceinline__ void place_tile(const params& p, int t, int local, int crank, int& m_blk, int& n_blk,
+                                           k_order& ko) {
+    if constexpr (CM * CN > 1) {
+        int mp, np;
+        sched_coords(p, t, mp, np);
+        m_blk = mp * CM + crank % CM;
+        n_blk = np * CN + crank / CM;
+        ko = k_order_of(p, mp, np, local);
+    } else {
+        tile_coords(p, t, m_blk, n_blk);
+        ko = k_order_of(p, m_blk, n_blk, local);
+    }
+}
+
+// A consumer thread's two accumulator rows of row block m_blk (r0 and r0 + 8, for warpgroup wg and
+// its row in it) and their rows of A's scales: null past m (those rows arrive as zeros, scale 0).
+__device__ __forceinline__ void a_rows_of(const params& p, int m_blk, int bm, int wg, int row_in_wg, int& r0, int& r1,
+                                          const float*& as0, const float*& as1) {
+    r0 = m_blk * bm + wg * 64 + row_in_wg;
+    r1 = r0 + 8;
+    as0 = r0 < p.m ? p.a_scale + static_cast<std::size_t>(r0) * p.k_blocks : nullptr;
+    as1 = r1 < p.m ? p.a_scale + static_cast<std::size_t>(r1) * p.k_blocks : nullptr;
+}
+
 using sm90::mbar_arrive;
 using sm90::mbar_expect_tx;
 using sm90::mbar_init;
@@ -424,20 +452,8 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
     };
     auto tile_at = [&](int t, int local) {
         tile_info ti;
-        if constexpr (CM * CN > 1) {
-            int mp, np;
-            sched_coords(p, t, mp, np);
-            ti.m_blk = mp * CM + crank % CM;
-            ti.n_blk = np * CN + crank / CM;
-            ti.ko = k_order_of(p, mp, np, local);  // one K order for the whole cluster
-        } else {
-            tile_coords(p, t, ti.m_blk, ti.n_blk);
-            ti.ko = k_order_of(p, ti.m_blk, ti.n_blk, local);
-        }
-        ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
-        ti.r1 = ti.r0 + 8;
-        ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
-        ti.as1 = ti.r1 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r1) * p.k_blocks : nullptr;
+        place_tile<CM, CN>(p, t, local, crank, ti.m_blk, ti.n_blk, ti.ko);
+        a_rows_of(p, ti.m_blk, bm, wg, row_in_wg, ti.r0, ti.r1, ti.as0, ti.as1);
         int lo = (3 * ti.n_blk) / 2;
         if constexpr (CN > 1) lo = min(lo, p.n_scale_blocks - 1);  // a tile past N (ragged cluster): any scale row
         const int hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
@@ -720,12 +736,8 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
     };
     auto tile_at = [&](int t, int local) {
         tile_info ti;
-        tile_coords(p, t, ti.m_blk, ti.n_blk);
-        ti.ko = k_order_of(p, ti.m_blk, ti.n_blk, local);
-        ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
-        ti.r1 = ti.r0 + 8;
-        ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
-        ti.as1 = ti.r1 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r1) * p.k_blocks : nullptr;
+        place_tile<1, 1>(p, t, local, 0, ti.m_blk, ti.n_blk, ti.ko);
+        a_rows_of(p, ti.m_blk, bm, wg, row_in_wg, ti.r0, ti.r1, ti.as0, ti.as1);
         const int lo = BN == 256 ? 2 * ti.n_blk : (3 * ti.n_blk) / 2, hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
         ti.bs_lo = p.b_scale + static_cast<std::size_t>(lo) * p.k_blocks;
         ti.bs_hi = p.b_scale + static_cast<std::size_t>(hi) * p.k_blocks;
@@ -903,20 +915,8 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
     };
     auto tile_at = [&](int t, int local) {
         tile_info ti;
-        if constexpr (CM * CN > 1) {
-            int mp, np;
-            sched_coords(p, t, mp, np);
-            ti.m_blk = mp * CM + crank % CM;
-            ti.n_blk = np * CN + crank / CM;
-            ti.ko = k_order_of(p, mp, np, local);  // one K order for the whole cluster
-        } else {
-            tile_coords(p, t, ti.m_blk, ti.n_blk);
-            ti.ko = k_order_of(p, ti.m_blk, ti.n_blk, local);
-        }
-        ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
-        ti.r1 = ti.r0 + 8;
-        ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
-        ti.as1 = ti.r1 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r1) * p.k_blocks : nullptr;
+        place_tile<CM, CN>(p, t, local, crank, ti.m_blk, ti.n_blk, ti.ko);
+        a_rows_of(p, ti.m_blk, bm, wg, row_in_wg, ti.r0, ti.r1, ti.as0, ti.as1);
         int lo = (9 * ti.n_blk) / 8;
         if constexpr (CN > 1) lo = min(lo, p.n_scale_blocks - 1);  // a tile past N (ragged cluster): any scale row
         const int hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
@@ -1226,10 +1226,7 @@ __global__ void __launch_bounds__(threads, 1)
             tile_coords(p, t, mp, ti.n_blk);
             ti.m_blk = mp * CLUSTER + static_cast<int>(rank);
             ti.ko = k_order_of(p, mp, ti.n_blk, local);
-            ti.r0 = ti.m_blk * bm + wg * 64 + row_in_wg;
-            ti.r1 = ti.r0 + 8;
-            ti.as0 = ti.r0 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r0) * p.k_blocks : nullptr;
-            ti.as1 = ti.r1 < p.m ? p.a_scale + static_cast<std::size_t>(ti.r1) * p.k_blocks : nullptr;
+            a_rows_of(p, ti.m_blk, bm, wg, row_in_wg, ti.r0, ti.r1, ti.as0, ti.as1);
             ti.bs = p.b_scale + static_cast<std::size_t>(ti.n_blk) * p.k_blocks;
             return ti;
         };
