@@ -149,27 +149,27 @@ struct params {
 
 #if defined(FUSEBENCH_FP8_WGMMA_DEVICE_CODE)
 
-// Unit t of the grouped raster: group_m (cluster) row blocks at a time, the row block fastest.
-__device__ __forceinline__ void tile_coords(const params& p, int t, int& m_blk, int& n_blk) {
-    const int per_group = group_m * p.n_blocks;
+// Unit t of a grouped raster of n_units columns: group_m (cluster) row units at a time, the row
+// unit fastest.
+__device__ __forceinline__ void raster_coords(const params& p, int n_units, int t, int& m_unit, int& n_unit) {
+    const int per_group = group_m * n_units;
     const int g = t / per_group;
     const int first = g * group_m;
     const int rows = min(group_m, p.sched_m_blocks - first);
     const int r = t - g * per_group;
-    m_blk = first + r % rows;
-    n_blk = r / rows;
+    m_unit = first + r % rows;
+    n_unit = r / rows;
 }
 
-// Unit t of the multicast clusters' raster (sched_coords: p.sched_n_blocks column units of cluster_n
-// tiles each); otherwise tile_coords's order.
+// Unit t of the grouped raster of tiles.
+__device__ __forceinline__ void tile_coords(const params& p, int t, int& m_blk, int& n_blk) {
+    raster_coords(p, p.n_blocks, t, m_blk, n_blk);
+}
+
+// Unit t of the multicast clusters' raster (p.sched_n_blocks column units of cluster_n tiles each);
+// otherwise tile_coords's order.
 __device__ __forceinline__ void sched_coords(const params& p, int t, int& mp, int& np) {
-    const int per_group = group_m * p.sched_n_blocks;
-    const int g = t / per_group;
-    const int first = g * group_m;
-    const int rows = min(group_m, p.sched_m_blocks - first);
-    const int r = t - g * per_group;
-    mp = first + r % rows;
-    np = r / rows;
+    raster_coords(p, p.sched_n_blocks, t, mp, np);
 }
 
 // K order of a tile: the K block at position j (0 <= j < k_blocks) of the scheduler unit at

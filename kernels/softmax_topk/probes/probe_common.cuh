@@ -1,14 +1,19 @@
 #pragma once
 // What the softmax + top-k timeline probes share (diagnostics, not part of the build): the error
 // check, the N(0, sd^2) logits generator (a counter-based hash, so every probe fills the same
-// inputs for a seed) and a percentile of a sample.
+// inputs for a seed), the problem on the device, the timed launches and a percentile of a sample.
 
+#include "kernels/softmax_topk/softmax_topk.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #define CK(x)                                                                                       \
@@ -41,4 +46,61 @@ inline double pct(std::vector<double> v, double q) {
     if (v.empty()) return 0.0;
     std::sort(v.begin(), v.end());
     return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+// A probe's problem on the device: rows x V logits of type ty ("f32", "bf16" or "f16") from
+// N(0, sd^2) (seed 7), room for the top K, and a 256 MB buffer whose memset before a launch leaves
+// L2 cold.
+struct probe_problem {
+    fusebench::kernels::softmax_topk_args args{};
+    std::size_t logit_bytes = 0;
+    void* flush = nullptr;
+    static constexpr std::size_t flush_bytes = 256u << 20;
+};
+inline probe_problem make_problem(const std::string& ty, std::int64_t rows, std::int64_t V, std::int64_t K, float sd) {
+    namespace fk = fusebench::kernels;
+    probe_problem pr;
+    const fk::elem et = ty == "bf16" ? fk::elem::bf16 : ty == "f16" ? fk::elem::f16 : fk::elem::f32;
+    const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(V);
+    pr.logit_bytes = n * (et == fk::elem::f32 ? 4 : 2);
+    void* x = nullptr;
+    float* p = nullptr;
+    std::int32_t* i = nullptr;
+    CK(cudaMalloc(&x, pr.logit_bytes));
+    CK(cudaMalloc(&p, static_cast<std::size_t>(rows * K) * 4));
+    CK(cudaMalloc(&i, static_cast<std::size_t>(rows * K) * 4));
+    CK(cudaMalloc(&pr.flush, probe_problem::flush_bytes));
+    if (et == fk::elem::bf16) fill_normal<<<1024, 256>>>(static_cast<__nv_bfloat16*>(x), n, sd, 7);
+    else if (et == fk::elem::f16) fill_normal<<<1024, 256>>>(static_cast<__half*>(x), n, sd, 7);
+    else fill_normal<<<1024, 256>>>(static_cast<float*>(x), n, sd, 7);
+    CK(cudaGetLastError());
+    pr.args = fk::softmax_topk_args{et, x, p, i, rows, V, K};
+    return pr;
+}
+
+// Six cold launches (the flush buffer written before each), timed by events: arm(false) before the
+// first five, arm(true) before the sixth, whose time is printed as "with stamps"; returns the median
+// of the five in us.
+template <class Launch, class Arm> double time_launches(const probe_problem& pr, Launch launch, Arm arm) {
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int rep = 0; rep < 6; ++rep) {
+        const bool stamps = rep == 5;
+        arm(stamps);
+        CK(cudaMemset(pr.flush, rep, probe_problem::flush_bytes));
+        CK(cudaEventRecord(e0));
+        launch();
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float t = 0;
+        CK(cudaEventElapsedTime(&t, e0, e1));
+        if (!stamps) ms.push_back(t);
+        else std::printf("with stamps: %.1f us (events)\n", t * 1e3);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2] * 1e3;
 }

@@ -43,35 +43,20 @@ int main(int argc, char** argv) {
     const std::string dt = argv[1];
     const std::int64_t rows = std::atoll(argv[2]), V = std::atoll(argv[3]), K = std::atoll(argv[4]);
     const float sd = static_cast<float>(std::atof(argv[5]));
-    const fk::elem type = dt == "bf16" ? fk::elem::bf16 : dt == "f16" ? fk::elem::f16 : fk::elem::f32;
+    const probe_problem pr = make_problem(dt, rows, V, K, sd);
+    const fk::elem type = pr.args.type;
     const std::size_t esz = type == fk::elem::f32 ? 4 : 2;
-    const std::size_t n = static_cast<std::size_t>(rows) * V;
-    void* d_x = nullptr;
-    CK(cudaMalloc(&d_x, n * esz));
-    if (type == fk::elem::f32) fill_normal<<<2048, 256>>>(static_cast<float*>(d_x), n, sd, 7);
-    if (type == fk::elem::bf16) fill_normal<<<2048, 256>>>(static_cast<__nv_bfloat16*>(d_x), n, sd, 7);
-    if (type == fk::elem::f16) fill_normal<<<2048, 256>>>(static_cast<__half*>(d_x), n, sd, 7);
-    CK(cudaGetLastError());
-    float* d_p = nullptr;
-    std::int32_t* d_i = nullptr;
-    CK(cudaMalloc(&d_p, rows * K * 4));
-    CK(cudaMalloc(&d_i, rows * K * 4));
-    const std::size_t flush_bytes = 256u << 20;
-    void* d_flush = nullptr;
-    CK(cudaMalloc(&d_flush, flush_bytes));
+    const std::size_t flush_bytes = probe_problem::flush_bytes;
+    void* d_flush = pr.flush;
+    const void* d_x = pr.args.d_logits;
+    const float* d_p = pr.args.d_probs;
+    const std::int32_t* d_i = pr.args.d_indices;
     const std::size_t tl_n = static_cast<std::size_t>(rows) * fk::radix_max_cluster * fk::radix_tl_points;
     unsigned long long* d_tl = nullptr;
     CK(cudaMalloc(&d_tl, tl_n * 8));
     CK(cudaMemcpyToSymbol(fk::radix_timeline, &d_tl, sizeof d_tl));
 
-    fk::softmax_topk_args a;
-    a.type = type;
-    a.d_logits = d_x;
-    a.d_probs = d_p;
-    a.d_indices = d_i;
-    a.rows = rows;
-    a.V = V;
-    a.K = K;
+    const fk::softmax_topk_args a = pr.args;
     // The launcher, or (FUSEBENCH_RADIX_PF) the kernel's launch with a given prefetch.
     std::function<void(const fk::softmax_topk_args&)> launch = [](const fk::softmax_topk_args& x) {
         fk::launch_softmax_topk_fused_radix(x, nullptr);

@@ -28,46 +28,21 @@ int main(int argc, char** argv) {
     const bool bf = std::string(argv[1]) == "bf16";
     const std::int64_t rows = std::atoll(argv[2]), V = std::atoll(argv[3]), K = std::atoll(argv[4]);
     const float sd = static_cast<float>(std::atof(argv[5]));
-    const std::size_t n = static_cast<std::size_t>(rows * V), esz = bf ? 2 : 4;
-    void* d_x = nullptr;
-    float* d_p = nullptr;
-    std::int32_t* d_i = nullptr;
-    void* d_flush = nullptr;
-    CK(cudaMalloc(&d_x, n * esz));
-    CK(cudaMalloc(&d_p, rows * K * 4));
-    CK(cudaMalloc(&d_i, rows * K * 4));
-    CK(cudaMalloc(&d_flush, 256u << 20));
-    if (bf) fill_normal<<<1024, 256>>>(static_cast<__nv_bfloat16*>(d_x), n, sd, 7);
-    else fill_normal<<<1024, 256>>>(static_cast<float*>(d_x), n, sd, 7);
-    CK(cudaGetLastError());
-    fk::softmax_topk_args a{bf ? fk::elem::bf16 : fk::elem::f32, d_x, d_p, d_i, rows, V, K};
+    const probe_problem pr = make_problem(bf ? "bf16" : "f32", rows, V, K, sd);
+    const fk::softmax_topk_args a = pr.args;
     const int max_blocks = 4096;
     unsigned long long* d_tl = nullptr;
     CK(cudaMalloc(&d_tl, max_blocks * fk::smem_tl_points * 8));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> ms;
-    for (int rep = 0; rep < 6; ++rep) {
-        const bool stamps = rep == 5;  // the last launch with the timeline, the others without
-        unsigned long long* ptr = stamps ? d_tl : nullptr;
-        CK(cudaMemset(d_tl, 0, max_blocks * fk::smem_tl_points * 8));
-        CK(cudaMemcpyToSymbol(fk::smem_timeline, &ptr, sizeof(ptr)));
-        CK(cudaMemset(d_flush, rep, 256u << 20));
-        CK(cudaEventRecord(e0));
-        fk::launch_softmax_topk_fused_smem(a, nullptr);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float t = 0;
-        CK(cudaEventElapsedTime(&t, e0, e1));
-        if (!stamps) ms.push_back(t);
-        else std::printf("with stamps: %.1f us\n", t * 1e3);
-    }
-    std::sort(ms.begin(), ms.end());
-    const double floor_us = static_cast<double>(n * esz) / 3.0e3 / 1e3;  // at 3.0 TB/s
+    const double med = time_launches(
+        pr, [&] { fk::launch_softmax_topk_fused_smem(a, nullptr); },
+        [&](bool stamps) {
+            unsigned long long* ptr = stamps ? d_tl : nullptr;
+            CK(cudaMemset(d_tl, 0, max_blocks * fk::smem_tl_points * 8));
+            CK(cudaMemcpyToSymbol(fk::smem_timeline, &ptr, sizeof(ptr)));
+        });
+    const double floor_us = static_cast<double>(pr.logit_bytes) / 3.0e3 / 1e3;  // at 3.0 TB/s
     std::printf("%s rows %lld V %lld K %lld std %.1f: median %.1f us (floor at 3.0 TB/s %.1f us, %.1f%%)\n", argv[1],
-                (long long)rows, (long long)V, (long long)K, sd, ms[ms.size() / 2] * 1e3, floor_us,
-                100.0 * floor_us / (ms[ms.size() / 2] * 1e3));
+                (long long)rows, (long long)V, (long long)K, sd, med, floor_us, 100.0 * floor_us / med);
     std::vector<unsigned long long> tl(max_blocks * fk::smem_tl_points);
     CK(cudaMemcpy(tl.data(), d_tl, tl.size() * 8, cudaMemcpyDeviceToHost));
     const char* names[] = {"wait", "pass_a", "bar1", "pass_b", "bar2", "ties", "leader"};

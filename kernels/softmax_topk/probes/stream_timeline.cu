@@ -38,52 +38,19 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "stream_timeline: the stamps are in the K <= 32 kernel only\n");
         return 2;
     }
-    const std::size_t n = static_cast<std::size_t>(rows * V), esz = ty == "f32" ? 4 : 2;
-    void* d_x = nullptr;
-    float* d_p = nullptr;
-    std::int32_t* d_i = nullptr;
-    void* d_flush = nullptr;
-    CK(cudaMalloc(&d_x, n * esz));
-    CK(cudaMalloc(&d_p, rows * K * 4));
-    CK(cudaMalloc(&d_i, rows * K * 4));
-    CK(cudaMalloc(&d_flush, 256u << 20));
-    fk::elem et = fk::elem::f32;
-    if (ty == "bf16") {
-        fill_normal<<<1024, 256>>>(static_cast<__nv_bfloat16*>(d_x), n, sd, 7);
-        et = fk::elem::bf16;
-    } else if (ty == "f16") {
-        fill_normal<<<1024, 256>>>(static_cast<__half*>(d_x), n, sd, 7);
-        et = fk::elem::f16;
-    } else {
-        fill_normal<<<1024, 256>>>(static_cast<float*>(d_x), n, sd, 7);
-    }
-    CK(cudaGetLastError());
-    fk::softmax_topk_args a{et, d_x, d_p, d_i, rows, V, K};
+    const probe_problem pr = make_problem(ty, rows, V, K, sd);
+    const fk::softmax_topk_args a = pr.args;
     const std::size_t tl_words = static_cast<std::size_t>(rows) * fk::stream_tl_points;
     unsigned long long* d_tl = nullptr;
     CK(cudaMalloc(&d_tl, tl_words * 8));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> ms;
-    for (int rep = 0; rep < 6; ++rep) {
-        const bool stamps = rep == 5;  // the last launch with the timeline, the others without
-        unsigned long long* ptr = stamps ? d_tl : nullptr;
-        CK(cudaMemset(d_tl, 0, tl_words * 8));
-        CK(cudaMemcpyToSymbol(fk::stream_timeline, &ptr, sizeof(ptr)));
-        CK(cudaMemset(d_flush, rep, 256u << 20));
-        CK(cudaEventRecord(e0));
-        fk::launch_softmax_topk_fused_stream(a, nullptr);
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float t = 0;
-        CK(cudaEventElapsedTime(&t, e0, e1));
-        if (!stamps) ms.push_back(t);
-        else std::printf("with stamps: %.1f us (events)\n", t * 1e3);
-    }
-    std::sort(ms.begin(), ms.end());
-    const double bytes = static_cast<double>(n * esz) + static_cast<double>(rows * K * 8);
-    const double med = ms[ms.size() / 2] * 1e3;
+    const double med = time_launches(
+        pr, [&] { fk::launch_softmax_topk_fused_stream(a, nullptr); },
+        [&](bool stamps) {
+            unsigned long long* ptr = stamps ? d_tl : nullptr;
+            CK(cudaMemset(d_tl, 0, tl_words * 8));
+            CK(cudaMemcpyToSymbol(fk::stream_timeline, &ptr, sizeof(ptr)));
+        });
+    const double bytes = static_cast<double>(pr.logit_bytes) + static_cast<double>(rows * K * 8);
     std::printf("%s rows %lld V %lld K %lld std %.1f: median %.1f us (events), %.0f GB/s\n", ty.c_str(),
                 (long long)rows, (long long)V, (long long)K, sd, med, bytes / med * 1e-3);
     std::vector<unsigned long long> tl(tl_words);
