@@ -437,6 +437,15 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
     constexpr int W = vec16<T>::n;
     constexpr int per_batch = 32 * U;
     if (w.count + per_batch * W > cap) w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane, st.m);
+#ifdef FUSEBENCH_STREAM_L2PF
+    // Experiment (probes only; off in the library): ask L2 for this lane's vectors of the batch
+    // FUSEBENCH_STREAM_L2PF batches ahead, so the refills below find them in L2.
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+        const std::uint32_t ja = j + (FUSEBENCH_STREAM_L2PF)*per_batch + u * 32;
+        if (ja < nvec) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + (FUSEBENCH_STREAM_L2PF)*per_batch + u * 32));
+    }
+#endif
     const vec_list<T> no_list{nullptr, nullptr};
 #pragma unroll
     for (int u = 0; u < U; ++u) {
