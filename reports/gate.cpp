@@ -56,7 +56,8 @@ policy parse_policy(const nlohmann::json& j, const std::string& source) {
     p.source = source;
     if (!j.is_object()) throw bad_input(source + ": a policy is a JSON object");
     static const std::set<std::string> known{"fusebench_policy", "comment", "threshold", "overrides", "noise_z", "bootstrap",
-                                             "fail_on_missing", "cross_board_min_pct_of_ceiling"};
+                                             "fail_on_missing", "cross_board_min_pct_of_ceiling",
+                                             "cross_board_gate_reference_rows"};
     for (const auto& [k, v] : j.items()) {
         if (!known.count(k)) throw bad_input(source + ": unknown policy key '" + k + "'");
     }
@@ -106,6 +107,12 @@ policy parse_policy(const nlohmann::json& j, const std::string& source) {
                 throw bad_input(source + ": unknown policy key 'bootstrap." + k + "'");
             }
         }
+    }
+    if (j.contains("cross_board_gate_reference_rows")) {
+        if (!j["cross_board_gate_reference_rows"].is_boolean()) {
+            throw bad_input(source + ": cross_board_gate_reference_rows must be true or false");
+        }
+        p.cross_board_gate_reference_rows = j["cross_board_gate_reference_rows"].get<bool>();
     }
     if (j.contains("fail_on_missing")) {
         if (!j["fail_on_missing"].is_boolean()) throw bad_input(source + ": fail_on_missing must be true or false");
@@ -351,6 +358,20 @@ void judge_performance(pair_result& p, const nlohmann::json& rb, const device_ct
             v = verdict::inconclusive;
         }
     }
+    if (p.relation == device_relation::same_model && !pol.cross_board_gate_reference_rows &&
+        (v == verdict::slower || v == verdict::faster)) {
+        const std::string role = rn.value("role", std::string{});
+        if (role == "baseline" || role == "peer") {
+            // Seen on two H100 boards (baselines at c9adc8d and d6e3591, both gated): the unchanged
+            // naive decode q1 k32768 read 6.4% slower at 75-80% of the ceiling, all of it cuBLAS's
+            // P V kernel (94.2 -> 108.9 us); cuDNN's attention moved 5-6% at 4k the same way.
+            p.note = std::string(v == verdict::slower ? "slower" : "faster") +
+                     " by the interval, but not gated across boards: a " + role +
+                     " row (reference code, not under test), whose library kernels' speed differs by board; "
+                     "compare on one board";
+            v = verdict::inconclusive;
+        }
+    }
     bool gate_note = false;
     if (launch_gate_differs && (v == verdict::slower || v == verdict::faster)) {
         const auto kb = kernels_per_launch(rb), kn = kernels_per_launch(rn);
@@ -544,7 +565,9 @@ comparison compare_reports(const loaded_report& base, const loaded_report& now, 
                 c.relation = "same device: medians compared directly";
                 break;
             case device_relation::same_model:
-                c.relation = "same GPU model on different boards: efficiency (time against each run's own measured ceiling) compared, gate active";
+                c.relation = "same GPU model on different boards: efficiency (time against each run's own measured ceiling) compared, gate active "
+                             "(not for results under " + format("%.3g", pol.cross_board_min_pct_of_ceiling) + "% of their ceiling" +
+                             (pol.cross_board_gate_reference_rows ? "" : ", nor for baseline and peer rows") + ")";
                 break;
             case device_relation::different_model:
                 c.relation = "different GPUs: efficiency (% of each device's measured ceiling) compared, both times shown; "

@@ -67,6 +67,12 @@ struct policy {
     // both runs are not gated: their time is set by launch and ramp latency and clocks, which
     // differ between boards and which no measured ceiling normalizes (INCONCLUSIVE with the reason).
     double cross_board_min_pct_of_ceiling = 50;
+    // Across two boards of the same GPU model, whether the reference rows (role baseline or peer:
+    // the naive pipelines and the vendor libraries, not the code under test) are gated. Off by
+    // default: their library kernels' speed differs by board (the unchanged naive decode's cuBLAS
+    // P V kernel took 94.2 us on one H100 and 108.9 on another, README "Three uses"); such a change
+    // is INCONCLUSIVE with the reason. On the same board they are gated as every result.
+    bool cross_board_gate_reference_rows = false;
 
     // suite/variant override, then suite override, then the global threshold.
     double threshold_for(const std::string& suite, const std::string& variant) const;

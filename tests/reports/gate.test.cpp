@@ -302,7 +302,8 @@ TEST_CASE("policy files: precedence and bad policies", "[reports][gate]") {
     const std::string bad = GENERATE(as<std::string>{}, R"({"threshold": 0.05})", R"({"fusebench_policy": 1, "treshold": 0.05})",
                                      R"({"fusebench_policy": 1, "threshold": -1})", R"({"fusebench_policy": 1, "threshold": "5%"})",
                                      R"({"fusebench_policy": 1, "overrides": {"a/b/c": 0.1}})",
-                                     R"({"fusebench_policy": 1, "bootstrap": {"resamples": 5}})", R"([1, 2])");
+                                     R"({"fusebench_policy": 1, "bootstrap": {"resamples": 5}})", R"([1, 2])",
+                                     R"({"fusebench_policy": 1, "cross_board_gate_reference_rows": "yes"})");
     CAPTURE(bad);
     CHECK_THROWS_AS(parse_policy(nlohmann::json::parse(bad), "p.json"), bad_input);
 }
@@ -311,6 +312,9 @@ TEST_CASE("the project's policy file parses", "[reports][gate]") {
     const auto p = load_policy(std::string(FUSEBENCH_SOURCE_DIR) + "/reports/policy.json");
     CHECK(p.threshold == 0.05);
     CHECK(p.noise_z == 3.0);
+    CHECK_FALSE(p.cross_board_gate_reference_rows);
+    CHECK(parse_policy(nlohmann::json::parse(R"({"fusebench_policy": 1, "cross_board_gate_reference_rows": true})"), "p.json")
+              .cross_board_gate_reference_rows);
 }
 
 TEST_CASE("across boards of one model, results far below their ceiling are not gated", "[reports][gate]") {
@@ -336,6 +340,48 @@ TEST_CASE("across boards of one model, results far below their ceiling are not g
     SECTION("near the ceiling the cross-board gate stays active") {
         const auto c = compare_docs(make_report({timed(100, 0.003)}, board_a), make_report({timed(120, 0.003)}, board_b));
         CHECK(only_pair(c).v == verdict::slower);
+    }
+}
+
+TEST_CASE("across boards of one model, baseline and peer rows are not gated; fused rows are", "[reports][gate]") {
+    synth_device board_a;
+    synth_device board_b = board_a;
+    board_b.uuid = "GPU-eeeeeeee-0000-0000-0000-000000000005";
+    // Near the ceiling (100 us for the default traffic model), 10% slower on board B: above the
+    // latency-bound rule, so only the role decides.
+    auto row = [](double median_us, const std::string& role) {
+        synth_result r = timed(median_us, 0.003);
+        r.role = role;
+        r.variant = role == "fused" ? "fused_vec" : role == "baseline" ? "naive" : "vendor";
+        return r;
+    };
+    const std::string role = GENERATE(as<std::string>{}, "baseline", "peer");
+    CAPTURE(role);
+    SECTION("another board: the reference row is INCONCLUSIVE with the reason, exit 0") {
+        const auto c = compare_docs(make_report({row(100, role)}, board_a), make_report({row(110, role)}, board_b));
+        const auto& p = only_pair(c);
+        CHECK(p.relation == device_relation::same_model);
+        CHECK(p.v == verdict::inconclusive);
+        CHECK(p.note.find("not gated across boards: a " + role + " row") != std::string::npos);
+        CHECK(c.exit_code == 0);
+        CHECK(c.relation.find("nor for baseline and peer rows") != std::string::npos);
+    }
+    SECTION("another board: a fused row is still SLOWER") {
+        const auto c = compare_docs(make_report({row(100, "fused")}, board_a), make_report({row(110, "fused")}, board_b));
+        CHECK(only_pair(c).v == verdict::slower);
+        CHECK(c.exit_code == 1);
+    }
+    SECTION("the same board: the reference row is SLOWER") {
+        const auto c = compare_docs(make_report({row(100, role)}, board_a), make_report({row(110, role)}, board_a));
+        CHECK(only_pair(c).v == verdict::slower);
+        CHECK(c.exit_code == 1);
+    }
+    SECTION("the policy can gate reference rows across boards too") {
+        policy strict;
+        strict.cross_board_gate_reference_rows = true;
+        const auto c = compare_docs(make_report({row(100, role)}, board_a), make_report({row(110, role)}, board_b), strict);
+        CHECK(only_pair(c).v == verdict::slower);
+        CHECK(c.relation.find("nor for baseline") == std::string::npos);
     }
 }
 
