@@ -345,51 +345,50 @@ void judge_performance(pair_result& p, const nlohmann::json& rb, const device_ct
     }
     verdict v = classify(*p.interval, p.threshold);
     if (v == verdict::inconclusive) p.note = more_samples_note(*p.interval, p.threshold);
-    if (p.relation == device_relation::same_model && p.basis == "efficiency" &&
-        std::max(*p.base.pct_of_ceiling, *p.now.pct_of_ceiling) < pol.cross_board_min_pct_of_ceiling) {
-        // Measured on two H200 boards: kernels of 4 to 48 us at 0.2% to 35% of the copy ceiling
-        // moved by 5% to 30% between boards, beyond their within-run noise, while every result
-        // above 80% agreed within 3.7% (README, "Three uses").
-        if (v == verdict::slower || v == verdict::faster) {
-            p.note = std::string(v == verdict::slower ? "slower" : "faster") + " by the interval, but not gated across boards: " +
-                     format("%.3g", *p.base.pct_of_ceiling) + "% and " + format("%.3g", *p.now.pct_of_ceiling) +
-                     "% of the ceiling, below " + format("%.3g", pol.cross_board_min_pct_of_ceiling) +
-                     "%: latency and clocks, which differ between boards, set its time; compare on one board";
-            v = verdict::inconclusive;
-        }
-    }
-    if (p.relation == device_relation::same_model && !pol.cross_board_gate_reference_rows &&
-        (v == verdict::slower || v == verdict::faster)) {
+    // A decided change that is not judged: INCONCLUSIVE, the note says which way the interval went
+    // and why it does not count.
+    const bool eff = p.relation == device_relation::different_model;
+    auto not_judged = [&](const std::string& why) {
+        p.note = std::string(v == verdict::slower ? (eff ? "lower efficiency" : "slower") : (eff ? "higher efficiency" : "faster")) +
+                 " by the interval, but " + why;
+        v = verdict::inconclusive;
+    };
+    const auto decided = [&] { return v == verdict::slower || v == verdict::faster; };
+    if (decided() && p.relation == device_relation::same_model) {
         const std::string role = rn.value("role", std::string{});
-        if (role == "baseline" || role == "peer") {
+        if (p.basis == "efficiency" &&
+            std::max(*p.base.pct_of_ceiling, *p.now.pct_of_ceiling) < pol.cross_board_min_pct_of_ceiling) {
+            // Measured on two H200 boards: kernels of 4 to 48 us at 0.2% to 35% of the copy ceiling
+            // moved by 5% to 30% between boards, beyond their within-run noise, while every result
+            // above 80% agreed within 3.7% (README, "Three uses").
+            not_judged("not gated across boards: " + format("%.3g", *p.base.pct_of_ceiling) + "% and " +
+                       format("%.3g", *p.now.pct_of_ceiling) + "% of the ceiling, below " +
+                       format("%.3g", pol.cross_board_min_pct_of_ceiling) +
+                       "%: latency and clocks, which differ between boards, set its time; compare on one board");
+        } else if (!pol.cross_board_gate_reference_rows && (role == "baseline" || role == "peer")) {
             // Seen on two H100 boards (baselines at c9adc8d and d6e3591, both gated): the unchanged
             // naive decode q1 k32768 read 6.4% slower at 75-80% of the ceiling, all of it cuBLAS's
             // P V kernel (94.2 -> 108.9 us); cuDNN's attention moved 5-6% at 4k the same way.
-            p.note = std::string(v == verdict::slower ? "slower" : "faster") +
-                     " by the interval, but not gated across boards: a " + role +
-                     " row (reference code, not under test), whose library kernels' speed differs by board; "
-                     "compare on one board";
-            v = verdict::inconclusive;
+            not_judged("not gated across boards: a " + role +
+                       " row (reference code, not under test), whose library kernels' speed differs by board; "
+                       "compare on one board");
         }
     }
     bool gate_note = false;
-    if (launch_gate_differs && (v == verdict::slower || v == verdict::faster)) {
+    if (decided() && launch_gate_differs) {
         const auto kb = kernels_per_launch(rb), kn = kernels_per_launch(rn);
         if (!kb || !kn || *kb > 1 || *kn > 1) {
             gate_note = true;
             // Seen on two H100 boards: the unchanged naive decode pipeline (three short kernels)
             // read 12.5% slower ungated, the gated run as fast as before (README, "What is measured").
-            const bool eff = p.relation == device_relation::different_model;
-            p.note = std::string(v == verdict::slower ? (eff ? "lower efficiency" : "slower") : (eff ? "higher efficiency" : "faster")) +
-                     " by the interval, but not judged: " +
-                     (kb && kn ? std::to_string(std::max(*kb, *kn)) + " kernels per launch"
-                               : std::string("kernels per launch unknown")) +
-                     ", timed behind the launch gate on one side only (the other's span holds the host's launch gaps); "
-                     "compare reports made with the same timing";
-            v = verdict::inconclusive;
+            not_judged("not judged: " +
+                       (kb && kn ? std::to_string(std::max(*kb, *kn)) + " kernels per launch"
+                                 : std::string("kernels per launch unknown")) +
+                       ", timed behind the launch gate on one side only (the other's span holds the host's launch gaps); "
+                       "compare reports made with the same timing");
         }
     }
-    if (p.relation == device_relation::different_model) {
+    if (eff) {
         if (v == verdict::slower) v = verdict::lower_efficiency;
         if (v == verdict::faster) v = verdict::higher_efficiency;
         if (v == verdict::inconclusive && !gate_note) p.note = "efficiencies differ by less than the noise can settle";

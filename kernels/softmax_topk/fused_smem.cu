@@ -712,17 +712,15 @@ template <class T> void launch_smem(const softmax_topk_args& a, cudaStream_t str
         const std::lock_guard<std::mutex> lock(plans_mutex);
         plans.emplace(std::make_pair(dev, a.V), best);
     }
-    const int best_c = best.c, best_clusters = best.clusters, best_stage = best.stage;
-    const std::int64_t best_chunk = best.chunk;
-    const int smem = smem_stages * best_stage + static_cast<int>(ctl);
+    const int smem = smem_stages * best.stage + static_cast<int>(ctl);
     check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                "softmax_topk_smem_kernel: cudaFuncSetAttribute(shared memory)");
-    const std::int64_t n_clusters = std::min<std::int64_t>(a.rows, best_clusters);
+    const std::int64_t n_clusters = std::min<std::int64_t>(a.rows, best.clusters);
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg =
-        cluster_config(static_cast<unsigned>(n_clusters * best_c), static_cast<unsigned>(best_c), smem, attr);
+        cluster_config(static_cast<unsigned>(n_clusters * best.c), static_cast<unsigned>(best.c), smem, attr);
     check_call(cudaLaunchKernelEx(&cfg, kern, static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
-                                  static_cast<int>(a.V), static_cast<int>(a.K), static_cast<int>(best_chunk), best_stage,
+                                  static_cast<int>(a.V), static_cast<int>(a.K), static_cast<int>(best.chunk), best.stage,
                                   a.rows),
                "softmax_topk_smem_kernel: launch");
     check_launch("softmax_topk_smem_kernel");
