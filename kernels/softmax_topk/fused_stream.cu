@@ -424,6 +424,14 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     }
 }
 
+// How many batches ahead the K <= 32 stream asks L2 for a lane's vectors (0: no prefetch);
+// FUSEBENCH_STREAM_L2PF overrides it in probe builds.
+#ifdef FUSEBENCH_STREAM_L2PF
+constexpr std::uint32_t stream_l2_prefetch_batches = FUSEBENCH_STREAM_L2PF;
+#else
+constexpr std::uint32_t stream_l2_prefetch_batches = 1;
+#endif
+
 // One batch of U vectors per lane (K <= 32; room for all its elements is made first): each vector
 // is consumed and its registers refilled with the matching vector of the next batch right away, so
 // U - 1 to U vectors per lane stay in flight while the warp computes (v4 and the first v5 issued U
@@ -437,15 +445,16 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
     constexpr int W = vec16<T>::n;
     constexpr int per_batch = 32 * U;
     if (w.count + per_batch * W > cap) w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane, st.m);
-#ifdef FUSEBENCH_STREAM_L2PF
-    // Experiment (probes only; off in the library): ask L2 for this lane's vectors of the batch
-    // FUSEBENCH_STREAM_L2PF batches ahead, so the refills below find them in L2.
+    // Ask L2 for this lane's vectors of the batch stream_l2_prefetch_batches ahead, so the refills
+    // below find them in L2: 1.4-4.3% faster on every K = 10 case on two H100s (kernels/softmax_topk/
+    // NOTES.md, "An L2 prefetch one batch ahead"); 2 and 4 batches ahead were slower.
+    if constexpr (stream_l2_prefetch_batches > 0) {
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-        const std::uint32_t ja = j + (FUSEBENCH_STREAM_L2PF)*per_batch + u * 32;
-        if (ja < nvec) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + (FUSEBENCH_STREAM_L2PF)*per_batch + u * 32));
+        for (int u = 0; u < U; ++u) {
+            const std::uint32_t ja = j + stream_l2_prefetch_batches * per_batch + u * 32;
+            if (ja < nvec) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + stream_l2_prefetch_batches * per_batch + u * 32));
+        }
     }
-#endif
     const vec_list<T> no_list{nullptr, nullptr};
 #pragma unroll
     for (int u = 0; u < U; ++u) {
