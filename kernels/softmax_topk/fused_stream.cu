@@ -478,6 +478,47 @@ __device__ __forceinline__ void seed_threshold(const vec16<T> (&v)[U], int K, in
     if (vk > -INFINITY && nextafterf(vk, -INFINITY) > w.thr) w.thr = nextafterf(vk, -INFINITY);
 }
 
+// A second seed from a sample spread over the row (K <= 32): lane l reads the row's vector
+// ((l + 1) nvec / 32) - 1 (lane 31 the last one), and the K-th largest of those 32 W elements, v,
+// found by the warp radix select in the composite buffer's free room (above the scalar head's
+// w.count keys), bounds the row's K-th
+// largest from below (K elements of the row are >= v), so x > nextafter(v, -inf) loses no member of
+// the top K; the sampled elements are read again in order by the stream (w.count is unchanged: no
+// element is kept twice). A first batch alone says nothing about the rest of the row: on
+// ascending rows every later element beat its threshold (issue 22's adversarial kinds: 5.4x / 12x
+// the random-logit time in fp32 / bf16 at K = 10), and on random rows the K-th of its 32 lane
+// maxima is a weak bound (~94 candidates a row at V = 50257, bf16). NaN counts as -inf here (a
+// NaN row is written without a softmax anyway).
+template <class T>
+__device__ __forceinline__ void seed_from_spread_sample(const vec16<T>* vrow, std::uint32_t nvec, int K, int lane,
+                                                        std::uint64_t* keys, unsigned* hist, sel_state& w) {
+    constexpr int W = vec16<T>::n;
+    const auto q = static_cast<std::uint32_t>((static_cast<std::uint64_t>(lane + 1) * nvec) / 32u - 1u);
+    const vec16<T> s = vrow[q];
+    std::uint64_t* room = keys + w.count;
+#pragma unroll
+    for (int e = 0; e < W; ++e) {
+        const float x = elem_at(s, e);
+        room[lane * W + e] = composite(float_key(x == x ? x : -INFINITY), q * W + e);
+    }
+    __syncwarp();
+    const std::uint64_t T0 = warp_radix_select<false>(room, 32 * W, K, K, hist, lane, 0ull, 0ull, 56);
+    std::uint64_t kmin = ~0ull;
+#pragma unroll
+    for (int e = 0; e < W; ++e) {
+        const std::uint64_t c = room[lane * W + e];
+        if (c >= T0 && c < kmin) kmin = c;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const std::uint64_t v = __shfl_xor_sync(full_mask, kmin, o);
+        kmin = v < kmin ? v : kmin;
+    }
+    __syncwarp();  // every lane has read the sample's keys before the stream appends over them
+    const float t = nextafterf(composite_value(kmin), -INFINITY);
+    if (t > w.thr) w.thr = t;
+}
+
 // Where a row's 16-byte vectors are: a scalar head up to the first `Align`-byte boundary, nvec
 // vectors, then a scalar tail from element `tail`. A row that is not element aligned goes the
 // scalar way. The K > 32 kernel aligns to 128 bytes: it reads a row's 512-byte steps out of order,
@@ -733,6 +774,14 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     const auto* vrow = reinterpret_cast<const vec16<T>*>(row + rs.head);
     constexpr int per_batch = 32 * U;
     const auto nv32 = static_cast<std::uint32_t>(rs.nvec);  // elements per row < 2^32 (32-bit composite index)
+    const bool spread_seed = nv32 >= 4u * per_batch;
+    if (spread_seed) {
+        // The first batch is asked of L2 while the sample is read and selected (the batch in
+        // registers during the select made the 16-bit kernel spill).
+#pragma unroll
+        for (int u = 0; u < U; ++u) asm volatile("prefetch.global.L2 [%0];" ::"l"(vrow + u * 32 + lane));
+        if (K <= 32) seed_from_spread_sample(vrow, nv32, K, lane, keys, hist, w);
+    }
     vec16<T> v[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], vrow + u * 32 + lane, u * 32 + lane < rs.nvec);

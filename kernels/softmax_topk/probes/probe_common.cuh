@@ -41,6 +41,13 @@ template <class T> __global__ void fill_normal(T* x, std::size_t n, float sd, st
     }
 }
 
+// Ascending rows (issue 22's adversarial order): column c of a row of V holds 20 c / V - 10.
+template <class T> __global__ void fill_ascending(T* x, std::size_t n, std::size_t V) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+        x[i] = static_cast<T>(20.0f * static_cast<float>(i % V) / static_cast<float>(V) - 10.0f);
+}
+
 // The q-quantile (0..1) of v by the nearest rank; 0 for an empty sample.
 inline double pct(std::vector<double> v, double q) {
     if (v.empty()) return 0.0;
@@ -49,7 +56,7 @@ inline double pct(std::vector<double> v, double q) {
 }
 
 // A probe's problem on the device: rows x V logits of type ty ("f32", "bf16" or "f16") from
-// N(0, sd^2) (seed 7), room for the top K, and a 256 MB buffer whose memset before a launch leaves
+// N(0, sd^2) (seed 7; sd < 0: ascending rows instead), room for the top K, and a 256 MB buffer whose memset before a launch leaves
 // L2 cold.
 struct probe_problem {
     fusebench::kernels::softmax_topk_args args{};
@@ -70,9 +77,17 @@ inline probe_problem make_problem(const std::string& ty, std::int64_t rows, std:
     CK(cudaMalloc(&p, static_cast<std::size_t>(rows * K) * 4));
     CK(cudaMalloc(&i, static_cast<std::size_t>(rows * K) * 4));
     CK(cudaMalloc(&pr.flush, probe_problem::flush_bytes));
-    if (et == fk::elem::bf16) fill_normal<<<1024, 256>>>(static_cast<__nv_bfloat16*>(x), n, sd, 7);
-    else if (et == fk::elem::f16) fill_normal<<<1024, 256>>>(static_cast<__half*>(x), n, sd, 7);
-    else fill_normal<<<1024, 256>>>(static_cast<float*>(x), n, sd, 7);
+    const auto Vs = static_cast<std::size_t>(V);
+    if (et == fk::elem::bf16) {
+        if (sd < 0) fill_ascending<<<1024, 256>>>(static_cast<__nv_bfloat16*>(x), n, Vs);
+        else fill_normal<<<1024, 256>>>(static_cast<__nv_bfloat16*>(x), n, sd, 7);
+    } else if (et == fk::elem::f16) {
+        if (sd < 0) fill_ascending<<<1024, 256>>>(static_cast<__half*>(x), n, Vs);
+        else fill_normal<<<1024, 256>>>(static_cast<__half*>(x), n, sd, 7);
+    } else {
+        if (sd < 0) fill_ascending<<<1024, 256>>>(static_cast<float*>(x), n, Vs);
+        else fill_normal<<<1024, 256>>>(static_cast<float*>(x), n, sd, 7);
+    }
     CK(cudaGetLastError());
     pr.args = fk::softmax_topk_args{et, x, p, i, rows, V, K};
     return pr;
