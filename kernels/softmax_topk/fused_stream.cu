@@ -81,6 +81,7 @@ struct sel_state {
     int count = 0;          // composites in the buffer
     float thr = -INFINITY;  // candidates: x > thr (K > 32: a vector vote, at or above cthr's value)
     int vn = 0;             // vectors in the deferred list (K > 32)
+    int compactions = 0;    // K <= 32: compactions so far (the rest of the row is sampled once)
 };
 
 // Per-row timeline of the K <= 32 kernel, a diagnostic build only (kernels/softmax_topk/probes/
@@ -424,6 +425,50 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     }
 }
 
+// A threshold from a sample spread over the rest of a row (K <= 32): lane l reads vector
+// ((l + 1) n / 32) - 1 of the n vectors at `from` (lane 31 the row's last one), and the K-th largest
+// of those 32 W elements, v (found bit by bit: 32 warp counts, nothing in shared memory), bounds the
+// row's K-th largest from below (K elements of the row are >= v), so x > nextafter(v, -inf) loses
+// no member of the top K. The sampled elements are read again in order by the stream and nothing
+// is kept from the sample, so no element is kept twice. Taken once a row, at its
+// stream_resample_at-th compaction: the running threshold only knows what was read, so on
+// ascending rows every later element beat it (issue 22's adversarial kinds: 5.4x / 12.5x the
+// random-logit time in fp32 / bf16 at K = 10, H100). At every row's start instead (with a radix
+// select in shared memory) it cost random rows 2-10% (H100 GPU-3778cda0: bf16 4096 x 50257 K = 10
+// 171.7 -> 184.7 us: every row waits for its sample at once). NaN counts as -inf here (a NaN row
+// is written without a softmax anyway).
+template <class T>
+__device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* from, std::uint32_t n, int K, int lane) {
+    constexpr int W = vec16<T>::n;
+    const auto q = static_cast<std::uint32_t>((static_cast<std::uint64_t>(lane + 1) * n) / 32u - 1u);
+    const vec16<T> s = from[q];
+    std::uint32_t key[W];
+#pragma unroll
+    for (int e = 0; e < W; ++e) {
+        const float x = elem_at(s, e);
+        key[e] = float_key(x == x ? x : -INFINITY);
+    }
+    // The K-th largest key, bit by bit from the top: the largest t with at least K keys >= t.
+    std::uint32_t t = 0;
+#pragma unroll 1
+    for (int b = 31; b >= 0; --b) {
+        const std::uint32_t c = t | (1u << b);
+        unsigned cnt = 0;
+#pragma unroll
+        for (int e = 0; e < W; ++e) cnt += key[e] >= c;
+        if (__reduce_add_sync(full_mask, cnt) >= static_cast<unsigned>(K)) t = c;
+    }
+    return nextafterf(composite_value(static_cast<std::uint64_t>(t) << 32), -INFINITY);
+}
+
+// The compaction of a K <= 32 row after which its rest is sampled (above); random rows compact
+// 3-5 times a row at V = 50257 (compactions make room for a whole batch at every batch start).
+#ifdef FUSEBENCH_STREAM_RESAMPLE_AT
+constexpr int stream_resample_at = FUSEBENCH_STREAM_RESAMPLE_AT;
+#else
+constexpr int stream_resample_at = 2;
+#endif
+
 // How many batches ahead the K <= 32 stream asks L2 for a lane's vectors (0: no prefetch);
 // FUSEBENCH_STREAM_L2PF overrides it in probe builds.
 #ifdef FUSEBENCH_STREAM_L2PF
@@ -444,7 +489,15 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
                                                      int K) {
     constexpr int W = vec16<T>::n;
     constexpr int per_batch = 32 * U;
-    if (w.count + per_batch * W > cap) w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane, st.m);
+    if (w.count + per_batch * W > cap) {
+        w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane, st.m);
+        // The rest of the row after this batch: vectors [j - lane + per_batch, nvec).
+        const std::uint32_t rest = j - static_cast<std::uint32_t>(lane) + per_batch;
+        if (++w.compactions == stream_resample_at && rest + 32u <= nvec) {
+            const float t = threshold_from_spread_sample(p - lane + per_batch, nvec - rest, K, lane);
+            if (t > w.thr) w.thr = t;
+        }
+    }
     // Ask L2 for this lane's vectors of the batch stream_l2_prefetch_batches ahead, so the refills
     // below find them in L2: 1.4-4.3% faster on every K = 10 case on two H100s (kernels/softmax_topk/
     // NOTES.md, "An L2 prefetch one batch ahead"); 2 and 4 batches ahead were slower.
@@ -476,47 +529,6 @@ __device__ __forceinline__ void seed_threshold(const vec16<T> (&v)[U], int K, in
         topk_detail::warp_bitonic_sort_desc(composite(float_key(bm), static_cast<std::uint32_t>(lane)));
     const float vk = composite_value(__shfl_sync(full_mask, sorted, K - 1));
     if (vk > -INFINITY && nextafterf(vk, -INFINITY) > w.thr) w.thr = nextafterf(vk, -INFINITY);
-}
-
-// A second seed from a sample spread over the row (K <= 32): lane l reads the row's vector
-// ((l + 1) nvec / 32) - 1 (lane 31 the last one), and the K-th largest of those 32 W elements, v,
-// found by the warp radix select in the composite buffer's free room (above the scalar head's
-// w.count keys), bounds the row's K-th
-// largest from below (K elements of the row are >= v), so x > nextafter(v, -inf) loses no member of
-// the top K; the sampled elements are read again in order by the stream (w.count is unchanged: no
-// element is kept twice). A first batch alone says nothing about the rest of the row: on
-// ascending rows every later element beat its threshold (issue 22's adversarial kinds: 5.4x / 12x
-// the random-logit time in fp32 / bf16 at K = 10), and on random rows the K-th of its 32 lane
-// maxima is a weak bound (~94 candidates a row at V = 50257, bf16). NaN counts as -inf here (a
-// NaN row is written without a softmax anyway).
-template <class T>
-__device__ __forceinline__ void seed_from_spread_sample(const vec16<T>* vrow, std::uint32_t nvec, int K, int lane,
-                                                        std::uint64_t* keys, unsigned* hist, sel_state& w) {
-    constexpr int W = vec16<T>::n;
-    const auto q = static_cast<std::uint32_t>((static_cast<std::uint64_t>(lane + 1) * nvec) / 32u - 1u);
-    const vec16<T> s = vrow[q];
-    std::uint64_t* room = keys + w.count;
-#pragma unroll
-    for (int e = 0; e < W; ++e) {
-        const float x = elem_at(s, e);
-        room[lane * W + e] = composite(float_key(x == x ? x : -INFINITY), q * W + e);
-    }
-    __syncwarp();
-    const std::uint64_t T0 = warp_radix_select<false>(room, 32 * W, K, K, hist, lane, 0ull, 0ull, 56);
-    std::uint64_t kmin = ~0ull;
-#pragma unroll
-    for (int e = 0; e < W; ++e) {
-        const std::uint64_t c = room[lane * W + e];
-        if (c >= T0 && c < kmin) kmin = c;
-    }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        const std::uint64_t v = __shfl_xor_sync(full_mask, kmin, o);
-        kmin = v < kmin ? v : kmin;
-    }
-    __syncwarp();  // every lane has read the sample's keys before the stream appends over them
-    const float t = nextafterf(composite_value(kmin), -INFINITY);
-    if (t > w.thr) w.thr = t;
 }
 
 // Where a row's 16-byte vectors are: a scalar head up to the first `Align`-byte boundary, nvec
@@ -774,14 +786,6 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     const auto* vrow = reinterpret_cast<const vec16<T>*>(row + rs.head);
     constexpr int per_batch = 32 * U;
     const auto nv32 = static_cast<std::uint32_t>(rs.nvec);  // elements per row < 2^32 (32-bit composite index)
-    const bool spread_seed = nv32 >= 4u * per_batch;
-    if (spread_seed) {
-        // The first batch is asked of L2 while the sample is read and selected (the batch in
-        // registers during the select made the 16-bit kernel spill).
-#pragma unroll
-        for (int u = 0; u < U; ++u) asm volatile("prefetch.global.L2 [%0];" ::"l"(vrow + u * 32 + lane));
-        if (K <= 32) seed_from_spread_sample(vrow, nv32, K, lane, keys, hist, w);
-    }
     vec16<T> v[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], vrow + u * 32 + lane, u * 32 + lane < rs.nvec);
