@@ -6,10 +6,12 @@
 // about +-250: 2^-s overflows, the SiLU's edges).
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. \
 //        kernels/conv1d/probes/dw_probe.cu -o dw_probe && ./dw_probe [rounds]
-// Variants (the probe's copy of depthwise_fused_vec, knobs all 0 = the library's code, in the
-// configuration the launcher picks for the shape; each knob alone, then combinations):
-//   main: the library launcher; copy: a 16-byte copy of x into y, one vector per thread;
-//   noact: the library kernel with the identity for SiLU; p: the probe's copy, knobs 0;
+// Variants (the probe's copy of depthwise_fused_vec, knobs all 0 = the library's code of 8fa4e89,
+// before the WHOLE form, in the configuration the launcher picks for the shape; each knob alone,
+// then combinations):
+//   main: the library launcher (since 2026-11-26 the WHOLE form = DEA below); copy: a 16-byte copy
+//   of x into y, one vector per thread; noact: the library kernel with the identity for SiLU;
+//   p: the probe's copy, knobs 0 (8fa4e89's kernel);
 //   S (SiLU, 16-bit outputs): 1 = reciprocal by 2 Newton steps (FFMA) from an integer seed for
 //     every output (one MUFU per output), 2 = the same for every second output, 3 = 2^-s by a
 //     degree-5 FFMA polynomial for every second output (MUFU.EX2 for the others);
@@ -365,6 +367,7 @@ std::vector<variant> variants_for(const buffers& B, const fk::conv1d_depthwise_s
     PV("E1", 0, 0, 0, 0, 0, 1, 0, 0);
     PV("A1", 0, 0, 0, 0, 0, 0, 1, 0);
     PV("V1", 0, 0, 0, 0, 0, 0, 0, 1);
+    PV("DE", 0, 0, 0, 1, 0, 1, 0, 0);
     PV("DEA", 0, 0, 0, 1, 0, 1, 1, 0);
     PV("DHEAV", 0, 0, 0, 1, 1, 1, 1, 1);
     PV("DEAV_X1", 0, 1, 0, 1, 0, 1, 1, 1);
