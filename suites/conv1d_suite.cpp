@@ -111,6 +111,9 @@ std::vector<case_desc> conv1d_cases() {
             // 640 rows of 3 (bf16 / fp16) or 5 (fp32) vector spans: more blocks than fit on an H100 at
             // once, a partial last span per row, 40 channels.
             out.push_back(dw_case(t, 16, 40, 8800, w, false, false));
+            // Whole rows of whole blocks (the vector kernel's unchecked, 32-bit-indexed form) at batch 2:
+            // rows past the first batch take the channel by division.
+            out.push_back(dw_case(t, 2, 40, 4096, w, false, false));
             out.push_back(decode_case(t, 3, 33, w, true, false));
         }
         for (std::int64_t b : {1, 8, 64}) out.push_back(decode_case(t, b, 4096, 4, false, true));

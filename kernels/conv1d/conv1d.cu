@@ -275,14 +275,22 @@ __device__ __forceinline__ uint4 dw_outputs(const uint4& cur, const dw_halo_t<T>
 // 1-6% faster at 33.6-268 MB; with 2, spans_channels_batch is 1-6% faster (5-6% at 537 MB, where
 // it reads each row's stretches in order). (channels, spans, batch), rows_spans's block order at
 // batch 1 without the division, measured 0-7% slower than rows_spans at 1 vector per thread, for
-// a reason the SASS instruction counts (160 against 176 per thread) do not show.
+// a reason the SASS instruction counts (160 against 176 per thread) do not show; rows_spans with
+// the division skipped by a block-uniform branch at batch 1 measured 1.6-2.1% faster (NOTES.md).
 enum class dw_grid { rows_spans, spans_channels_batch };
 
 // One block per contiguous stretch of blockDim.x * VPT vectors of a row, thread tid the vectors
 // span + tid + k blockDim.x (k < VPT), all VPT loads issued before any is used, the row's weights
 // and bias once per block. __launch_bounds__(256, 8): 32 registers, 8 blocks of 256 per SM, no
 // spills (left free, ptxas takes 35-39 for bf16 / fp16 at width 4: 6 blocks per SM).
-template <typename T, int W, int VPT, dw_grid G, bool ACT = true>
+// WHOLE (the launcher's pick where every block's vectors lie inside its row and the tensor holds
+// fewer than 2^32 vectors): no bounds checks and 32-bit vector indices. With the channel taken
+// without a division where the row is the channel (batch 1), this cuts the instructions a thread
+// issues at b1 c2048 L4096 bf16 w4 from 163 to 134 (SASS, NOPs excluded; the division's 17 are
+// branched over) and took 0.3-0.4 us (2.6-3.5 %) off that case in the H100 probe
+// (kernels/conv1d/probes/dw_probe.cu, variant DEA; NOTES.md "Depthwise target (b): fewer
+// instructions per thread"): there the time follows the instructions issued, not the bytes.
+template <typename T, int W, int VPT, dw_grid G, bool WHOLE, bool ACT = true>
 __global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                                                            T* __restrict__ y, int channels, int vecs_per_row) {
     static_assert(W - 1 <= 16 / static_cast<int>(sizeof(T)), "the halo must lie in one vector");
@@ -291,14 +299,20 @@ __global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restric
     if constexpr (G == dw_grid::rows_spans) {
         span = blockIdx.y;
         r = blockIdx.x;
-        c = blockIdx.x % static_cast<unsigned>(channels);
+        // A block-uniform branch: batch 1's rows are the channels (no division).
+        c = blockIdx.x < static_cast<unsigned>(channels) ? blockIdx.x : blockIdx.x % static_cast<unsigned>(channels);
     } else {
         span = blockIdx.x;
         c = blockIdx.y;
         r = static_cast<std::size_t>(blockIdx.z) * channels + c;
     }
-    const uint4* xr = reinterpret_cast<const uint4*>(x) + r * static_cast<std::size_t>(vecs_per_row);
-    uint4* yr = reinterpret_cast<uint4*>(y) + r * static_cast<std::size_t>(vecs_per_row);
+    const uint4* xv = reinterpret_cast<const uint4*>(x);
+    uint4* yv = reinterpret_cast<uint4*>(y);
+    // The index of vector j of row r.
+    auto at = [&](int j) -> std::size_t {
+        if constexpr (WHOLE) return static_cast<unsigned>(r) * static_cast<unsigned>(vecs_per_row) + static_cast<unsigned>(j);
+        else return r * static_cast<std::size_t>(vecs_per_row) + static_cast<std::size_t>(j);
+    };
     const int j0 = static_cast<int>(span * blockDim.x * VPT + threadIdx.x);
     const bool lane0 = (threadIdx.x & 31u) == 0;
     uint4 cur[VPT];
@@ -308,9 +322,10 @@ __global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restric
         const int j = j0 + k * static_cast<int>(blockDim.x);
         cur[k] = make_uint4(0, 0, 0, 0);
         prev[k] = dw_halo_t<T>{};  // zeros: the causal padding before a row's first vector
-        if (j < vecs_per_row) {
-            cur[k] = __ldg(xr + j);
-            if (lane0 && j > 0) prev[k] = __ldg(reinterpret_cast<const dw_halo_t<T>*>(xr + j) - 1);
+        if (WHOLE || j < vecs_per_row) {
+            const std::size_t i = at(j);
+            cur[k] = __ldg(xv + i);
+            if (lane0 && j > 0) prev[k] = __ldg(reinterpret_cast<const dw_halo_t<T>*>(xv + i) - 1);
         }
     }
     float wv[W], bc;
@@ -319,7 +334,7 @@ __global__ void __launch_bounds__(256, 8) depthwise_fused_vec(const T* __restric
     for (int k = 0; k < VPT; ++k) {
         const int j = j0 + k * static_cast<int>(blockDim.x);
         const uint4 res = dw_outputs<T, W, ACT>(cur[k], prev[k], lane0, wv, bc);
-        if (j < vecs_per_row) yr[j] = res;
+        if (WHOLE || j < vecs_per_row) yv[at(j)] = res;
     }
 }
 
@@ -342,16 +357,26 @@ bool launch_dw_vec(dw_config<G, THREADS, VPT>, const T* x, const T* w, const T* 
     const int threads = std::max(32, std::min(THREADS, ((vecs_per_row + VPT - 1) / VPT + 31) / 32 * 32));
     const long long spans = (static_cast<long long>(vecs_per_row) + static_cast<long long>(threads) * VPT - 1) / (static_cast<long long>(threads) * VPT);
     const std::size_t rows = static_cast<std::size_t>(s.batch) * s.channels;
+    // WHOLE: every block's VPT x threads vectors inside its row, fewer than 2^32 vectors in all.
+    const bool whole = vecs_per_row % (threads * VPT) == 0 && rows * static_cast<std::size_t>(vecs_per_row) <= 0xffffffffu;
+    auto go = [&](auto whole_tag, auto grid_tag, dim3 grid) {
+        constexpr bool WH = decltype(whole_tag)::value;
+        constexpr dw_grid GG = decltype(grid_tag)::value;
+        depthwise_fused_vec<T, W, VPT, GG, WH, ACT><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+    };
+    auto launch = [&](auto grid_tag, dim3 grid) {
+        if (whole) go(std::true_type{}, grid_tag, grid);
+        else go(std::false_type{}, grid_tag, grid);
+    };
     if constexpr (G == dw_grid::spans_channels_batch) {
         if (s.channels <= 65535 && s.batch <= 65535) {
-            const dim3 grid(static_cast<unsigned>(spans), static_cast<unsigned>(s.channels), static_cast<unsigned>(s.batch));
-            depthwise_fused_vec<T, W, VPT, G, ACT><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+            launch(std::integral_constant<dw_grid, G>{},
+                   dim3(static_cast<unsigned>(spans), static_cast<unsigned>(s.channels), static_cast<unsigned>(s.batch)));
             return true;
         }
     }
     if (rows > 0x7fffffffu || spans > 65535) return false;
-    const dim3 grid(static_cast<unsigned>(rows), static_cast<unsigned>(spans));
-    depthwise_fused_vec<T, W, VPT, dw_grid::rows_spans, ACT><<<grid, threads, 0, stream>>>(x, w, bias, y, s.channels, vecs_per_row);
+    launch(std::integral_constant<dw_grid, dw_grid::rows_spans>{}, dim3(static_cast<unsigned>(rows), static_cast<unsigned>(spans)));
     return true;
 }
 
