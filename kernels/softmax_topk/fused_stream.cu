@@ -81,7 +81,6 @@ struct sel_state {
     int count = 0;          // composites in the buffer
     float thr = -INFINITY;  // candidates: x > thr (K > 32: a vector vote, at or above cthr's value)
     int vn = 0;             // vectors in the deferred list (K > 32)
-    int compactions = 0;    // K <= 32: compactions so far (the rest of the row is sampled once)
 };
 
 // Per-row timeline of the K <= 32 kernel, a diagnostic build only (kernels/softmax_topk/probes/
@@ -430,13 +429,15 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
 // of those 32 W elements, v (found bit by bit: 32 warp counts, nothing in shared memory), bounds the
 // row's K-th largest from below (K elements of the row are >= v), so x > nextafter(v, -inf) loses
 // no member of the top K. The sampled elements are read again in order by the stream and nothing
-// is kept from the sample, so no element is kept twice. Taken once a row, at its
-// stream_resample_at-th compaction: the running threshold only knows what was read, so on
+// is kept from the sample, so no element is kept twice. NaN counts as -inf here (a NaN row is
+// written without a softmax anyway). Taken after a compaction of more than half a batch of
+// candidates (consume_batch_refill): the running threshold only knows what was read, so on
 // ascending rows every later element beat it (issue 22's adversarial kinds: 5.4x / 12.5x the
-// random-logit time in fp32 / bf16 at K = 10, H100). At every row's start instead (with a radix
-// select in shared memory) it cost random rows 2-10% (H100 GPU-3778cda0: bf16 4096 x 50257 K = 10
-// 171.7 -> 184.7 us: every row waits for its sample at once). NaN counts as -inf here (a NaN row
-// is written without a softmax anyway).
+// random-logit time in fp32 / bf16 at K = 10, H100). No once-a-row flag: another such batch after
+// a sample costs another sample, which is small against the batch's appends (a flag, one register
+// more in the loop, cost random bf16 rows 3%). Measured alternatives (H100, NOTES.md): the sample
+// at every row's start, with a shared-memory radix select (random bf16 rows +7.6%: every row waits
+// for its sample at once); at every row's second compaction (+7%).
 template <class T>
 __device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* from, std::uint32_t n, int K, int lane) {
     constexpr int W = vec16<T>::n;
@@ -461,14 +462,6 @@ __device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* fr
     return nextafterf(composite_value(static_cast<std::uint64_t>(t) << 32), -INFINITY);
 }
 
-// The compaction of a K <= 32 row after which its rest is sampled (above); random rows compact
-// 3-5 times a row at V = 50257 (compactions make room for a whole batch at every batch start).
-#ifdef FUSEBENCH_STREAM_RESAMPLE_AT
-constexpr int stream_resample_at = FUSEBENCH_STREAM_RESAMPLE_AT;
-#else
-constexpr int stream_resample_at = 2;
-#endif
-
 // How many batches ahead the K <= 32 stream asks L2 for a lane's vectors (0: no prefetch);
 // FUSEBENCH_STREAM_L2PF overrides it in probe builds.
 #ifdef FUSEBENCH_STREAM_L2PF
@@ -490,10 +483,13 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
     constexpr int W = vec16<T>::n;
     constexpr int per_batch = 32 * U;
     if (w.count + per_batch * W > cap) {
+        // More than half a batch of candidates since the last compaction (which kept at most
+        // cap - per_batch W): the running threshold knows too little of the row.
+        const bool dense = w.count > cap / 2;
         w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane, st.m);
         // The rest of the row after this batch: vectors [j - lane + per_batch, nvec).
         const std::uint32_t rest = j - static_cast<std::uint32_t>(lane) + per_batch;
-        if (++w.compactions == stream_resample_at && rest + 32u <= nvec) {
+        if (dense && rest + 32u <= nvec) {
             const float t = threshold_from_spread_sample(p - lane + per_batch, nvec - rest, K, lane);
             if (t > w.thr) w.thr = t;
         }
