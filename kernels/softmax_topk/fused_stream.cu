@@ -671,21 +671,33 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // allocation instead of pushing the stream loop into spills (an inlined register sort did: H100
 // fp32 K = 256 394 us against 381). Shared memory comes in as 32-bit shared-window addresses.
 // Every row of a launch ends at about the same time, so this runs on all warps of an SM at once
-// and its instruction count is what matters. First choice: finish_by_bins (K <= the list's room in
-// keys, 256 for fp32, 192 for 16-bit logits). Otherwise (or when its bins are too crowded) the
+// and its instruction count is what matters. First choice: finish_by_bins (K <= 256, scattering into
+// the list's room, 256 keys for fp32 and 192 for 16-bit logits, or else into the key buffer above
+// the keys). Otherwise (or when its bins are too crowded) the
 // exact select, then a register sort up to 256 keys (8 per lane; the shared-memory sort of 256 keys
 // took ~25 us per row on the H100, this one ~7; 16 per lane spilled and was slower than selecting
 // down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256.
 template <class T>
-__device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t hist_s, std::uint32_t out_s, int out_cap,
-                                            sel_state w, const T* row, std::int64_t V, int K, float M, float S,
-                                            float* p_out, std::int32_t* i_out) {
+__device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::uint32_t hist_s, std::uint32_t out_s,
+                                            int out_cap, sel_state w, const T* row, std::int64_t V, int K, float M,
+                                            float S, float* p_out, std::int32_t* i_out) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
     auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
     auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
     auto* out = static_cast<std::uint64_t*>(__cvta_shared_to_generic(out_s));
     __syncwarp();  // the last appends' writes before the reads below
-    if (w.count > 1 && K - 1 <= out_cap && finish_by_bins(keys, w.count, K, hist, out, out_cap, lane, M)) {
+    if (K - 1 > out_cap && K <= 256 && 2 * K - 1 <= cap) {
+        // The list's room is too small (16-bit logits at K > 192): scatter into the key buffer
+        // above the keys instead, after a compaction that leaves K - 1 free (it keeps the K-th key's
+        // bin whole: usually one histogram pass where the exact top K takes three or more). H100
+        // (GPU-9b19e0a7), against the exact select and the register sort: bf16 4096 x 50257 K = 256
+        // 245.3 -> 240.5 us, 4096 x 151936 524.7 -> 521.1, fp16 232.6 -> 230.6. K <= 256 keeps
+        // every bin cursor below 256 (finish_by_bins packs them in bytes).
+        if (w.count + K - 1 > cap) w = compact<true>(keys, hist, w, K, cap - (K - 1), lane, M);
+        out = keys + w.count;
+        out_cap = cap - w.count;
+    }
+    if (w.count > 1 && K <= 256 && K - 1 <= out_cap && finish_by_bins(keys, w.count, K, hist, out, out_cap, lane, M)) {
         topk_detail::warp_write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);
         return;
     }
@@ -874,11 +886,33 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     }
     if (Sampled && thresholded && w.count < K) return false;  // fewer than K above the sample's threshold
     // The list is empty here: its vectors' room serves finish_by_bins as scatter space.
-    finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+    finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
                       static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, S, p_out, i_out);
     return true;
+}
+
+// The in-order pass of a sampling kernel, out of line: it runs only for rows that cannot be sampled
+// or whose sample let fewer than K through. Inline, the kernel's 64 registers served two copies of
+// the stream loop and spilled (ptxas, per thread, stored / loaded bytes: bf16 268 / 492, fp16
+// 108 / 352, fp32 16 / 112); out of line the sampled pass keeps 40 / 52, 20 / 20, 16 / 8 (the
+// in-order function 20 / 136, 0 / 64, 0 / 48). H100 (GPU-9b19e0a7, probes/stream_plain.cu, 4096
+// rows, std 10, events, median of 3 interleaved rounds; with the 16-bit end by bins below): bf16
+// 50257 K = 256 245.3 -> 235.5 us, K = 64 199.5 -> 196.5; fp16 K = 256 232.6 -> 220.3, K = 64
+// 196.1 -> 190.7; fp32 K = 256 330.9 -> 328.7, K = 64 317.6 -> 316.1, K = 1024 882.3 -> 864.9;
+// bf16 151936 K = 256 524.7 -> 514.2.
+template <class T, int U>
+__device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec,
+                                               int K, int cap, std::uint32_t keys_s, std::uint32_t hist_s,
+                                               std::uint32_t list_vec_s, std::uint32_t list_idx_s, float* p_out,
+                                               std::int32_t* i_out) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
+    auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
+    const vec_list<T> list{static_cast<vec16<T>*>(__cvta_shared_to_generic(list_vec_s)),
+                           static_cast<std::uint32_t*>(__cvta_shared_to_generic(list_idx_s))};
+    big_pass<T, U, false>(row, V, hd, nvec, K, cap, 1, 0, keys, hist, list, p_out, i_out, lane);
 }
 
 // K > 32. A row of nfull warp steps (32 vectors each) is read in stratified order: steps 0, P, 2P,
@@ -935,10 +969,17 @@ __global__ void __launch_bounds__(1024, 1)
     std::int32_t* i_out = indices + r * K;
     // The sampled pass needs at least 2 P full steps (the host's P assumes an aligned row; a row that
     // is not element aligned has none and goes in order at once instead of sampling its scalar head).
-    if (Sampling && P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
-        big_pass<T, U, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
-        return;
-    big_pass<T, U, false>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane);
+    if constexpr (Sampling) {
+        if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
+            big_pass<T, U, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
+            return;
+        big_pass_in_order<T, U>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(list.idx)), p_out, i_out);
+    } else {
+        big_pass<T, U, false>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane);
+    }
 }
 
 int kpad_of(std::int64_t K) {
