@@ -26,7 +26,8 @@
 // made at batch starts. K > 32 has its own kernel (softmax_topk_stream_big_kernel): the row is read
 // in stratified order, a sample of 1/P of it first, whose top 64 (to 96) set the threshold (about
 // 2.5 K to 3.75 K elements of a row pass it, against ~K (1 + ln(V / buffer)) for a running
-// exact top K); candidates are compared as composites (exact in any order); a vector holding a
+// exact top K; a sample of at most 640 vectors takes the 64th largest of its vectors' maxima
+// instead, sample_by_maxima); candidates are compared as composites (exact in any order); a vector holding a
 // candidate is parked in a shared list (one ballot per vector) and the list is drained 32 vectors
 // at a time; loads go in batches of U steps; a row that lets fewer than K through is read again in
 // order without the sample. Its blocks are one per SM with the rows split evenly, and a row ends
