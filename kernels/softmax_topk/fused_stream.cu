@@ -26,7 +26,8 @@
 // made at batch starts. K > 32 has its own kernel (softmax_topk_stream_big_kernel): the row is read
 // in stratified order, a sample of 1/P of it first, whose top 64 (to 96) set the threshold (about
 // 2.5 K to 3.75 K elements of a row pass it, against ~K (1 + ln(V / buffer)) for a running
-// exact top K); candidates are compared as composites (exact in any order); a vector holding a
+// exact top K; a sample of at most 640 vectors takes the 64th largest of its vectors' maxima
+// instead, sample_by_maxima); candidates are compared as composites (exact in any order); a vector holding a
 // candidate is parked in a shared list (one ballot per vector) and the list is drained 32 vectors
 // at a time; loads go in batches of U steps; a row that lets fewer than K through is read again in
 // order without the sample. Its blocks are one per SM with the rows split evenly, and a row ends
@@ -349,19 +350,44 @@ __device__ __forceinline__ void append_elems(const vec16<T>& v, std::uint32_t id
     }
 }
 
-// Drains the deferred list into the composite buffer, 32 vectors per round, against the current
-// threshold (it may have risen since a vector was parked: fewer composites). The test is on
-// composites, so it is exact in any arrival order. A round compacts first when its candidates would
-// not fit (cap >= kpad + 32 W) and is then tested against the raised threshold, so every key in the
-// buffer beats cthr (compact's lower bound). `whole`: every parked vector; otherwise (inside the
-// stream) only full rounds, from the end of the list: the vn % 32 first entries stay parked for
-// the next drain (the list holds them and a batch: L = 32 U + 32), so no round runs mostly empty.
-// (Draining all: H200 fp32 4096 x 50257 K = 256 248.1 against 247.5 us, bf16 K = 50 198.3 against
-// 184.1.) lane_max: this lane's running maximum (compact's upper bound).
+// One round of the drain: each lane's vector v (elements idx0 .. idx0 + W - 1; all -inf for a lane
+// without one) has its elements that beat cthr appended. When they would not fit, the buffer is
+// compacted first and the round tested again against the raised threshold, so every key in the
+// buffer beats cthr (compact's lower bound).
+template <class T>
+__device__ __forceinline__ void insert_round(const vec16<T>& v, std::uint32_t idx0, std::uint64_t* keys, unsigned* hist,
+                                             int cap, sel_state& w, int K, int lane, float lane_max) {
+    constexpr int W = vec16<T>::n;
+    unsigned bits;
+    for (;;) {
+        const std::uint64_t c = cthr_of(hist);
+        const float cv = composite_value(c);
+        const std::uint32_t ci = composite_index(c);
+        bits = 0;
+#pragma unroll
+        for (int e = 0; e < W; ++e) bits |= static_cast<unsigned>(beats(elem_at(v, e), idx0 + e, cv, ci)) << e;
+        if (w.count + static_cast<int>(__reduce_add_sync(full_mask, __popc(bits))) <= cap) break;
+        w = compact<true>(keys, hist, w, K, big_limit(K, cap, 32 * W), lane, lane_max);  // room for 32 W
+    }
+#pragma unroll
+    for (int e = 0; e < W; ++e) {
+        const bool pred = (bits >> e) & 1u;
+        const unsigned m = __ballot_sync(full_mask, pred);
+        if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(elem_at(v, e)), idx0 + e);
+        w.count += __popc(m);
+    }
+}
+
+// Drains the deferred list into the composite buffer, 32 vectors per round (insert_round), against
+// the current threshold (it may have risen since a vector was parked: fewer composites). The test
+// is on composites, so it is exact in any arrival order. `whole`: every parked vector; otherwise
+// (inside the stream) only full rounds, from the end of the list: the vn % 32 first entries stay
+// parked for the next drain (the list holds them and a batch: L = 32 U + 32), so no round runs
+// mostly empty. (Draining all: H200 fp32 4096 x 50257 K = 256 248.1 against 247.5 us, bf16 K = 50
+// 198.3 against 184.1.) lane_max: this lane's running maximum (compact's upper bound).
 template <class T>
 __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, std::uint64_t* keys, unsigned* hist,
                                            int cap, sel_state& w, int K, float lane_max, bool whole) {
-    constexpr int W = vec16<T>::n;
     __syncwarp();  // the pushes' writes before the reads
     const int first = whole ? 0 : w.vn % 32;
     for (int b = first; b < w.vn; b += 32) {
@@ -369,27 +395,22 @@ __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, st
         vec16<T> v;
         load_or_neg_inf(v, list.vec + b + lane, ok);
         const std::uint32_t idx0 = ok ? list.idx[b + lane] : 0u;
-        unsigned bits;
-        for (;;) {
-            const std::uint64_t c = cthr_of(hist);
-            const float cv = composite_value(c);
-            const std::uint32_t ci = composite_index(c);
-            bits = 0;
-#pragma unroll
-            for (int e = 0; e < W; ++e) bits |= static_cast<unsigned>(beats(elem_at(v, e), idx0 + e, cv, ci)) << e;
-            if (w.count + static_cast<int>(__reduce_add_sync(full_mask, __popc(bits))) <= cap) break;
-            w = compact<true>(keys, hist, w, K, big_limit(K, cap, 32 * W), lane, lane_max);  // room for 32 W
-        }
-#pragma unroll
-        for (int e = 0; e < W; ++e) {
-            const bool pred = (bits >> e) & 1u;
-            const unsigned m = __ballot_sync(full_mask, pred);
-            if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(elem_at(v, e)), idx0 + e);
-            w.count += __popc(m);
-        }
+        insert_round(v, idx0, keys, hist, cap, w, K, lane, lane_max);
     }
     __syncwarp();  // every lane has read the list before the next pushes
     w.vn = first;
+}
+
+// A vector's terms into the lane's statistics (its max first, one rescale when that rises); returns
+// the vector's max.
+template <class T> __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats& st) {
+    constexpr int W = vec16<T>::n;
+    const float vm = vec_max(v);
+    rescale_to(st, vm);
+    const float base = st.base;
+#pragma unroll
+    for (int e = 0; e < W; ++e) st.s += fast_exp2((elem_at(v, e) - base) * log2e);
+    return vm;
 }
 
 // One vector per lane (elements idx0 .. idx0 + W - 1 of the row): its max, one rescale when that
@@ -402,12 +423,7 @@ __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, st
 template <class T, bool Deferred>
 __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
                                             std::uint64_t* keys, const vec_list<T>& list, sel_state& w) {
-    constexpr int W = vec16<T>::n;
-    const float vm = vec_max(v);
-    rescale_to(st, vm);
-    const float base = st.base;
-#pragma unroll
-    for (int e = 0; e < W; ++e) st.s += fast_exp2((elem_at(v, e) - base) * log2e);
+    const float vm = consume_stats(v, st);
     if (Deferred) {
         // One ballot per vector: the lanes whose vector holds a candidate park it in the list (the
         // caller made room for a whole batch); its elements are sorted out 32 vectors at a time.
@@ -720,21 +736,33 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // allocation instead of pushing the stream loop into spills (an inlined register sort did: H100
 // fp32 K = 256 394 us against 381). Shared memory comes in as 32-bit shared-window addresses.
 // Every row of a launch ends at about the same time, so this runs on all warps of an SM at once
-// and its instruction count is what matters. First choice: finish_by_bins (K <= the list's room in
-// keys, 256 for fp32, 192 for 16-bit logits). Otherwise (or when its bins are too crowded) the
+// and its instruction count is what matters. First choice: finish_by_bins (K <= 256, scattering into
+// the list's room, 256 keys for fp32 and 192 for 16-bit logits, or else into the key buffer above
+// the keys). Otherwise (or when its bins are too crowded) the
 // exact select, then a register sort up to 256 keys (8 per lane; the shared-memory sort of 256 keys
 // took ~25 us per row on the H100, this one ~7; 16 per lane spilled and was slower than selecting
 // down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256.
 template <class T>
-__device__ __noinline__ void finish_big_row(std::uint32_t keys_s, std::uint32_t hist_s, std::uint32_t out_s, int out_cap,
-                                            sel_state w, const T* row, std::int64_t V, int K, float M, float S,
-                                            float* p_out, std::int32_t* i_out) {
+__device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::uint32_t hist_s, std::uint32_t out_s,
+                                            int out_cap, sel_state w, const T* row, std::int64_t V, int K, float M,
+                                            float S, float* p_out, std::int32_t* i_out) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
     auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
     auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
     auto* out = static_cast<std::uint64_t*>(__cvta_shared_to_generic(out_s));
     __syncwarp();  // the last appends' writes before the reads below
-    if (w.count > 1 && K - 1 <= out_cap && finish_by_bins(keys, w.count, K, hist, out, out_cap, lane, M)) {
+    if (K - 1 > out_cap && K <= 256 && 2 * K - 1 <= cap) {
+        // The list's room is too small (16-bit logits at K > 192): scatter into the key buffer
+        // above the keys instead, after a compaction that leaves K - 1 free (it keeps the K-th key's
+        // bin whole: usually one histogram pass where the exact top K takes three or more). H100
+        // (GPU-9b19e0a7), against the exact select and the register sort: bf16 4096 x 50257 K = 256
+        // 245.3 -> 240.5 us, 4096 x 151936 524.7 -> 521.1, fp16 232.6 -> 230.6. K <= 256 keeps
+        // every bin cursor below 256 (finish_by_bins packs them in bytes).
+        if (w.count + K - 1 > cap) w = compact<true>(keys, hist, w, K, cap - (K - 1), lane, M);
+        out = keys + w.count;
+        out_cap = cap - w.count;
+    }
+    if (w.count > 1 && K <= 256 && K - 1 <= out_cap && finish_by_bins(keys, w.count, K, hist, out, out_cap, lane, M)) {
         topk_detail::warp_write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);
         return;
     }
@@ -835,11 +863,149 @@ constexpr std::uint32_t big_l2_prefetch_batches = FUSEBENCH_BIG_L2PF;
 constexpr std::uint32_t big_l2_prefetch_batches = 0;
 #endif
 
+// The sample of a K > 32 row (phase 0 of the stratified order: steps 0, P, 2P, ..., 1/P of the row)
+// without a selection in its stream: each lane folds the maxima of G consecutive vectors of its own
+// into one group maximum, kept as the upper 16 bits of its key rounded up (a bound at or above it)
+// in the warp's still empty key buffer (4 cap of them; G = 1 for the samples the host sends here).
+// At its end the threshold t is the smallest bound in the value-range bin (256 bins from the
+// smallest finite bound to the largest) that holds the r-th largest one: about r elements of the
+// sample are >= t. The groups whose bound is >= t are read again (recent: mostly from L2) and their
+// elements >= t inserted; every other group holds nothing >= t, and the rest of the row drops only
+// elements below the (rising) threshold. The final check (at least K kept, else the row is read
+// again in order) keeps it exact. The parked sample instead parks and drains its candidate vectors
+// and compacts towards its top r while its threshold forms (every vector of its first batch is a
+// candidate): costly in 16-bit, where the whole launch does it at once. Returns count -1 (the row
+// goes in order) when more groups pass than the list's room holds as ids (ties).
+struct sample_result {
+    lane_stats st;
+    float thr;
+    int count;  // composites in the buffer; -1: the row goes in order
+};
+template <class T, int U>
+__device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, std::uint32_t nfull, std::uint32_t stride,
+                                                       std::uint32_t hd, std::uint32_t keys_s, std::uint32_t hist_s,
+                                                       std::uint32_t list_s, int cap, int K, int r) {
+    constexpr int W = vec16<T>::n;
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
+    auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
+    auto* list_vec = static_cast<vec16<T>*>(__cvta_shared_to_generic(list_s));
+    lane_stats st;
+    sel_state w;
+    constexpr int id_cap = list_cap<U> * 4;  // slot ids (32-bit) in the list's vector room
+    const std::uint32_t jump = stride * 32;
+    const std::uint32_t n0 = (nfull + stride - 1) / stride;             // the sample's steps: vectors per lane
+    const auto per_lane = static_cast<std::uint32_t>(4 * cap / 32);     // group maxima per lane that fit
+    const std::uint32_t G = (n0 + per_lane - 1) / per_lane;             // vectors per group
+    // A group maximum as the upper 16 bits of its key, rounded up (0 for -inf): a bound at or above
+    // it, so a group whose bound is below t holds nothing >= t.
+    auto* gkey = reinterpret_cast<std::uint16_t*>(keys);
+    const auto key16 = [](float x) -> std::uint16_t {
+        if (!(x > -INFINITY)) return 0;
+        const std::uint32_t k = float_key(x);
+        return static_cast<std::uint16_t>(k >= 0xFFFF0000u ? 0xFFFFu : (k + 0xFFFFu) >> 16);
+    };
+    const auto val16 = [](std::uint32_t k16) { return k16 == 0 ? -INFINITY : topk_detail::key_float(k16 << 16); };
+    float gm = -INFINITY;
+    std::uint32_t gc = 0, ng = 0;  // warp-uniform: vectors in the open group, groups stored
+    const auto fold = [&](float vm) {
+        gm = fmaxf(gm, vm);
+        if (++gc == G) {
+            gkey[ng * 32 + static_cast<std::uint32_t>(lane)] = key16(gm);
+            ++ng;
+            gc = 0;
+            gm = -INFINITY;
+        }
+    };
+    const vec16<T>* p = vrow + lane;
+    std::uint32_t i = 0;
+    for (; i + U <= n0; i += U, p += U * jump) {
+        vec16<T> v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = p[u * jump];
+#pragma unroll
+        for (int u = 0; u < U; ++u) fold(consume_stats(v[u], st));
+    }
+    for (; i < n0; ++i, p += jump) {
+        const vec16<T> v = *p;
+        fold(consume_stats(v, st));
+    }
+    if (gc > 0) {
+        gkey[ng * 32 + static_cast<std::uint32_t>(lane)] = key16(gm);
+        ++ng;
+    }
+    __syncwarp();
+    const int n = static_cast<int>(ng) * 32;
+    float lo = INFINITY, hi = -INFINITY;
+    for (int t = lane; t < n; t += 32) {
+        const float x = val16(gkey[t]);
+        hi = fmaxf(hi, x);
+        if (x > -INFINITY) lo = fminf(lo, x);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        lo = fminf(lo, __shfl_xor_sync(full_mask, lo, o));
+        hi = fmaxf(hi, __shfl_xor_sync(full_mask, hi, o));
+    }
+    if (!(lo <= hi)) lo = hi;  // no finite group maximum
+    const float span = hi - lo;
+    const float scale = span > 0.0f && span < INFINITY ? 255.99f / span : 0.0f;
+    // Monotone in x (0 for -inf and NaN), so a group in a lower bin has a smaller maximum.
+    const auto bin_of = [&](float x) { return x > lo ? min(255u, __float2uint_rz((x - lo) * scale)) : 0u; };
+    for (int t = lane; t < n; t += 32) {
+        const unsigned b = bin_of(val16(gkey[t]));
+        atomicAdd(&hist[b >> 1], 1u << ((b & 1u) * 16u));
+    }
+    __syncwarp();
+    unsigned digit = 0, above_bin = 0, in_bin = 0;
+    const bool mine =
+        topk_detail::scan_bins_desc<true>(hist, static_cast<unsigned>(min(r, n)), lane, digit, above_bin, in_bin);
+    digit = __shfl_sync(full_mask, digit, __ffs(__ballot_sync(full_mask, mine)) - 1);
+    // The ids of the groups in that bin or above, into the list's vector room; t = their smallest max.
+    auto* ids = reinterpret_cast<std::uint32_t*>(list_vec);
+    int m = 0;
+    float t_min = INFINITY;
+    for (int t0 = 0; t0 < n; t0 += 32) {
+        const int t = t0 + lane;
+        const float x = val16(gkey[t]);
+        const bool sel = bin_of(x) >= digit;
+        const unsigned bal = __ballot_sync(full_mask, sel);
+        const int pos = m + __popc(bal & ((1u << lane) - 1u));
+        if (sel) {
+            if (pos < id_cap) ids[pos] = static_cast<std::uint32_t>(t);
+            t_min = fminf(t_min, x);
+        }
+        m += __popc(bal);
+    }
+    if (m > id_cap) return {st, 0.0f, -1};
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) t_min = fminf(t_min, __shfl_xor_sync(full_mask, t_min, o));
+    // Every element >= t is a candidate (the largest index ranks below any element of value t); no
+    // -inf ever is (cthr_start).
+    const std::uint64_t c0 = composite(float_key(t_min), 0xFFFFFFFFu);
+    if (lane == 0) cthr_of(hist) = c0 > cthr_start ? c0 : cthr_start;
+    __syncwarp();
+    w.thr = nextafterf(t_min, -INFINITY);
+    // The selected groups again: vector j of lane sl's groups is step j of phase 0.
+    for (int b0 = 0; b0 < m; b0 += 32) {
+        const bool ok = b0 + lane < m;
+        const std::uint32_t s = ok ? ids[b0 + lane] : 0u;
+        const std::uint32_t j0 = (s / 32) * G, sl = s % 32;
+        for (std::uint32_t g = 0; g < G; ++g) {
+            const std::uint32_t vi = (j0 + g) * jump + sl;
+            vec16<T> v;
+            load_or_neg_inf(v, vrow + vi, ok && j0 + g < n0);
+            insert_round(v, hd + vi * W, keys, hist, cap, w, K, lane, st.m);
+        }
+    }
+    return {st, w.thr, w.count};
+}
+
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
 // otherwise in order with a running exact top K. Returns false when the sampled pass let fewer than
 // K through (the row is then not written). Two instantiations instead of a runtime flag: with one,
 // the compiler kept the flag in local memory and reloaded it on every step to get the stride.
-template <class T, int U, bool Sampled>
+template <class T, int U, bool Sampled, bool ByMaxima = false>
 __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                          int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
                                          const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
@@ -852,8 +1018,22 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     lane_stats st;
     sel_state w;
     const std::uint32_t stride = Sampled ? static_cast<std::uint32_t>(P) : 1u;
-    int Kc = Sampled ? r_sample : K;  // the sample keeps its top r_sample
-    bool thresholded = false;         // elements below the sample's r-th may have been dropped
+    // ByMaxima: phase 0 (the sample) goes through sample_by_maxima, which leaves its threshold and
+    // its elements at or above it in the buffer; the scalar head comes after it, against that
+    // threshold. Otherwise the sample parks and drains its candidates like the rest of the row.
+    constexpr bool maxima = Sampled && ByMaxima;
+    if constexpr (maxima) {
+        const sample_result sr = sample_by_maxima<T, U>(
+            vrow, nfull, stride, hd, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+            static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
+            static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)), cap, K, r_sample);
+        if (sr.count < 0) return false;
+        st = sr.st;
+        w.thr = sr.thr;
+        w.count = sr.count;
+    }
+    int Kc = Sampled && !maxima ? r_sample : K;  // the sample keeps its top r_sample
+    bool thresholded = maxima;                   // elements below the sample's r-th may have been dropped
     // End of the sample: keep its top r_sample and at most r_sample / 2 more (the bin of the
     // r-th whole: one histogram pass where the exact top r takes three or more); the smallest kept
     // composite becomes the threshold, at or below the sample's r-th largest. The sample's own
@@ -874,7 +1054,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // batch: U loads per lane in flight while the warp waits, and no vector live across a drain (a
     // drain between a refill and its use spilled the vectors in flight).
     const std::uint32_t jump = stride * 32;  // vectors from one step of a phase to the next
-    for (std::uint32_t phi = 0; phi < stride && phi < nfull; ++phi) {
+    for (std::uint32_t phi = maxima ? 1u : 0u; phi < stride && phi < nfull; ++phi) {
         const std::uint32_t n = (nfull - phi + stride - 1) / stride;  // steps of this phase (>= 1)
         const vec16<T>* p = vrow + phi * 32 + static_cast<std::uint32_t>(lane);
         std::uint32_t idx = hd + (phi * 32 + static_cast<std::uint32_t>(lane)) * W;
@@ -903,9 +1083,9 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
             if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
-        if (Sampled && phi == 0) end_sample();  // phase 0 is the sample
+        if (Sampled && !maxima && phi == 0) end_sample();  // phase 0 is the sample
     }
-    if (Sampled && Kc != K) end_sample();  // a row without full steps (the host keeps nfull >= 2 P)
+    if (Sampled && !maxima && Kc != K) end_sample();  // a row without full steps (the host keeps nfull >= 2 P)
     const std::uint32_t rem = nvec % 32;
     if (rem > 0) {  // the last partial step (indices above every full step); room was made above
         vec16<T> t;
@@ -923,11 +1103,33 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     }
     if (Sampled && thresholded && w.count < K) return false;  // fewer than K above the sample's threshold
     // The list is empty here: its vectors' room serves finish_by_bins as scatter space.
-    finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+    finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
                       static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, S, p_out, i_out);
     return true;
+}
+
+// The in-order pass of a sampling kernel, out of line: it runs only for rows that cannot be sampled
+// or whose sample let fewer than K through. Inline, the kernel's 64 registers served two copies of
+// the stream loop and spilled (ptxas, per thread, stored / loaded bytes: bf16 268 / 492, fp16
+// 108 / 352, fp32 16 / 112); out of line the sampled pass keeps 40 / 52, 20 / 20, 16 / 8 (the
+// in-order function 20 / 136, 0 / 64, 0 / 48). H100 (GPU-9b19e0a7, probes/stream_plain.cu, 4096
+// rows, std 10, events, median of 3 interleaved rounds; with the 16-bit end by bins below): bf16
+// 50257 K = 256 245.3 -> 235.5 us, K = 64 199.5 -> 196.5; fp16 K = 256 232.6 -> 220.3, K = 64
+// 196.1 -> 190.7; fp32 K = 256 330.9 -> 328.7, K = 64 317.6 -> 316.1, K = 1024 882.3 -> 864.9;
+// bf16 151936 K = 256 524.7 -> 514.2.
+template <class T, int U>
+__device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec,
+                                               int K, int cap, std::uint32_t keys_s, std::uint32_t hist_s,
+                                               std::uint32_t list_vec_s, std::uint32_t list_idx_s, float* p_out,
+                                               std::int32_t* i_out) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
+    auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
+    const vec_list<T> list{static_cast<vec16<T>*>(__cvta_shared_to_generic(list_vec_s)),
+                           static_cast<std::uint32_t*>(__cvta_shared_to_generic(list_idx_s))};
+    big_pass<T, U, false>(row, V, hd, nvec, K, cap, 1, 0, keys, hist, list, p_out, i_out, lane);
 }
 
 // K > 32. A row of nfull warp steps (32 vectors each) is read in stratified order: steps 0, P, 2P,
@@ -942,7 +1144,8 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
 // there, so for random rows this is beyond 7 standard deviations; a row built against the order
 // can do it) is read again in order without sampling. Candidate vectors are parked in the list and
 // drained 32 at a time; compactions keep the K-th key's radix bin (at most K / 2 or a quarter of
-// the room above K).
+// the room above K). ByMaxima (samples of at most maxima_sample_vectors vectors, the host's
+// choice): the sample's threshold comes from its vectors' maxima instead (sample_by_maxima).
 //
 // Block shape: one block per SM (up to 32 warps, as many as its shared memory allows), and the rows
 // split evenly over the blocks (block b takes rows [b rows / G, (b + 1) rows / G)). With blocks of
@@ -954,7 +1157,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
 // Sampling = false (K with P = 1: no sample) leaves the sampled pass out of the kernel: fewer
 // registers wanted, no spills (H200, 4096 x 50257 K = 50: fp32 238.3 against 243.5 us, bf16 203.3
 // against 212.9).
-template <class T, int U, bool Sampling>
+template <class T, int U, bool Sampling, bool ByMaxima>
 __global__ void __launch_bounds__(1024, 1)
     softmax_topk_stream_big_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                    std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
@@ -984,10 +1187,17 @@ __global__ void __launch_bounds__(1024, 1)
     std::int32_t* i_out = indices + r * K;
     // The sampled pass needs at least 2 P full steps (the host's P assumes an aligned row; a row that
     // is not element aligned has none and goes in order at once instead of sampling its scalar head).
-    if (Sampling && P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
-        big_pass<T, U, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
-        return;
-    big_pass<T, U, false>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane);
+    if constexpr (Sampling) {
+        if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
+            big_pass<T, U, true, ByMaxima>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
+            return;
+        big_pass_in_order<T, U>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(list.idx)), p_out, i_out);
+    } else {
+        big_pass<T, U, false>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane);
+    }
 }
 
 int kpad_of(std::int64_t K) {
@@ -1000,6 +1210,16 @@ int kpad_of(std::int64_t K) {
 // the sample then holds K / P ~ 25.6 of the row's top K on average, and the threshold lets about
 // sample_rank P = 2.5 K elements of a row through.
 constexpr int sample_rank = 64;
+// Samples of at most this many vectors (32 per warp step of the sample) take sample_by_maxima; larger
+// ones park and drain their candidates. Chosen from one H100 measurement (GPU-9b19e0a7, 4096 rows,
+// std 10; us, the parked sample -> by maxima): 640 vectors (bf16 / fp16 50257 K = 256) 235.5 ->
+// 220.6 / 220.3 -> 207.1, 320 (fp32 50257 K = 1024) 864.9 -> 853.9; 1280 (fp32 50257 K = 256)
+// 328.7 -> 335.9 and 1920 (bf16 151936 K = 256) 514.2 -> 519.5 were slower, and so was every
+// K = 64 (P = 2: 3136 and 6272 vectors, G = 2 and 4 per group). With this rule, against the parked
+// sample (another H100, GPU-4fe26708, same probe; us): bf16 50257 K = 256 235.2 -> 219.7, fp16
+// 221.0 -> 207.1, bf16 32000 K = 256 164.7 -> 151.7, fp32 50257 K = 512 639.4 -> 621.7, K = 1024
+// 863.4 -> 852.9; the other cases take the parked sample (within 1 us).
+constexpr int maxima_sample_vectors = 640;
 int sample_stride(std::int64_t K, std::int64_t nfull) {
     const auto p = static_cast<int>(5 * K / 128);
     return p >= 2 && nfull >= 2 * static_cast<std::int64_t>(p) ? p : 1;
@@ -1061,17 +1281,20 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     // Full warp steps of a row (an upper bound: the row's head may take a few elements).
     const std::int64_t nfull_max = a.V / (static_cast<std::int64_t>(step));  // the device's is at least this - 1
     const int P = sample_stride(a.K, nfull_max - 2);
-    // Without a sample (P = 1) the kernel leaves the sampled pass out.
-    const auto launch = [&](auto sampling) {
-        constexpr bool S = decltype(sampling)::value;
-        set_smem<softmax_topk_stream_big_kernel<T, UB, S>>(smem);
-        softmax_topk_stream_big_kernel<T, UB, S><<<grid, 32 * nwarps, smem, stream>>>(
+    // Without a sample (P = 1) the kernel leaves the sampled pass out; a sample of at most
+    // maxima_sample_vectors vectors goes through sample_by_maxima.
+    const auto launch = [&](auto sampling, auto by_maxima) {
+        constexpr bool S = decltype(sampling)::value, M = decltype(by_maxima)::value;
+        set_smem<softmax_topk_stream_big_kernel<T, UB, S, M>>(smem);
+        softmax_topk_stream_big_kernel<T, UB, S, M><<<grid, 32 * nwarps, smem, stream>>>(
             static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, sample_rank);
     };
-    if (P > 1) {
-        launch(std::true_type{});
+    if (P > 1 && (nfull_max + P - 1) / P * 32 <= maxima_sample_vectors) {
+        launch(std::true_type{}, std::true_type{});
+    } else if (P > 1) {
+        launch(std::true_type{}, std::false_type{});
     } else {
-        launch(std::false_type{});
+        launch(std::false_type{}, std::false_type{});
     }
     check_launch("softmax_topk_stream_big_kernel");
 }
