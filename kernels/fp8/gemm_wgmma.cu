@@ -147,7 +147,84 @@ struct params {
     int l2_prefetch;
 };
 
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+// Per-K-block time stamps, a diagnostic build only (kernels/fp8/probes/kv_trace.cu defines
+// FUSEBENCH_FP8_WGMMA_TRACE and includes this file; off in the library, whose machine code does
+// not change). Non-cluster kernels of 144, 192 and 256 columns with the overlap (consume_n144,
+// consume_n192, consume_pieces form 2) and their producer: per CTA, trace_header words
+// (trace_hdr_*), then for each K block `it` the CTA consumes (over all its tiles) trace_slots
+// clock64 values (trace_*): one thread each of the producer, a landing watcher (an otherwise idle
+// producer warp that waits on every fill's full barrier) and each consumer warpgroup (its thread 0)
+// writes its stamps. fp8_trace null: nothing is written.
+constexpr int trace_header = 8, trace_slots = 18;
+enum : int {
+    trace_hdr_gt0 = 0,     // %globaltimer at the start (thread 0, after the barrier init)
+    trace_hdr_clk0 = 1,    // clock64 at the same point
+    trace_hdr_gt1 = 2,     // %globaltimer at the end (thread 0, after its TMA stores completed)
+    trace_hdr_clk1 = 3,    // clock64 at the same point
+    trace_hdr_smid = 4,    // %smid
+    trace_hdr_fills = 5,   // K blocks consumed by warpgroup 0
+    trace_hdr_epi0 = 6,    // warpgroup 0: clock64 before its last tile's store_block
+    trace_hdr_epi1 = 7,    // ... after it
+    trace_p_wait0 = 0,     // producer: before its wait on the stage's empty barrier
+    trace_p_wait1 = 1,     // ... after it
+    trace_p_issued = 2,    // ... after both TMA loads are issued
+    trace_land = 3,        // watcher: the fill's full barrier completed (the stage landed)
+    trace_wg = 4,          // consumer warpgroup w's stamps at trace_wg + trace_wg_n w + ...
+    trace_wg_n = 7,
+    trace_c_fw0 = 0,       // before the wait on the fill's full barrier
+    trace_c_fw1 = 1,       // after it
+    trace_c_i0 = 2,        // the first half (piece 0) of the block's wgmma issued (committed)
+    trace_c_i1 = 3,        // the block's last half (piece) issued
+    trace_c_p0 = 4,        // first half promoted (pieces: before the last piece's wait_group 0)
+    trace_c_d = 5,         // the wait_group 0 that completes the block returned (then the release)
+    trace_c_p1 = 6,        // the last half (piece) promoted
+};
+__device__ unsigned long long* fp8_trace = nullptr;
+__device__ int fp8_trace_max_fills = 0;
+#endif
+
 #if defined(FUSEBENCH_FP8_WGMMA_DEVICE_CODE)
+
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+__device__ __forceinline__ unsigned long long trace_clock() {
+    unsigned long long c;
+    asm volatile("mov.u64 %0, %%clock64;\n" : "=l"(c)::"memory");
+    return c;
+}
+__device__ __forceinline__ unsigned long long trace_globaltimer() {
+    unsigned long long c;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(c)::"memory");
+    return c;
+}
+// This CTA's row of the trace (null when off).
+__device__ __forceinline__ unsigned long long* trace_row() {
+    unsigned long long* t = fp8_trace;
+    if (t == nullptr) return nullptr;
+    return t + static_cast<std::size_t>(blockIdx.x) * (trace_header + static_cast<std::size_t>(fp8_trace_max_fills) * trace_slots);
+}
+__device__ __forceinline__ void trace_stamp(unsigned long long* row, bool on, int fill, int slot) {
+    if (on && row != nullptr && fill < fp8_trace_max_fills) {
+        const unsigned long long c = trace_clock();
+        row[trace_header + static_cast<std::size_t>(fill) * trace_slots + slot] = c;
+    }
+}
+// A consumer warpgroup's stamp (its thread 0); acc-writing FMAs before it are pinned by a
+// reg_fence where the stamp is meant to follow them.
+#define FP8_TRACE_WG(fill, what) trace_stamp(trace_row_, (tid & 127) == 0, (fill), trace_wg + trace_wg_n * wg + (what))
+#define FP8_TRACE_ROW unsigned long long* const trace_row_ = trace_row()
+#define FP8_TRACE_FENCE(x) reg_fence(x)
+// Warpgroup 0's thread 0 writes header word `slot` (the value: an expression).
+#define FP8_TRACE_HDR(slot, value)                                                 \
+    do {                                                                           \
+        if (tid == 0 && trace_row_ != nullptr) trace_row_[(slot)] = (value);       \
+    } while (0)
+#else
+#define FP8_TRACE_HDR(slot, value) ((void)0)
+#define FP8_TRACE_WG(fill, what) ((void)0)
+#define FP8_TRACE_ROW
+#define FP8_TRACE_FENCE(x) ((void)0)
+#endif
 
 // Unit t of a grouped raster of n_units columns: group_m (cluster) row units at a time, the row
 // unit fastest.
@@ -532,9 +609,12 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
     } else {
         // Half h (0: columns 0-95, 1: 96-191) of fill `fill`'s product into hh (one commit group);
         // half 0 first waits for the fill to arrive.
+        FP8_TRACE_ROW;
         auto issue_h0 = [&](float (&hh)[48], int fill) {
             const int s = fill % STAGES;
+            FP8_TRACE_WG(fill, trace_c_fw0);
             mbar_wait(full(s), (fill / STAGES) & 1);
+            FP8_TRACE_WG(fill, trace_c_fw1);
             wgmma_fence();
 #pragma unroll
             for (int ks = 0; ks < bk / 32; ++ks) {
@@ -543,6 +623,7 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
                 sm90::wgmma_fp8_op<96>::ss(hh, da, db, ks > 0 ? 1 : 0);
             }
             wgmma_commit();
+            FP8_TRACE_WG(fill, trace_c_i0);
         };
         auto issue_h1 = [&](float (&hh)[48], int fill) {
             const int s = fill % STAGES;
@@ -554,6 +635,7 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
                 sm90::wgmma_fp8_op<96>::ss(hh, da, db, ks > 0 ? 1 : 0);
             }
             wgmma_commit();
+            FP8_TRACE_WG(fill, trace_c_i1);
         };
         float h0[48], h1[48], acc[96];
         tile_info prev{};
@@ -581,23 +663,33 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             wgmma_wait<1>();
             reg_fence(h0);
             promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
+            FP8_TRACE_FENCE(acc);
+            FP8_TRACE_WG(it, trace_c_p0);
             for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
                 sc = block_scales(ti, j + 1);
                 issue_h0(h0, it + 1);
                 wgmma_wait<0>();  // half 1 of block j (its stage is free) and half 0 of block j + 1
+                FP8_TRACE_WG(it, trace_c_d);
                 reg_fence(h1);
                 release(it);
                 promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it, trace_c_p1);
                 f = factors_of(sc, ti.odd);
                 issue_h1(h1, it + 1);
                 reg_fence(h0);
                 promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it + 1, trace_c_p0);
             }
             // Half 1 of the tile's last block.
             wgmma_wait<0>();
+            FP8_TRACE_WG(it, trace_c_d);
             reg_fence(h1);
             release(it);
             promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
+            FP8_TRACE_FENCE(acc);
+            FP8_TRACE_WG(it, trace_c_p1);
             ++it;
             prev = ti;
         }
@@ -671,7 +763,10 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             return;
         }
         if (first_tile < p.sched_tiles && (CM * CN == 1 || (prev.m_blk < p.m_blocks && prev.n_blk < p.n_blocks))) {
+            FP8_TRACE_HDR(trace_hdr_fills, static_cast<unsigned long long>(it));
+            FP8_TRACE_HDR(trace_hdr_epi0, trace_clock());
             store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+            FP8_TRACE_HDR(trace_hdr_epi1, trace_clock());
         }
     }
 }
@@ -775,9 +870,14 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
     };
     // Piece q (columns 64 q .. 64 q + 63) of fill `fill`'s product into qq (one commit group);
     // piece 0 first waits for the fill to arrive.
+    FP8_TRACE_ROW;
     auto issue_piece = [&](float (&qq)[32], int fill, int q) {
         const int s = fill % STAGES;
-        if (q == 0) mbar_wait(full(s), (fill / STAGES) & 1);
+        if (q == 0) {
+            FP8_TRACE_WG(fill, trace_c_fw0);
+            mbar_wait(full(s), (fill / STAGES) & 1);
+            FP8_TRACE_WG(fill, trace_c_fw1);
+        }
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < bk / 32; ++ks) {
@@ -786,6 +886,7 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
             sm90::wgmma_fp8_op<64>::ss(qq, da, db, ks > 0 ? 1 : 0);
         }
         wgmma_commit();
+        if (FORM == 2 && (q == 0 || q == NP - 1)) FP8_TRACE_WG(fill, q == 0 ? trace_c_i0 : trace_c_i1);
     };
     float buf[NB][32], acc[BN / 2];
     tile_info prev{};
@@ -836,12 +937,17 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
                         issue_piece(buf[(q + 1) % NB], it, q + 1);
                         wgmma_wait<1>();
                     } else {
+                        FP8_TRACE_FENCE(acc);
+                        FP8_TRACE_WG(it, trace_c_p0);
                         wgmma_wait<0>();
+                        FP8_TRACE_WG(it, trace_c_d);
                         release(it);
                     }
                     reg_fence(buf[q % NB]);
                     promote_piece<BN>(acc, buf[q % NB], q, f.f0[q], f.f1[q]);
                 }
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it, trace_c_p1);
             };
             if (p.k_blocks > 1) sc = block_scales(ti, 1);
             rest_of_block();
@@ -856,7 +962,12 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
         ++it;
         prev = ti;
     }
-    if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+    if (first_tile < p.sched_tiles) {
+        FP8_TRACE_HDR(trace_hdr_fills, static_cast<unsigned long long>(it));
+        FP8_TRACE_HDR(trace_hdr_epi0, trace_clock());
+        store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+        FP8_TRACE_HDR(trace_hdr_epi1, trace_clock());
+    }
 }
 
 // acc += blk on a 64 x 144 fragment (18 groups of 8 columns), group g scaled by the factors of B's
@@ -985,9 +1096,14 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
         // consume_n192's order: half 0 of block j promoted under its half 1, half 1 after a drain
         // with block j + 1's half 0 already issued. (c1_overlap's two whole 72-register block
         // accumulators spill: 260 bytes with ptxas 13.0 under setmaxnreg 232.)
+        FP8_TRACE_ROW;
         auto issue_h = [&](float (&hh)[36], int fill, int h) {
             const int s = fill % STAGES;
-            if (h == 0) mbar_wait(full(s), (fill / STAGES) & 1);
+            if (h == 0) {
+                FP8_TRACE_WG(fill, trace_c_fw0);
+                mbar_wait(full(s), (fill / STAGES) & 1);
+                FP8_TRACE_WG(fill, trace_c_fw1);
+            }
             wgmma_fence();
 #pragma unroll
             for (int ks = 0; ks < bk / 32; ++ks) {
@@ -996,6 +1112,7 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
                 sm90::wgmma_fp8_op<72>::ss(hh, da, db, ks > 0 ? 1 : 0);
             }
             wgmma_commit();
+            FP8_TRACE_WG(fill, h == 0 ? trace_c_i0 : trace_c_i1);
         };
         struct factors {
             float f0_lo, f1_lo, f0_hi, f1_hi;
@@ -1017,27 +1134,40 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             wgmma_wait<1>();
             reg_fence(h0);
             promote_n144<0, 9>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            FP8_TRACE_FENCE(acc);
+            FP8_TRACE_WG(it, trace_c_p0);
             for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
                 sc = block_scales(ti, j + 1);
                 issue_h(h0, it + 1, 0);
                 wgmma_wait<0>();  // half 1 of block j (its stage is free) and half 0 of block j + 1
+                FP8_TRACE_WG(it, trace_c_d);
                 reg_fence(h1);
                 release(it);
                 promote_n144<9, 9>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it, trace_c_p1);
                 f = factors_of(sc);
                 issue_h(h1, it + 1, 1);
                 reg_fence(h0);
                 promote_n144<0, 9>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it + 1, trace_c_p0);
             }
             wgmma_wait<0>();
+            FP8_TRACE_WG(it, trace_c_d);
             reg_fence(h1);
             release(it);
             promote_n144<9, 9>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            FP8_TRACE_FENCE(acc);
+            FP8_TRACE_WG(it, trace_c_p1);
             ++it;
             prev = ti;
         }
         if (first_tile < p.sched_tiles && (CM * CN == 1 || (prev.m_blk < p.m_blocks && prev.n_blk < p.n_blocks))) {
+            FP8_TRACE_HDR(trace_hdr_fills, static_cast<unsigned long long>(it));
+            FP8_TRACE_HDR(trace_hdr_epi0, trace_clock());
             store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+            FP8_TRACE_HDR(trace_hdr_epi1, trace_clock());
         }
     }
 }
@@ -1096,6 +1226,17 @@ __global__ void __launch_bounds__(threads, 1)
     }
     if constexpr (ctas > 1) cluster_sync();  // the peers' barriers exist before anything reaches them
     else __syncthreads();
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+    if (tid == 0) {
+        if (unsigned long long* row = trace_row()) {
+            std::uint32_t smid;
+            asm volatile("mov.u32 %0, %%smid;\n" : "=r"(smid));
+            row[trace_hdr_gt0] = trace_globaltimer();
+            row[trace_hdr_clk0] = trace_clock();
+            row[trace_hdr_smid] = smid;
+        }
+    }
+#endif
 
     // The warpgroup's role from a shuffled index: warp-uniform for the compiler (uniform registers
     // for the loop counters and barrier addresses).
@@ -1140,6 +1281,9 @@ __global__ void __launch_bounds__(threads, 1)
                 }
             }
         } else if (tid == 256) {
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+            unsigned long long* const trace_row_p = trace_row();
+#endif
             int it = 0;  // k blocks loaded so far by this CTA, over all its tiles
             // SPLIT: the tail kernel, only the CTA's tail piece (the consumers' order).
             const int whole_end = SPLIT ? 0 : p.sched_tiles;
@@ -1168,7 +1312,13 @@ __global__ void __launch_bounds__(threads, 1)
                             tma_prefetch_2d(&tm_b, kq * bk, n_blk * BN);
                         }
                     }
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+                    trace_stamp(trace_row_p, true, it, trace_p_wait0);
+#endif
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) & 1) ^ 1);  // the fill it - STAGES was consumed
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+                    trace_stamp(trace_row_p, true, it, trace_p_wait1);
+#endif
                     mbar_expect_tx(full(s), cfg::stage_bytes);
                     tma_load_2d(stage_a(s), &tm_a, kb * bk, m_blk * bm, full(s));
                     if constexpr (CLUSTER > 1) {
@@ -1178,6 +1328,9 @@ __global__ void __launch_bounds__(threads, 1)
                     } else {
                         tma_load_2d(stage_b(s), &tm_b, kb * bk, n_blk * BN, full(s));
                     }
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+                    trace_stamp(trace_row_p, true, it, trace_p_issued);
+#endif
                 }
             }
             if constexpr (SPLIT) {
@@ -1197,6 +1350,21 @@ __global__ void __launch_bounds__(threads, 1)
                 }
             }
         }
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+        else if (tid == 288 && ctas == 1 && !SPLIT) {
+            // The landing watcher: each fill's full barrier, in the consumers' order.
+            if (unsigned long long* const row = trace_row()) {
+                int it = 0;
+                for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
+                    for (int j = 0; j < p.k_blocks; ++j, ++it) {
+                        const int s = it % STAGES;
+                        mbar_wait(full(s), (it / STAGES) & 1);
+                        trace_stamp(row, true, it, trace_land);
+                    }
+                }
+            }
+        }
+#endif
     } else if constexpr (PIECES != 0) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         consume_pieces<BN, STAGES, PIECES>(p, &tm_d, base, tid, role, cluster_id, clusters);
@@ -1345,6 +1513,14 @@ __global__ void __launch_bounds__(threads, 1)
     }
     // The last stores finish before the CTA (and its shared memory) goes.
     if (role != 2 && p.tma_store && (tid & 127) == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+    if (tid == 0) {
+        if (unsigned long long* row = trace_row()) {
+            row[trace_hdr_gt1] = trace_globaltimer();
+            row[trace_hdr_clk1] = trace_clock();
+        }
+    }
+#endif
     // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
     __syncwarp();
     if constexpr (ctas > 1) cluster_sync();
@@ -1401,8 +1577,16 @@ void make_map(CUtensorMap* map, CUtensorMapDataType type, const void* ptr, std::
 }
 
 constexpr int stages = 6;      // 128 x 128 tiles: 6 x 32 KiB + 64 KiB of D staging
-constexpr int stages_n192 = 4;  // 128 x 192 tiles: 4 x 40 KiB + 96 KiB of D staging (5 would need 248 KiB)
-constexpr int stages_n144 = 5;  // 128 x 144 tiles: 5 x 34 KiB + 36 KiB of D staging (6 would need 240 KiB)
+// The 144- and 192-wide rings' depth can be lowered in a diagnostic build (kernels/fp8/probes/kv_trace.cu:
+// the ring depth's effect on kv_a, NOTES.md run 10); the library uses these defaults.
+#if !defined(FUSEBENCH_FP8_WGMMA_STAGES_N192)
+#define FUSEBENCH_FP8_WGMMA_STAGES_N192 4
+#endif
+#if !defined(FUSEBENCH_FP8_WGMMA_STAGES_N144)
+#define FUSEBENCH_FP8_WGMMA_STAGES_N144 5
+#endif
+constexpr int stages_n192 = FUSEBENCH_FP8_WGMMA_STAGES_N192;  // 128 x 192 tiles: 4 x 40 KiB + 96 KiB of D staging (5 would need 248 KiB)
+constexpr int stages_n144 = FUSEBENCH_FP8_WGMMA_STAGES_N144;  // 128 x 144 tiles: 5 x 34 KiB + 36 KiB of D staging (6 would need 240 KiB)
 constexpr int stages_n256 = 3;  // 128 x 256 tiles: 3 x 48 KiB + 64 KiB of D staging (4 would need 256 KiB)
 
 std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }
