@@ -577,16 +577,6 @@ const wgmma_block_config wgmma_block_configs[] = {
      "where a wave streams its K panels from DRAM in step (kv_a) the ring's loads find them in L2. Measured 51% slower "
      "than c1_n192_overlap on kv_a at M = 4096 on an H100 (8 blocks ahead: 55%; the 144-wide tile: 61-68%)",
      {1, true, true, false, 0, false, 192, false, false, false, 1, 4}},
-    {"c1_n144_overlap_alt",
-     "c1_n144_overlap with the two consumer warpgroups taking turns (options.alternate; kernels/fp8/NOTES.md run 10): "
-     "two named barriers per K block keep warpgroup 1 about half a block behind warpgroup 0, so that the stretches "
-     "in which a warpgroup has no wgmma in flight (its promotion, stage wait and issue) do not coincide; a per-K-block "
-     "clock64 trace found the two in lock step on half of kv_a's K blocks without it. Same arithmetic (bit-identical D)",
-     {1, true, true, false, 0, false, 144, false, false, false, 1, 0, true}},
-    {"c1_n192_overlap_alt",
-     "c1_n192_overlap with the two consumer warpgroups taking turns (options.alternate, as c1_n144_overlap_alt; "
-     "kernels/fp8/NOTES.md run 10). Same arithmetic (bit-identical D)",
-     {1, true, true, false, 0, false, 192, false, false, false, 1, 0, true}},
     {"c1_n192_overlap_sk",
      "default where M >= 4096, K >= 8192, c1_n256_overlap_la is not and the 128 x 192 tile's wave efficiency with the "
      "tail split is at least 0.91 of 128 x 128's (k::fp8_gemm_wgmma_default_split: none of the 12 M = 4096 "

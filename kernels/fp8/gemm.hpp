@@ -151,14 +151,6 @@ struct fp8_gemm_wgmma_options {
     // finds its data in L2. Measured 48-68% slower than without on kv_a (H100, NOTES.md run 9): not
     // a default.
     int l2_prefetch = 0;
-    // tile_n 144 or 192 with the overlap (no split, pieces, cluster or L2 prefetch): the two consumer
-    // warpgroups take turns, about half a K block apart (two named barriers per K block: warpgroup
-    // 1 issues a block's first half after warpgroup 0 has issued its second, warpgroup 0 the next
-    // block's after warpgroup 1 has issued this one's), so that the stretches in which a warpgroup
-    // has no wgmma in flight (its promotion, barrier wait and issue) do not coincide. The same
-    // arithmetic: bit-identical D. kernels/fp8/NOTES.md run 10 (a per-K-block trace found the
-    // 144-wide tile's warpgroups in lock step on half of kv_a's K blocks).
-    bool alternate = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,

@@ -303,7 +303,6 @@ using sm90::mbar_arrive;
 using sm90::mbar_expect_tx;
 using sm90::mbar_init;
 using sm90::mbar_wait;
-using sm90::named_barrier_arrive;
 using sm90::named_barrier_sync;
 using sm90::reg_fence;
 using sm90::smem_u32;
@@ -371,18 +370,6 @@ __device__ __forceinline__ void st_release_u64(unsigned long long* f, unsigned l
 __device__ __forceinline__ void st_relaxed_u64(unsigned long long* f, unsigned long long v) {
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;\n" ::"l"(f), "l"(v) : "memory");
 }
-
-// options.alternate (the overlapped 144- and 192-wide consumers, no cluster, no split): the two consumer
-// warpgroups take turns, half a K block apart. Warpgroup 1 issues block j + 1's first half only
-// after warpgroup 0 has issued its second half (named barrier alt_bar_b: 0 arrives, 1 waits), and
-// warpgroup 0 issues block j + 2's first half only after warpgroup 1 has issued block j + 1's
-// (alt_bar_a: 1 arrives, 0 waits), so warpgroup 1 runs about half a block behind warpgroup 0 and
-// their promotions, barrier waits and issues (the stretches in which a warpgroup has no wgmma in
-// flight) fall at different times. The k-th arrival on each barrier pairs with the k-th wait: a
-// warpgroup's next arrival on a barrier follows its wait on the other one, which needs the peer's
-// wait on the first. NOTES.md run 10: without it the two warpgroups of the 144-wide tile run in
-// lock step on half of kv_a's K blocks, both queues empty at once.
-constexpr int alt_bar_a = 3, alt_bar_b = 4;  // 1 + wg (1, 2): the epilogue's per-warpgroup barriers
 
 // The consumers' D block of 64 x BN (one warpgroup's half of the tile) to global memory: through
 // shared memory and TMA stores (p.tma_store), else bf16 stores straight from the registers.
@@ -521,12 +508,11 @@ __device__ __forceinline__ void promote_thirds(float (&acc)[96], const float (&b
 // multicast, the producer in fp8_gemm_wgmma_kernel). Each stage is written by the other CTAs'
 // producers, so every consumer warp frees it in every CTA of the cluster. Tiles past M or N (a
 // ragged cluster) compute zeros and store nothing.
-template <int STAGES, bool OVERLAP, bool SPLIT, int CM = 1, int CN = 1, bool ALT = false>
+template <int STAGES, bool OVERLAP, bool SPLIT, int CM = 1, int CN = 1>
 __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
                                              int tile_step) {
     constexpr int BN = 192;
     static_assert(CM * CN == 1 || (OVERLAP && !SPLIT), "the multicast clusters run the overlapped consumer without the split");
-    static_assert(!ALT || (OVERLAP && !SPLIT && CM * CN == 1), "the alternation: the overlapped consumer without split or cluster");
     [[maybe_unused]] const int crank = CM * CN > 1 ? static_cast<int>(cluster_rank()) : 0;
     using cfg = config<BN, STAGES>;
     const std::uint32_t bar = base + cfg::bar_offset;
@@ -684,14 +670,7 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             FP8_TRACE_WG(it, trace_c_p0);
             for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
                 sc = block_scales(ti, j + 1);
-                if constexpr (ALT) {
-                    if (wg != 0) named_barrier_sync(alt_bar_b, 256);
-                    else if (j > 0) named_barrier_sync(alt_bar_a, 256);
-                }
                 issue_h0(h0, it + 1);
-                if constexpr (ALT) {
-                    if (wg != 0 && j + 2 < p.k_blocks) named_barrier_arrive(alt_bar_a, 256);
-                }
                 wgmma_wait<0>();  // half 1 of block j (its stage is free) and half 0 of block j + 1
                 FP8_TRACE_WG(it, trace_c_d);
                 reg_fence(h1);
@@ -701,9 +680,6 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
                 FP8_TRACE_WG(it, trace_c_p1);
                 f = factors_of(sc, ti.odd);
                 issue_h1(h1, it + 1);
-                if constexpr (ALT) {
-                    if (wg == 0) named_barrier_arrive(alt_bar_b, 256);
-                }
                 reg_fence(h0);
                 promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
                 FP8_TRACE_FENCE(acc);
@@ -1030,12 +1006,11 @@ __device__ __forceinline__ void promote_n144(float (&acc)[72], const float (&blk
 // multiple of 8 columns: no group straddles). Past the last scale block lo's scale is used (B's
 // rows there arrive as zeros and those columns are never stored).
 // CM x CN > 1: a multicast cluster, as in consume_n192 (OVERLAP only).
-template <int STAGES, bool OVERLAP, int CM = 1, int CN = 1, bool ALT = false>
+template <int STAGES, bool OVERLAP, int CM = 1, int CN = 1>
 __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
                                              int tile_step) {
     constexpr int BN = 144;
     static_assert(CM * CN == 1 || OVERLAP, "the multicast clusters run the overlapped consumer");
-    static_assert(!ALT || (OVERLAP && CM * CN == 1), "the alternation: the overlapped consumer without cluster");
     [[maybe_unused]] const int crank = CM * CN > 1 ? static_cast<int>(cluster_rank()) : 0;
     using cfg = config<BN, STAGES>;
     const std::uint32_t bar = base + cfg::bar_offset;
@@ -1166,14 +1141,7 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             FP8_TRACE_WG(it, trace_c_p0);
             for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
                 sc = block_scales(ti, j + 1);
-                if constexpr (ALT) {
-                    if (wg != 0) named_barrier_sync(alt_bar_b, 256);
-                    else if (j > 0) named_barrier_sync(alt_bar_a, 256);
-                }
                 issue_h(h0, it + 1, 0);
-                if constexpr (ALT) {
-                    if (wg != 0 && j + 2 < p.k_blocks) named_barrier_arrive(alt_bar_a, 256);
-                }
                 wgmma_wait<0>();  // half 1 of block j (its stage is free) and half 0 of block j + 1
                 FP8_TRACE_WG(it, trace_c_d);
                 reg_fence(h1);
@@ -1183,9 +1151,6 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
                 FP8_TRACE_WG(it, trace_c_p1);
                 f = factors_of(sc);
                 issue_h(h1, it + 1, 1);
-                if constexpr (ALT) {
-                    if (wg == 0) named_barrier_arrive(alt_bar_b, 256);
-                }
                 reg_fence(h0);
                 promote_n144<0, 9>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
                 FP8_TRACE_FENCE(acc);
@@ -1222,8 +1187,7 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
 // kernel's CLUSTER 2 (c2) multicasts B's halves to a pair of row blocks.
 // L2PF (options.l2_prefetch; 144- and 192-wide, no cluster): the producer also prefetches A's and B's
 // tiles p.l2_prefetch K blocks ahead of the load it is about to issue into L2.
-template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false, int PIECES = 0, int CLUSTER_N = 1, bool L2PF = false,
-          bool ALT = false>
+template <int BN, int STAGES, int CLUSTER, bool OVERLAP, bool SPLIT = false, int PIECES = 0, int CLUSTER_N = 1, bool L2PF = false>
 __global__ void __launch_bounds__(threads, 1)
     fp8_gemm_wgmma_kernel(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                           const __grid_constant__ CUtensorMap tm_d, const params p) {
@@ -1241,8 +1205,6 @@ __global__ void __launch_bounds__(threads, 1)
     static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128),
                   "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split");
     static_assert(!SPLIT || (BN == 192 && OVERLAP), "the work split runs on the overlapped 128 x 192 consumer only");
-    static_assert(!ALT || ((BN == 144 || BN == 192) && OVERLAP && !SPLIT && PIECES == 0 && ctas == 1 && !L2PF),
-                  "the alternation: the overlapped 144- and 192-wide consumers without split, pieces, cluster or prefetch");
     using cfg = config<BN, STAGES>;
     extern __shared__ unsigned char smem_raw[];
     const std::uint32_t base = (smem_u32(smem_raw) + 1023) & ~1023u;
@@ -1411,10 +1373,10 @@ __global__ void __launch_bounds__(threads, 1)
         consume_pieces<BN, STAGES, PIECES>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 144) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-        consume_n144<STAGES, OVERLAP, CLUSTER, CLUSTER_N, ALT>(p, &tm_d, base, tid, role, cluster_id, clusters);
+        consume_n144<STAGES, OVERLAP, CLUSTER, CLUSTER_N>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 192) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-        consume_n192<STAGES, OVERLAP, SPLIT, CLUSTER, CLUSTER_N, ALT>(p, &tm_d, base, tid, role, cluster_id, clusters);
+        consume_n192<STAGES, OVERLAP, SPLIT, CLUSTER, CLUSTER_N>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         const int wg = role;
@@ -1796,11 +1758,6 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     } else if (opt.tile_n != 128 && opt.cluster != 1) {
         throw std::invalid_argument("fp8_gemm wgmma: tile_n " + std::to_string(opt.tile_n) + " runs without a cluster (cluster 1)");
     }
-    if (opt.alternate && ((opt.tile_n != 144 && opt.tile_n != 192) || !opt.overlap || opt.split || opt.pieces64 || opt.pieces_lookahead ||
-                          opt.cluster != 1 || opt.cluster_n != 1 || opt.l2_prefetch != 0)) {
-        throw std::invalid_argument("fp8_gemm wgmma: alternate runs with tile_n 144 or 192 and the overlap, without the split, the pieces, "
-                                    "a cluster and the L2 prefetch");
-    }
     if (opt.tile_n == 256 && (!opt.overlap || opt.split)) {
         throw std::invalid_argument("fp8_gemm wgmma: tile_n 256 runs with the overlap, without the split");
     }
@@ -1944,7 +1901,6 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     if (tile_n == 144) {
         using cfg144 = config<144, stages_n144>;
         auto* kernel = opt.l2_prefetch > 0 ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 1, true>
-                       : opt.alternate     ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 1, false, true>
                        : opt.overlap       ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true>
                                            : fp8_gemm_wgmma_kernel<144, stages_n144, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg144::smem_bytes),
@@ -1959,7 +1915,6 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
         auto* kernel = opt.pieces64  ? (opt.pieces_lookahead ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 2>
                                                              : fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 1>)
                        : opt.l2_prefetch > 0 ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 0, 1, true>
-                       : opt.alternate ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true, false, 0, 1, false, true>
                        : opt.overlap ? fp8_gemm_wgmma_kernel<192, stages_n192, 1, true>
                                      : fp8_gemm_wgmma_kernel<192, stages_n192, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg192::smem_bytes),

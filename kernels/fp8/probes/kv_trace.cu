@@ -1,6 +1,5 @@
 // Diagnostic: what fills a K block of the block-scaled FP8 GEMM (wgmma_block) on DeepSeek-V3 kv_a
-// (M 4096, N 576, K 7168), against healthy 4096^3 runs (kernels/fp8/NOTES.md, run 10), and the same
-// with options.alternate (the two consumer warpgroups half a K block apart). Not part of
+// (M 4096, N 576, K 7168), against healthy 4096^3 runs (kernels/fp8/NOTES.md, run 10). Not part of
 // the build. It compiles gemm_wgmma.cu with FUSEBENCH_FP8_WGMMA_TRACE: per CTA and per K block it
 // consumes, the producer thread, a landing watcher (an idle producer warp waiting on every fill's
 // full barrier) and thread 0 of each consumer warpgroup write clock64 stamps (the trace_* slots in
@@ -89,12 +88,11 @@ struct trace_case {
     bool pieces;  // consume_pieces form 2 (256), else the halves (144, 192)
 };
 
-fk::fp8_gemm_wgmma_options options(int tile_n, bool lookahead, bool alternate = false) {
+fk::fp8_gemm_wgmma_options options(int tile_n, bool lookahead) {
     fk::fp8_gemm_wgmma_options o;
     o.overlap = true;
     o.tile_n = tile_n;
     o.pieces_lookahead = lookahead;
-    o.alternate = alternate;
     return o;
 }
 
@@ -242,8 +240,6 @@ int main(int argc, char** argv) {
     const trace_case cases[] = {
         {"kv_a_n144", 4096, 576, 7168, options(144, false), fw::stages_n144, false},
         {"kv_a_n192", 4096, 576, 7168, options(192, false), fw::stages_n192, false},
-        {"kv_a_n144_alt", 4096, 576, 7168, options(144, false, true), fw::stages_n144, false},
-        {"kv_a_n192_alt", 4096, 576, 7168, options(192, false, true), fw::stages_n192, false},
         {"sq4096_n192", 4096, 4096, 4096, options(192, false), fw::stages_n192, false},
         {"sq4096_n256la", 4096, 4096, 4096, options(256, true), fw::stages_n256, true},
     };
