@@ -10,7 +10,7 @@
 // repository root:
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo \
 //        -gencode arch=compute_90a,code=sm_90a -I. kernels/fp8/probes/kv_trace.cu -o kv_trace
-//   ./kv_trace [reps] [raw-prefix]
+//   ./kv_trace [reps] [raw-prefix] [case-substring]
 // -DFUSEBENCH_FP8_WGMMA_STAGES_N144=4 / _N192=3 build the 144- / 192-wide kernels with a shallower
 // ring (gemm_wgmma.cu's defaults: 5 and 4) to see what the ring's depth is worth.
 // raw-prefix: the last traced launch of each case is written raw to <prefix><case>.bin (uint64: per
@@ -227,6 +227,7 @@ constexpr int tr_header = 0, tr_slots = 0;
 int main(int argc, char** argv) {
     const int reps = argc > 1 ? std::atoi(argv[1]) : 15;
     const std::string raw = argc > 2 ? argv[2] : "";
+    const std::string only = argc > 3 ? argv[3] : "";  // run only the cases whose name contains it
     int dev = 0;
     CK(cudaGetDevice(&dev));
     cudaDeviceProp prop{};
@@ -250,6 +251,7 @@ int main(int argc, char** argv) {
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     for (const trace_case& c : cases) {
+        if (!only.empty() && std::string(c.name).find(only) == std::string::npos) continue;
         const std::size_t kb = (c.k + 127) / 128, mb = (c.m + 127) / 128, nsb = (c.n + 127) / 128;
         std::uint8_t *a = nullptr, *b = nullptr;
         float *as = nullptr, *bs = nullptr;
