@@ -52,9 +52,13 @@
 // - optional 128 x 144 tiles (options.tile_n = 144; consume_n144): for N = 576 (DeepSeek-V3 kv_a),
 //   4 column blocks = N exactly, 128 tiles at M = 4096 for 132 SMs where 128 x 192 runs 96 (one
 //   partial wave); an m64n144 block accumulator (with the overlap, two m64n72 halves as at 192),
-//   B's two scale blocks picked per 8-column group. Measured in NOTES.md run 8: as fast as 128 x 192
-//   at M = 4096 (each CTA's K block takes as long), 2.7-3.6% faster at M = 8192, the suite's
-//   default there.
+//   B's two scale blocks picked per 8-column group (with the overlap a compile-time boundary, one
+//   instantiation of the tile body per n_blk % 8). Measured in NOTES.md runs 8 and 10: since the
+//   compile-time boundary 6.8% faster than 128 x 192 at M = 4096 and 7.4% at M = 8192 (H100), the
+//   suite's default on kv_a.
+// - a diagnostic build (FUSEBENCH_FP8_WGMMA_TRACE, kernels/fp8/probes/kv_trace.cu; off in the
+//   library): per-K-block clock64 stamps of the producer, a landing watcher and the consumer
+//   warpgroups (NOTES.md run 10).
 // - optional multicast clusters of the 144- and 192-wide tiles (options.cluster x options.cluster_n:
 //   CTAs along M share B's tile, along N A's, each loading a slice of them into all that share it):
 //   verified; on kv_a (N = 576) 3-7% slower than without at M = 4096 and 0.5-3.3% at M = 8192 in
@@ -1691,11 +1695,12 @@ int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
     const double e256 = fp8_gemm_wgmma_wave_efficiency(s, 256, sms);
     if (e128 > 0 && e256 >= 0.91 * e128 && e256 >= 0.95 * e192) return 256;
     if (!(e128 > 0 && e192 >= 0.91 * e128)) return 128;
-    // 192 without the split: the 128 x 144 tile where it fills the SMs' waves far better and M >= 8192
-    // (kv_a, N = 576, on an H100, NOTES.md run 8: M = 8192, 256 tiles of 144 against 192 of 192 on 132
-    // SMs, 2.7% faster; M = 4096, 128 tiles against 96 in one wave, 0.4% slower: each 144-wide tile's
-    // K block took as long as a 192-wide one's, so the fuller wave bought nothing there).
-    if (s.m >= 8192 && !fp8_gemm_wgmma_split_pays(s) && fp8_gemm_wgmma_wave_efficiency(s, 144, sms) >= 1.2 * e192) return 144;
+    // 192 without the split: the 128 x 144 tile where it fills the SMs' waves far better (kv_a, N = 576,
+    // on an H100: M = 8192, 256 tiles of 144 against 192 of 192 on 132 SMs, 2.7% faster in NOTES.md
+    // run 8; M = 4096, 128 tiles against 96 in one wave, 0.4% slower in run 8, where each 144-wide K
+    // block took as long as a 192-wide one's; since run 10's compile-time scale boundary the 144-wide
+    // K block is shorter: 6.8% faster at M = 4096, 7.4% at M = 8192).
+    if (!fp8_gemm_wgmma_split_pays(s) && fp8_gemm_wgmma_wave_efficiency(s, 144, sms) >= 1.2 * e192) return 144;
     return 192;
 }
 
