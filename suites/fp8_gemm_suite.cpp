@@ -509,7 +509,7 @@ const wgmma_block_config wgmma_block_configs[] = {
      {1, true, false, false, 0, false, 192}},
     {"c1_n192_overlap",
      "default where M >= 4096, K < 8192, c1_n256_overlap_la is not (its tile's wave efficiency below 0.95 of this one's: "
-     "kv_a, N = 576), nor c1_n144_overlap (kv_a at M >= 8192), and its wave efficiency on the device's SMs is at least 0.91 of 128 x 128's "
+     "kv_a, N = 576), nor c1_n144_overlap (kv_a at M >= 4096), and its wave efficiency on the device's SMs is at least 0.91 of 128 x 128's "
      "(k::fp8_gemm_wgmma_default_tile_n; 2-41% faster than c1_overlap on nine M = 4096 projections on an H100, "
      "kernels/fp8/NOTES.md run 5; with K >= 8192 c1_n192_overlap_sk is the default, run 6): c1_n192 with each K block's product taken in two halves of 96 columns (m64n96k32, two commit groups): each "
      "block's half 0 is promoted while its half 1 is on the tensor cores, half 1 after a drain (half the promotion "
@@ -548,11 +548,12 @@ const wgmma_block_config wgmma_block_configs[] = {
      "warpgroup and the last 16 columns from the registers",
      {1, true, false, false, 0, false, 144}},
     {"c1_n144_overlap",
-     "default where M >= 8192, the rule would pick the 128 x 192 tile without the tail split and the 128 x 144 tile's "
+     "default where the rule would pick the 128 x 192 tile without the tail split and the 128 x 144 tile's "
      "wave efficiency on the device's SMs is at least 1.2 times the 128 x 192 tile's (k::fp8_gemm_wgmma_default_tile_n: "
-     "kv_a at M = 8192 on 132 SMs, 2.7% faster than c1_n192_overlap on an H100; 0.4% slower at M = 4096, where "
-     "c1_n192_overlap stays the default; kernels/fp8/NOTES.md run 8): c1_n144 with each K block's product in two halves of 72 "
-     "columns (m64n72k32) as c1_n192_overlap: half 0 promoted under half 1, half 1 after a drain; each tile's epilogue "
+     "kv_a at M = 4096 and 8192 on 132 SMs, 6.8% and 7.4% faster than c1_n192_overlap on an H100, kernels/fp8/NOTES.md "
+     "run 10; run 8's version, with a select per 8-column group in the promotion, was 0.4% slower at M = 4096): c1_n144 with each K block's product in two halves of 72 "
+     "columns (m64n72k32) as c1_n192_overlap: half 0 promoted under half 1, half 1 after a drain; the tile's "
+     "scale-block boundary a compile-time constant (one instantiation per n_blk % 8); each tile's epilogue "
      "under the next tile's first block (two whole 72-register block accumulators spill)",
      {1, true, true, false, 0, false, 144},
      false,
@@ -608,7 +609,7 @@ const wgmma_block_config& wgmma_block_config_named(std::string_view name) {
 // - c1_n256_overlap_la where k::fp8_gemm_wgmma_default_tile_n picks 256 (M >= 4096 and a 128 x 256
 //   wave efficiency at least 0.91 of 128 x 128's and 0.95 of 128 x 192's, with the split where it pays);
 // - c1_n192_overlap where it picks 192 otherwise;
-// - c1_n144_overlap where it picks 144 (kv_a at M >= 8192 on 132 SMs: NOTES.md run 8);
+// - c1_n144_overlap where it picks 144 (kv_a at M >= 4096 on 132 SMs: NOTES.md runs 8, 10);
 // - else c1_overlap.
 // On an H100 (run 7 call 2) this picked the fastest wgmma configuration measured, or one within 1.8%
 // of it, on all 24 M = 4096 / 8192 projections. Only asked for cases the kernel runs (a device is there).
@@ -747,7 +748,7 @@ void register_fp8_gemm(registry& reg) {
         "producer, persistent grid; the default configuration (c1_overlap) promotes each block while the next block's wgmma "
         "run; at M >= 4096 the default is c1_n256_overlap_la (128 x 256 tiles, four m64n64 pieces per K block) where "
         "that tile's waves fill the SMs (wave-efficiency rule), else c1_n192_overlap (128 x 192 tiles, m64n192 / m64n96 "
-        "wgmma; with K >= 8192 c1_n192_overlap_sk, the partial last wave's tiles split along K) where those do, c1_n144_overlap (128 x 144 tiles, m64n72 halves) on kv_a (N = 576) at M >= 8192. Versus naive: no bf16 copies of A and B, and FP8 tensor cores (twice the bf16 rate)";
+        "wgmma; with K >= 8192 c1_n192_overlap_sk, the partial last wave's tiles split along K) where those do, c1_n144_overlap (128 x 144 tiles, m64n72 halves) on kv_a (N = 576) at M >= 4096. Versus naive: no bf16 copies of A and B, and FP8 tensor cores (twice the bf16 rate)";
     wg.launch = [](const launch_args& a) {
         k::launch_fp8_gemm_wgmma(kernel_shape(a.c), static_cast<const std::uint8_t*>(a.in[in_a]), static_cast<const float*>(a.in[in_a_scale]),
                                  static_cast<const std::uint8_t*>(a.in[in_b]), static_cast<const float*>(a.in[in_b_scale]), a.out[0],

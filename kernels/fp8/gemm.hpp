@@ -109,7 +109,8 @@ struct fp8_gemm_wgmma_options {
     // block picked per 8-column group); with overlap, each K block's product in two halves of 72
     // columns as at 192 (two whole 72-register block accumulators spill). D: two 64-column TMA
     // stores per warpgroup, the last 16 columns from the registers. Measured in
-    // kernels/fp8/NOTES.md, run 8.
+    // kernels/fp8/NOTES.md, run 8; with the overlap the tile's scale boundary is a compile-time
+    // constant per n_blk % 8 (no select in the promotion) since run 10.
     int tile_n = 128;
     // Split the tail (tile_n 192 with overlap, no serpentine; kernels/fp8/split_plan.hpp): where
     // the tiles do not fill whole waves of the SMs, each tile of the partial last wave is cut along
@@ -187,10 +188,11 @@ bool fp8_gemm_wgmma_split_pays(const fp8_gemm_shape& s);
 // wgmma configuration, or within 1.8% of it, on 22 of the 24 M = 4096 / 8192 projections (ratio to
 // 192 0.98-1.13), 1-15% faster than the earlier default on 17 of them; kv_a (N = 576: 3 column
 // blocks, ratio 0.75) keeps 192. Below M = 4096 it is measured only at M = 1 and 128 (128 faster),
-// so 128 stays there. Where the rule picks 192, M >= 8192 and the tail split does not pay
+// so 128 stays there. Where the rule picks 192 and the tail split does not pay
 // (fp8_gemm_wgmma_split_pays false), 144 where the 128 x 144 tile's wave efficiency is at least 1.2
-// times the 128 x 192 tile's (kernels/fp8/NOTES.md run 8: on 132 SMs only kv_a, N = 576, ratio
-// 1.33; measured 2.7% faster than 192 at M = 8192 and 0.4% slower at M = 4096, which keeps 192).
+// times the 128 x 192 tile's (on 132 SMs only kv_a, N = 576, ratio 1.33; kernels/fp8/NOTES.md run 10:
+// measured 6.8% faster than 192 at M = 4096 and 7.4% at M = 8192; before run 10's compile-time scale
+// boundary it was 0.4% slower at M = 4096, run 8, and the rule took 144 from M = 8192 only).
 int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms);
 // Whether the suite's default configuration is the 128 x 192 tile with the tail split
 // (c1_n192_overlap_sk): the default tile width is 192 and fp8_gemm_wgmma_split_pays.

@@ -52,9 +52,13 @@
 // - optional 128 x 144 tiles (options.tile_n = 144; consume_n144): for N = 576 (DeepSeek-V3 kv_a),
 //   4 column blocks = N exactly, 128 tiles at M = 4096 for 132 SMs where 128 x 192 runs 96 (one
 //   partial wave); an m64n144 block accumulator (with the overlap, two m64n72 halves as at 192),
-//   B's two scale blocks picked per 8-column group. Measured in NOTES.md run 8: as fast as 128 x 192
-//   at M = 4096 (each CTA's K block takes as long), 2.7-3.6% faster at M = 8192, the suite's
-//   default there.
+//   B's two scale blocks picked per 8-column group (with the overlap a compile-time boundary, one
+//   instantiation of the tile body per n_blk % 8). Measured in NOTES.md runs 8 and 10: since the
+//   compile-time boundary 6.8% faster than 128 x 192 at M = 4096 and 7.4% at M = 8192 (H100), the
+//   suite's default on kv_a.
+// - a diagnostic build (FUSEBENCH_FP8_WGMMA_TRACE, kernels/fp8/probes/kv_trace.cu; off in the
+//   library): per-K-block clock64 stamps of the producer, a landing watcher and the consumer
+//   warpgroups (NOTES.md run 10).
 // - optional multicast clusters of the 144- and 192-wide tiles (options.cluster x options.cluster_n:
 //   CTAs along M share B's tile, along N A's, each loading a slice of them into all that share it):
 //   verified; on kv_a (N = 576) 3-7% slower than without at M = 4096 and 0.5-3.3% at M = 8192 in
@@ -147,7 +151,87 @@ struct params {
     int l2_prefetch;
 };
 
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+// Per-K-block time stamps, a diagnostic build only (kernels/fp8/probes/kv_trace.cu defines
+// FUSEBENCH_FP8_WGMMA_TRACE and includes this file; off in the library, whose machine code does
+// not change). Non-cluster kernels of 144, 192 and 256 columns with the overlap (consume_n144,
+// consume_n192, consume_pieces form 2) and their producer: per CTA, trace_header words
+// (trace_hdr_*), then for each K block `it` the CTA consumes (over all its tiles) trace_slots
+// clock64 values (trace_*): one thread each of the producer, a landing watcher (an otherwise idle
+// producer warp that waits on every fill's full barrier) and each consumer warpgroup (its thread 0)
+// writes its stamps. fp8_trace null: nothing is written.
+constexpr int trace_header = 8, trace_slots = 18;
+enum : int {
+    trace_hdr_gt0 = 0,     // %globaltimer at the start (thread 0, after the barrier init)
+    trace_hdr_clk0 = 1,    // clock64 at the same point
+    trace_hdr_gt1 = 2,     // %globaltimer at the end (thread 0, after its TMA stores completed)
+    trace_hdr_clk1 = 3,    // clock64 at the same point
+    trace_hdr_smid = 4,    // %smid
+    trace_hdr_fills = 5,   // K blocks consumed by warpgroup 0
+    trace_hdr_epi0 = 6,    // warpgroup 0: clock64 before its last tile's store_block
+    trace_hdr_epi1 = 7,    // ... after it
+    trace_p_wait0 = 0,     // producer: before its wait on the stage's empty barrier
+    trace_p_wait1 = 1,     // ... after it
+    trace_p_issued = 2,    // ... after both TMA loads are issued
+    trace_land = 3,        // watcher: the fill's full barrier completed (the stage landed)
+    trace_wg = 4,          // consumer warpgroup w's stamps at trace_wg + trace_wg_n w + ...
+    trace_wg_n = 7,
+    trace_c_fw0 = 0,       // before the wait on the fill's full barrier
+    trace_c_fw1 = 1,       // after it
+    trace_c_i0 = 2,        // the first half (piece 0) of the block's wgmma issued (committed)
+    trace_c_i1 = 3,        // the block's last half (piece) issued
+    trace_c_p0 = 4,        // first half promoted (pieces: before the last piece's wait_group 0)
+    trace_c_d = 5,         // the wait_group 0 that completes the block returned (then the release)
+    trace_c_p1 = 6,        // the last half (piece) promoted
+};
+__device__ unsigned long long* fp8_trace = nullptr;
+__device__ int fp8_trace_max_fills = 0;
+#endif
+
 #if defined(FUSEBENCH_FP8_WGMMA_DEVICE_CODE)
+
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+__device__ __forceinline__ unsigned long long trace_clock() {
+    unsigned long long c;
+    asm volatile("mov.u64 %0, %%clock64;\n" : "=l"(c)::"memory");
+    return c;
+}
+__device__ __forceinline__ unsigned long long trace_globaltimer() {
+    unsigned long long c;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(c)::"memory");
+    return c;
+}
+// This CTA's row of the trace (null when off).
+__device__ __forceinline__ unsigned long long* trace_row() {
+    unsigned long long* t = fp8_trace;
+    if (t == nullptr) return nullptr;
+    return t + static_cast<std::size_t>(blockIdx.x) * (trace_header + static_cast<std::size_t>(fp8_trace_max_fills) * trace_slots);
+}
+// The clock is read unconditionally and the store predicated (`on`: the stamping thread, and a
+// trace buffer set), so that a stamp adds no branch (a basic block boundary, across which ptxas
+// would not interleave the surrounding instructions). The probe sizes the buffer for every fill.
+__device__ __forceinline__ void trace_stamp(unsigned long long* row, bool on, int fill, int slot) {
+    const unsigned long long c = trace_clock();
+    if (on) row[trace_header + static_cast<std::size_t>(fill) * trace_slots + slot] = c;
+}
+// A consumer warpgroup's stamp (its thread 0); acc-writing FMAs before it are pinned by a
+// reg_fence where the stamp is meant to follow them.
+#define FP8_TRACE_WG(fill, what) trace_stamp(trace_row_, trace_on_, (fill), trace_wg + trace_wg_n * wg + (what))
+#define FP8_TRACE_ROW                                     \
+    unsigned long long* const trace_row_ = trace_row(); \
+    const bool trace_on_ = (tid & 127) == 0 && trace_row_ != nullptr
+#define FP8_TRACE_FENCE(x) reg_fence(x)
+// Warpgroup 0's thread 0 writes header word `slot` (the value: an expression).
+#define FP8_TRACE_HDR(slot, value)                                                 \
+    do {                                                                           \
+        if (tid == 0 && trace_row_ != nullptr) trace_row_[(slot)] = (value);       \
+    } while (0)
+#else
+#define FP8_TRACE_HDR(slot, value) ((void)0)
+#define FP8_TRACE_WG(fill, what) ((void)0)
+#define FP8_TRACE_ROW
+#define FP8_TRACE_FENCE(x) ((void)0)
+#endif
 
 // Unit t of a grouped raster of n_units columns: group_m (cluster) row units at a time, the row
 // unit fastest.
@@ -532,9 +616,12 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
     } else {
         // Half h (0: columns 0-95, 1: 96-191) of fill `fill`'s product into hh (one commit group);
         // half 0 first waits for the fill to arrive.
+        FP8_TRACE_ROW;
         auto issue_h0 = [&](float (&hh)[48], int fill) {
             const int s = fill % STAGES;
+            FP8_TRACE_WG(fill, trace_c_fw0);
             mbar_wait(full(s), (fill / STAGES) & 1);
+            FP8_TRACE_WG(fill, trace_c_fw1);
             wgmma_fence();
 #pragma unroll
             for (int ks = 0; ks < bk / 32; ++ks) {
@@ -543,6 +630,7 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
                 sm90::wgmma_fp8_op<96>::ss(hh, da, db, ks > 0 ? 1 : 0);
             }
             wgmma_commit();
+            FP8_TRACE_WG(fill, trace_c_i0);
         };
         auto issue_h1 = [&](float (&hh)[48], int fill) {
             const int s = fill % STAGES;
@@ -554,6 +642,7 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
                 sm90::wgmma_fp8_op<96>::ss(hh, da, db, ks > 0 ? 1 : 0);
             }
             wgmma_commit();
+            FP8_TRACE_WG(fill, trace_c_i1);
         };
         float h0[48], h1[48], acc[96];
         tile_info prev{};
@@ -581,23 +670,33 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             wgmma_wait<1>();
             reg_fence(h0);
             promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
+            FP8_TRACE_FENCE(acc);
+            FP8_TRACE_WG(it, trace_c_p0);
             for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
                 sc = block_scales(ti, j + 1);
                 issue_h0(h0, it + 1);
                 wgmma_wait<0>();  // half 1 of block j (its stage is free) and half 0 of block j + 1
+                FP8_TRACE_WG(it, trace_c_d);
                 reg_fence(h1);
                 release(it);
                 promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it, trace_c_p1);
                 f = factors_of(sc, ti.odd);
                 issue_h1(h1, it + 1);
                 reg_fence(h0);
                 promote_thirds<0, 12>(acc, h0, f.f0, f.f1);
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it + 1, trace_c_p0);
             }
             // Half 1 of the tile's last block.
             wgmma_wait<0>();
+            FP8_TRACE_WG(it, trace_c_d);
             reg_fence(h1);
             release(it);
             promote_thirds<12, 12>(acc, h1, f.f0, f.f1);
+            FP8_TRACE_FENCE(acc);
+            FP8_TRACE_WG(it, trace_c_p1);
             ++it;
             prev = ti;
         }
@@ -671,7 +770,10 @@ __device__ __forceinline__ void consume_n192(const params& p, const CUtensorMap*
             return;
         }
         if (first_tile < p.sched_tiles && (CM * CN == 1 || (prev.m_blk < p.m_blocks && prev.n_blk < p.n_blocks))) {
+            FP8_TRACE_HDR(trace_hdr_fills, static_cast<unsigned long long>(it));
+            FP8_TRACE_HDR(trace_hdr_epi0, trace_clock());
             store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+            FP8_TRACE_HDR(trace_hdr_epi1, trace_clock());
         }
     }
 }
@@ -775,9 +877,14 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
     };
     // Piece q (columns 64 q .. 64 q + 63) of fill `fill`'s product into qq (one commit group);
     // piece 0 first waits for the fill to arrive.
+    FP8_TRACE_ROW;
     auto issue_piece = [&](float (&qq)[32], int fill, int q) {
         const int s = fill % STAGES;
-        if (q == 0) mbar_wait(full(s), (fill / STAGES) & 1);
+        if (q == 0) {
+            FP8_TRACE_WG(fill, trace_c_fw0);
+            mbar_wait(full(s), (fill / STAGES) & 1);
+            FP8_TRACE_WG(fill, trace_c_fw1);
+        }
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < bk / 32; ++ks) {
@@ -786,6 +893,7 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
             sm90::wgmma_fp8_op<64>::ss(qq, da, db, ks > 0 ? 1 : 0);
         }
         wgmma_commit();
+        if (FORM == 2 && (q == 0 || q == NP - 1)) FP8_TRACE_WG(fill, q == 0 ? trace_c_i0 : trace_c_i1);
     };
     float buf[NB][32], acc[BN / 2];
     tile_info prev{};
@@ -836,12 +944,17 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
                         issue_piece(buf[(q + 1) % NB], it, q + 1);
                         wgmma_wait<1>();
                     } else {
+                        FP8_TRACE_FENCE(acc);
+                        FP8_TRACE_WG(it, trace_c_p0);
                         wgmma_wait<0>();
+                        FP8_TRACE_WG(it, trace_c_d);
                         release(it);
                     }
                     reg_fence(buf[q % NB]);
                     promote_piece<BN>(acc, buf[q % NB], q, f.f0[q], f.f1[q]);
                 }
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it, trace_c_p1);
             };
             if (p.k_blocks > 1) sc = block_scales(ti, 1);
             rest_of_block();
@@ -856,21 +969,27 @@ __device__ __forceinline__ void consume_pieces(const params& p, const CUtensorMa
         ++it;
         prev = ti;
     }
-    if (first_tile < p.sched_tiles) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+    if (first_tile < p.sched_tiles) {
+        FP8_TRACE_HDR(trace_hdr_fills, static_cast<unsigned long long>(it));
+        FP8_TRACE_HDR(trace_hdr_epi0, trace_clock());
+        store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+        FP8_TRACE_HDR(trace_hdr_epi1, trace_clock());
+    }
 }
 
 // acc += blk on a 64 x 144 fragment (18 groups of 8 columns), group g scaled by the factors of B's
 // scale block lo (f0_lo on row r0, f1_lo on r1) where g < gb, of lo + 1 (f0_hi, f1_hi) from gb on.
 // blk holds the groups NB0 .. NB0 + NBS - 1 from its group 0 (a whole block: NB0 0, NBS 18; a half
 // of 72 columns: NBS 9).
-template <int NB0, int NBS, int BLK>
+// GBC >= 0: the boundary group known at compile time (gb unused): no compare and select per group.
+template <int NB0, int NBS, int BLK, int GBC = -1>
 __device__ __forceinline__ void promote_n144(float (&acc)[72], const float (&blk)[BLK], int gb, float f0_lo, float f1_lo, float f0_hi,
                                              float f1_hi) {
     static_assert(NB0 >= 0 && NB0 + NBS <= 18 && NBS * 4 <= BLK, "groups of the 64 x 144 fragment");
 #pragma unroll
     for (int i = 0; i < NBS; ++i) {
         const int nb = NB0 + i;
-        const bool hi = nb >= gb;
+        const bool hi = GBC >= 0 ? nb >= GBC : nb >= gb;
         const float f0 = hi ? f0_hi : f0_lo, f1 = hi ? f1_hi : f1_lo;
         acc[nb * 4 + 0] = fmaf(f0, blk[i * 4 + 0], acc[nb * 4 + 0]);
         acc[nb * 4 + 1] = fmaf(f0, blk[i * 4 + 1], acc[nb * 4 + 1]);
@@ -985,9 +1104,14 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
         // consume_n192's order: half 0 of block j promoted under its half 1, half 1 after a drain
         // with block j + 1's half 0 already issued. (c1_overlap's two whole 72-register block
         // accumulators spill: 260 bytes with ptxas 13.0 under setmaxnreg 232.)
+        FP8_TRACE_ROW;
         auto issue_h = [&](float (&hh)[36], int fill, int h) {
             const int s = fill % STAGES;
-            if (h == 0) mbar_wait(full(s), (fill / STAGES) & 1);
+            if (h == 0) {
+                FP8_TRACE_WG(fill, trace_c_fw0);
+                mbar_wait(full(s), (fill / STAGES) & 1);
+                FP8_TRACE_WG(fill, trace_c_fw1);
+            }
             wgmma_fence();
 #pragma unroll
             for (int ks = 0; ks < bk / 32; ++ks) {
@@ -996,6 +1120,7 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
                 sm90::wgmma_fp8_op<72>::ss(hh, da, db, ks > 0 ? 1 : 0);
             }
             wgmma_commit();
+            FP8_TRACE_WG(fill, h == 0 ? trace_c_i0 : trace_c_i1);
         };
         struct factors {
             float f0_lo, f1_lo, f0_hi, f1_hi;
@@ -1003,12 +1128,17 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
         auto factors_of = [](const scales& sc) { return factors{sc.sa0 * sc.lo, sc.sa1 * sc.lo, sc.sa0 * sc.hi, sc.sa1 * sc.hi}; };
         float h0[36], h1[36];
         tile_info prev{};
-        for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
-            const tile_info ti = tile_at(t, local);
+        // One tile (its first block issued before the previous tile's epilogue). GBC: the tile's
+        // scale boundary group as a compile-time constant (8 instantiations, one per n_blk % 8, picked
+        // per tile), so that the promotion needs no compare and select per 8-column group (NOTES.md
+        // run 10: with the select each half's promotion took ~45% longer than the 192-wide tile's);
+        // -1 (the multicast clusters): ti.gb at run time.
+        auto run_tile = [&](auto gbc, const tile_info& ti, bool store_prev) {
+            constexpr int GBC = decltype(gbc)::value;
             scales sc = block_scales(ti, 0);
             issue_h(h0, it, 0);
             issue_h(h1, it, 1);
-            if (t != first_tile && (CM * CN == 1 || (prev.m_blk < p.m_blocks && prev.n_blk < p.n_blocks))) {
+            if (store_prev && (CM * CN == 1 || (prev.m_blk < p.m_blocks && prev.n_blk < p.n_blocks))) {
                 store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
             }
 #pragma unroll
@@ -1016,28 +1146,59 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             factors f = factors_of(sc);
             wgmma_wait<1>();
             reg_fence(h0);
-            promote_n144<0, 9>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            promote_n144<0, 9, 36, GBC>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            FP8_TRACE_FENCE(acc);
+            FP8_TRACE_WG(it, trace_c_p0);
             for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
                 sc = block_scales(ti, j + 1);
                 issue_h(h0, it + 1, 0);
                 wgmma_wait<0>();  // half 1 of block j (its stage is free) and half 0 of block j + 1
+                FP8_TRACE_WG(it, trace_c_d);
                 reg_fence(h1);
                 release(it);
-                promote_n144<9, 9>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+                promote_n144<9, 9, 36, GBC>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it, trace_c_p1);
                 f = factors_of(sc);
                 issue_h(h1, it + 1, 1);
                 reg_fence(h0);
-                promote_n144<0, 9>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+                promote_n144<0, 9, 36, GBC>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it + 1, trace_c_p0);
             }
             wgmma_wait<0>();
+            FP8_TRACE_WG(it, trace_c_d);
             reg_fence(h1);
             release(it);
-            promote_n144<9, 9>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            promote_n144<9, 9, 36, GBC>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            FP8_TRACE_FENCE(acc);
+            FP8_TRACE_WG(it, trace_c_p1);
             ++it;
+        };
+        for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
+            const tile_info ti = tile_at(t, local);
+            const bool store_prev = t != first_tile;
+            if constexpr (CM * CN == 1) {
+                switch (ti.gb) {  // 16 - 2 (n_blk % 8): 2 .. 16
+                    case 16: run_tile(std::integral_constant<int, 16>{}, ti, store_prev); break;
+                    case 14: run_tile(std::integral_constant<int, 14>{}, ti, store_prev); break;
+                    case 12: run_tile(std::integral_constant<int, 12>{}, ti, store_prev); break;
+                    case 10: run_tile(std::integral_constant<int, 10>{}, ti, store_prev); break;
+                    case 8: run_tile(std::integral_constant<int, 8>{}, ti, store_prev); break;
+                    case 6: run_tile(std::integral_constant<int, 6>{}, ti, store_prev); break;
+                    case 4: run_tile(std::integral_constant<int, 4>{}, ti, store_prev); break;
+                    default: run_tile(std::integral_constant<int, 2>{}, ti, store_prev); break;
+                }
+            } else {
+                run_tile(std::integral_constant<int, -1>{}, ti, store_prev);
+            }
             prev = ti;
         }
         if (first_tile < p.sched_tiles && (CM * CN == 1 || (prev.m_blk < p.m_blocks && prev.n_blk < p.n_blocks))) {
+            FP8_TRACE_HDR(trace_hdr_fills, static_cast<unsigned long long>(it));
+            FP8_TRACE_HDR(trace_hdr_epi0, trace_clock());
             store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+            FP8_TRACE_HDR(trace_hdr_epi1, trace_clock());
         }
     }
 }
@@ -1096,6 +1257,17 @@ __global__ void __launch_bounds__(threads, 1)
     }
     if constexpr (ctas > 1) cluster_sync();  // the peers' barriers exist before anything reaches them
     else __syncthreads();
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+    if (tid == 0) {
+        if (unsigned long long* row = trace_row()) {
+            std::uint32_t smid;
+            asm volatile("mov.u32 %0, %%smid;\n" : "=r"(smid));
+            row[trace_hdr_gt0] = trace_globaltimer();
+            row[trace_hdr_clk0] = trace_clock();
+            row[trace_hdr_smid] = smid;
+        }
+    }
+#endif
 
     // The warpgroup's role from a shuffled index: warp-uniform for the compiler (uniform registers
     // for the loop counters and barrier addresses).
@@ -1140,6 +1312,9 @@ __global__ void __launch_bounds__(threads, 1)
                 }
             }
         } else if (tid == 256) {
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+            unsigned long long* const trace_row_p = trace_row();
+#endif
             int it = 0;  // k blocks loaded so far by this CTA, over all its tiles
             // SPLIT: the tail kernel, only the CTA's tail piece (the consumers' order).
             const int whole_end = SPLIT ? 0 : p.sched_tiles;
@@ -1168,7 +1343,13 @@ __global__ void __launch_bounds__(threads, 1)
                             tma_prefetch_2d(&tm_b, kq * bk, n_blk * BN);
                         }
                     }
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+                    trace_stamp(trace_row_p, trace_row_p != nullptr, it, trace_p_wait0);
+#endif
                     if (it >= STAGES) mbar_wait(empty(s), ((it / STAGES) & 1) ^ 1);  // the fill it - STAGES was consumed
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+                    trace_stamp(trace_row_p, trace_row_p != nullptr, it, trace_p_wait1);
+#endif
                     mbar_expect_tx(full(s), cfg::stage_bytes);
                     tma_load_2d(stage_a(s), &tm_a, kb * bk, m_blk * bm, full(s));
                     if constexpr (CLUSTER > 1) {
@@ -1178,6 +1359,9 @@ __global__ void __launch_bounds__(threads, 1)
                     } else {
                         tma_load_2d(stage_b(s), &tm_b, kb * bk, n_blk * BN, full(s));
                     }
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+                    trace_stamp(trace_row_p, trace_row_p != nullptr, it, trace_p_issued);
+#endif
                 }
             }
             if constexpr (SPLIT) {
@@ -1197,6 +1381,21 @@ __global__ void __launch_bounds__(threads, 1)
                 }
             }
         }
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+        else if (tid == 288 && ctas == 1 && !SPLIT) {
+            // The landing watcher: each fill's full barrier, in the consumers' order.
+            if (unsigned long long* const row = trace_row()) {
+                int it = 0;
+                for (int t = cluster_id; t < p.sched_tiles; t += clusters) {
+                    for (int j = 0; j < p.k_blocks; ++j, ++it) {
+                        const int s = it % STAGES;
+                        mbar_wait(full(s), (it / STAGES) & 1);
+                        trace_stamp(row, true, it, trace_land);
+                    }
+                }
+            }
+        }
+#endif
     } else if constexpr (PIECES != 0) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         consume_pieces<BN, STAGES, PIECES>(p, &tm_d, base, tid, role, cluster_id, clusters);
@@ -1345,6 +1544,14 @@ __global__ void __launch_bounds__(threads, 1)
     }
     // The last stores finish before the CTA (and its shared memory) goes.
     if (role != 2 && p.tma_store && (tid & 127) == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+    if (tid == 0) {
+        if (unsigned long long* row = trace_row()) {
+            row[trace_hdr_gt1] = trace_globaltimer();
+            row[trace_hdr_clk1] = trace_clock();
+        }
+    }
+#endif
     // No CTA leaves while its peer may still multicast into it or arrive on its barriers.
     __syncwarp();
     if constexpr (ctas > 1) cluster_sync();
@@ -1401,8 +1608,16 @@ void make_map(CUtensorMap* map, CUtensorMapDataType type, const void* ptr, std::
 }
 
 constexpr int stages = 6;      // 128 x 128 tiles: 6 x 32 KiB + 64 KiB of D staging
-constexpr int stages_n192 = 4;  // 128 x 192 tiles: 4 x 40 KiB + 96 KiB of D staging (5 would need 248 KiB)
-constexpr int stages_n144 = 5;  // 128 x 144 tiles: 5 x 34 KiB + 36 KiB of D staging (6 would need 240 KiB)
+// The 144- and 192-wide rings' depth can be lowered in a diagnostic build (kernels/fp8/probes/kv_trace.cu:
+// the ring depth's effect on kv_a, NOTES.md run 10); the library uses these defaults.
+#if !defined(FUSEBENCH_FP8_WGMMA_STAGES_N192)
+#define FUSEBENCH_FP8_WGMMA_STAGES_N192 4
+#endif
+#if !defined(FUSEBENCH_FP8_WGMMA_STAGES_N144)
+#define FUSEBENCH_FP8_WGMMA_STAGES_N144 5
+#endif
+constexpr int stages_n192 = FUSEBENCH_FP8_WGMMA_STAGES_N192;  // 128 x 192 tiles: 4 x 40 KiB + 96 KiB of D staging (5 would need 248 KiB)
+constexpr int stages_n144 = FUSEBENCH_FP8_WGMMA_STAGES_N144;  // 128 x 144 tiles: 5 x 34 KiB + 36 KiB of D staging (6 would need 240 KiB)
 constexpr int stages_n256 = 3;  // 128 x 256 tiles: 3 x 48 KiB + 64 KiB of D staging (4 would need 256 KiB)
 
 std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }
@@ -1480,11 +1695,12 @@ int fp8_gemm_wgmma_default_tile_n(const fp8_gemm_shape& s, int sms) {
     const double e256 = fp8_gemm_wgmma_wave_efficiency(s, 256, sms);
     if (e128 > 0 && e256 >= 0.91 * e128 && e256 >= 0.95 * e192) return 256;
     if (!(e128 > 0 && e192 >= 0.91 * e128)) return 128;
-    // 192 without the split: the 128 x 144 tile where it fills the SMs' waves far better and M >= 8192
-    // (kv_a, N = 576, on an H100, NOTES.md run 8: M = 8192, 256 tiles of 144 against 192 of 192 on 132
-    // SMs, 2.7% faster; M = 4096, 128 tiles against 96 in one wave, 0.4% slower: each 144-wide tile's
-    // K block took as long as a 192-wide one's, so the fuller wave bought nothing there).
-    if (s.m >= 8192 && !fp8_gemm_wgmma_split_pays(s) && fp8_gemm_wgmma_wave_efficiency(s, 144, sms) >= 1.2 * e192) return 144;
+    // 192 without the split: the 128 x 144 tile where it fills the SMs' waves far better (kv_a, N = 576,
+    // on an H100: M = 8192, 256 tiles of 144 against 192 of 192 on 132 SMs, 2.7% faster in NOTES.md
+    // run 8; M = 4096, 128 tiles against 96 in one wave, 0.4% slower in run 8, where each 144-wide K
+    // block took as long as a 192-wide one's; since run 10's compile-time scale boundary the 144-wide
+    // K block is shorter: 6.8% faster at M = 4096, 7.4% at M = 8192).
+    if (!fp8_gemm_wgmma_split_pays(s) && fp8_gemm_wgmma_wave_efficiency(s, 144, sms) >= 1.2 * e192) return 144;
     return 192;
 }
 
