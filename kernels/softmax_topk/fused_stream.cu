@@ -446,14 +446,16 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
 // row's K-th largest from below (K elements of the row are >= v), so x > nextafter(v, -inf) loses
 // no member of the top K. The sampled elements are read again in order by the stream and nothing
 // is kept from the sample, so no element is kept twice. NaN counts as -inf here (a NaN row is
-// written without a softmax anyway). Taken after a compaction of more than half a batch of
-// candidates (consume_batch_refill): the running threshold only knows what was read, so on
-// ascending rows every later element beat it (issue 22's adversarial kinds: 5.4x / 12.5x the
-// random-logit time in fp32 / bf16 at K = 10, H100). No once-a-row flag: another such batch after
-// a sample costs another sample, which is small against the batch's appends (a flag, one register
-// more in the loop, cost random bf16 rows 3%). Measured alternatives (H100, NOTES.md): the sample
-// at every row's start, with a shared-memory radix select (random bf16 rows +7.6%: every row waits
-// for its sample at once); at every row's second compaction (+7%).
+// written without a softmax anyway). fused_stream_resample only (consume_batch_refill's Resample):
+// taken after a compaction of more than half a batch of candidates, since the running threshold
+// only knows what was read, and on ascending rows every later element beat it (5.4x / 12.5x the
+// random-logit time in fp32 / bf16 at K = 10 on an H100; with the resample 1.10x / 1.28x). No
+// once-a-row flag: another such batch after a sample costs another sample, small against the
+// batch's appends (a flag, one register more in the loop, cost random bf16 rows 3%). Its price
+// even where it never runs: random bf16 rows 2-3.5% slower (the loop is at its 64 registers), which
+// is why fused_stream leaves it out. Measured alternatives (H100, NOTES.md): the sample at every
+// row's start, with a shared-memory radix select (random bf16 rows +7.6%: every row waits for its
+// sample at once); at every row's second compaction (+7%).
 template <class T>
 __device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* from, std::uint32_t n, int K, int lane) {
     constexpr int W = vec16<T>::n;
@@ -491,7 +493,7 @@ constexpr std::uint32_t stream_l2_prefetch_batches = 1;
 // U - 1 to U vectors per lane stay in flight while the warp computes (v4 and the first v5 issued U
 // loads and then waited on all of them). `p` points at this lane's vector j of the batch (j = the
 // batch's first vector + lane), `idx` is its first element's index.
-template <class T, int U, bool MaskedRefill>
+template <class T, int U, bool MaskedRefill, bool Resample>
 __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec16<T>* __restrict__ p, std::uint32_t j,
                                                      std::uint32_t nvec, std::uint32_t idx, int lane, lane_stats& st,
                                                      std::uint64_t* keys, unsigned* hist, int cap, sel_state& w,
@@ -499,15 +501,17 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
     constexpr int W = vec16<T>::n;
     constexpr int per_batch = 32 * U;
     if (w.count + per_batch * W > cap) {
-        // More than half a batch of candidates since the last compaction (which kept at most
-        // cap - per_batch W): the running threshold knows too little of the row.
-        const bool dense = w.count > cap / 2;
+        // Resample: more than half a batch of candidates since the last compaction (which kept at
+        // most cap - per_batch W) means the running threshold knows too little of the row.
+        const bool dense = Resample && w.count > cap / 2;
         w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, per_batch * W), lane, st.m);
-        // The rest of the row after this batch: vectors [j - lane + per_batch, nvec).
-        const std::uint32_t rest = j - static_cast<std::uint32_t>(lane) + per_batch;
-        if (dense && rest + 32u <= nvec) {
-            const float t = threshold_from_spread_sample(p - lane + per_batch, nvec - rest, K, lane);
-            if (t > w.thr) w.thr = t;
+        if constexpr (Resample) {
+            // The rest of the row after this batch: vectors [j - lane + per_batch, nvec).
+            const std::uint32_t rest = j - static_cast<std::uint32_t>(lane) + per_batch;
+            if (dense && rest + 32u <= nvec) {
+                const float t = threshold_from_spread_sample(p - lane + per_batch, nvec - rest, K, lane);
+                if (t > w.thr) w.thr = t;
+            }
         }
     }
     // Ask L2 for this lane's vectors of the batch stream_l2_prefetch_batches ahead, so the refills
@@ -783,7 +787,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
 
 // K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
 // once (rare after the seed), compactions at batch starts.
-template <class T, int U>
+template <class T, int U, bool Resample>
 __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     softmax_topk_stream_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K, int cap) {
@@ -823,7 +827,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     auto j = static_cast<std::uint32_t>(lane);
     std::uint32_t idx = static_cast<std::uint32_t>(rs.head) + j * W;
     for (; j + 2 * per_batch - lane <= nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, false>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        consume_batch_refill<T, U, false, Resample>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
 #ifdef FUSEBENCH_STREAM_TIMELINE
         {  // batches done / full batches, from the live j and nv32
             const std::uint32_t b = (j - lane) / per_batch + 1, nb = nv32 / per_batch;
@@ -833,7 +837,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 #endif
     }
     for (; j - lane < nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, true>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        consume_batch_refill<T, U, true, Resample>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
     }
     scalar_range<false>(row, rs.tail, V, lane, st, keys, hist, cap, w, K);
     STREAM_STAMP(r, stl_stream);
@@ -1242,7 +1246,7 @@ void set_smem(std::size_t smem) {
     }
 }
 
-template <class T, int UK, int UB>
+template <class T, int UK, int UB, bool Resample>
 void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
     const int kpad = kpad_of(a.K);
@@ -1253,8 +1257,8 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         // candidates (compactions only at batch starts; the seeded threshold keeps them rare).
         const int cap = kpad + UK * step;
         const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
-        const auto kernel = softmax_topk_stream_kernel<T, UK>;
-        set_smem<softmax_topk_stream_kernel<T, UK>>(smem);
+        const auto kernel = softmax_topk_stream_kernel<T, UK, Resample>;
+        set_smem<softmax_topk_stream_kernel<T, UK, Resample>>(smem);
         kernel<<<blocks, 32 * stream_warps, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
                                                            a.rows, a.V, K, cap);
         check_launch("softmax_topk_stream_kernel");
@@ -1301,8 +1305,9 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
 
 }  // namespace
 
-void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream) {
-    topk_detail::validate(a, softmax_topk_max_k, "softmax_topk fused_stream");
+namespace {
+template <bool Resample> void launch_stream(const softmax_topk_args& a, cudaStream_t stream, const char* what) {
+    topk_detail::validate(a, softmax_topk_max_k, what);
     if (a.rows == 0) return;
     // Vectors per lane per batch for K <= 32 (rolling) and K > 32 (loaded together). H200 (4096
     // rows, K = 10): fp32 V = 50257 U = 2 224.8 us, 3 220.4, 4 220.2 (spilling); bf16 V = 151936
@@ -1311,10 +1316,19 @@ void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t s
     // U = 1 365.8, 2 328.5 (U = 3 would leave too little shared memory for the keys at 8 blocks per
     // SM).
     switch (a.type) {
-        case elem::f32: launch_typed<float, 3, 3>(a, stream); break;
-        case elem::f16: launch_typed<__half, 3, 2>(a, stream); break;
-        case elem::bf16: launch_typed<__nv_bfloat16, 3, 2>(a, stream); break;
+        case elem::f32: launch_typed<float, 3, 3, Resample>(a, stream); break;
+        case elem::f16: launch_typed<__half, 3, 2, Resample>(a, stream); break;
+        case elem::bf16: launch_typed<__nv_bfloat16, 3, 2, Resample>(a, stream); break;
     }
+}
+}  // namespace
+
+void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream) {
+    launch_stream<false>(a, stream, "softmax_topk fused_stream");
+}
+
+void launch_softmax_topk_fused_stream_resample(const softmax_topk_args& a, cudaStream_t stream) {
+    launch_stream<true>(a, stream, "softmax_topk fused_stream_resample");
 }
 
 }  // namespace fusebench::kernels

@@ -454,6 +454,33 @@ TEST_CASE("fused_stream: rows of extreme logits next to ordinary ones, in bf16 a
     const bool bf16 = GENERATE(true, false);
     CAPTURE(bf16);
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);
+    if (K <= 32) expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, bf16);
+}
+
+TEST_CASE("fused_stream_resample: rows that rise along the index (its resample path), exact, beside fused_stream",
+          "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // V = 20000 (fp32: 5000 vectors, 39 batches; bf16: 2500, 26). Row 0 rises strictly (bf16 rounds
+    // it into runs of ties); row 1 rises in plateaus of 7 equal values; row 2 falls for its first
+    // half, then rises above every earlier value (the dense batches come late); row 3 rises to a
+    // peak of 40 equal values in its last quarter, then falls; row 4: ordinary logits (the resample
+    // never runs). Every batch of rows 0-2 past the first brings more than half a batch of
+    // candidates, so the resample runs (more than once on row 2).
+    const std::int64_t rows = 5, V = 20000;
+    const std::int64_t K = GENERATE(1, 7, 32);
+    std::vector<float> x(static_cast<std::size_t>(rows * V));
+    for (std::int64_t j = 0; j < V; ++j) {
+        const auto f = static_cast<float>(j);
+        x[static_cast<std::size_t>(j)] = -10.0f + f * 1e-3f;
+        x[static_cast<std::size_t>(V + j)] = static_cast<float>(j / 7) * 0.01f;
+        x[static_cast<std::size_t>(2 * V + j)] = j < V / 2 ? -f * 1e-3f : (f - V / 2.0f) * 2e-3f;
+        x[static_cast<std::size_t>(3 * V + j)] = j < 15000 ? f * 1e-3f : j < 15040 ? 20.0f : 19.0f - (f - 15040.0f) * 1e-3f;
+        x[static_cast<std::size_t>(4 * V + j)] = std::sin(0.37f * f) * 4.0f;
+    }
+    const bool bf16 = GENERATE(true, false);
+    CAPTURE(bf16);
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, bf16);
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);
 }
 
 TEST_CASE("fused_radix takes ties at the K-th key in index order across the blocks of a cluster", "[gpu][softmax_topk]") {
