@@ -34,14 +34,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                                       \
-    do {                                                                                            \
-        cudaError_t e_ = (x);                                                                       \
-        if (e_ != cudaSuccess) {                                                                    \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                           \
-        }                                                                                           \
-    } while (0)
+#include "kernels/common/probe_check.hpp"
 
 namespace fk = fusebench::kernels;
 using fk::dw_grid;

@@ -16,14 +16,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                                       \
-    do {                                                                                            \
-        cudaError_t e_ = (x);                                                                       \
-        if (e_ != cudaSuccess) {                                                                    \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                           \
-        }                                                                                           \
-    } while (0)
+#include "kernels/common/probe_check.hpp"
 
 __device__ __forceinline__ std::uint32_t mix32(std::uint64_t z) {
     z += 0x9E3779B97F4A7C15ull;
