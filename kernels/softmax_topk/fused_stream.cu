@@ -440,6 +440,31 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     }
 }
 
+// consume_vec<T, true> for the K > 32 stream, with the vote aware of indices: a vector whose max
+// equals the threshold's value `cv` (w.thr is the float below it) is parked only when its first
+// element's index is below the threshold's (cthr, read from shared memory on that rare path only),
+// since only an element of that value and a lower index beats cthr. Without it, a row whose top
+// values tie (all_equal, ties, 16-bit logits on a plateau) parked every vector that reached the
+// threshold's value, each then rejected element by element in a drain. cv comes from the caller
+// once per batch (w.thr changes only in drains).
+template <class T>
+__device__ __forceinline__ void park_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+                                         const unsigned* hist, const vec_list<T>& list, sel_state& w, float cv) {
+    const float vm = consume_stats(v, st);
+    bool pred = vm > w.thr;
+    if (pred && !(vm > cv)) {  // vm == cv
+        const std::uint64_t c = *reinterpret_cast<const std::uint64_t*>(hist + hist_words);
+        pred = vm > composite_value(c) || (vm == composite_value(c) && idx0 < composite_index(c));
+    }
+    const unsigned m = __ballot_sync(full_mask, pred);
+    if (pred) {
+        const int pos = w.vn + __popc(m & ((1u << lane) - 1u));
+        list.vec[pos] = v;
+        list.idx[pos] = idx0;
+    }
+    w.vn += __popc(m);
+}
+
 // A threshold from a sample spread over the rest of a row (K <= 32): lane l reads vector
 // ((l + 1) n / 32) - 1 of the n vectors at `from` (lane 31 the row's last one), and the K-th largest
 // of those 32 W elements, v (found bit by bit: 32 warp counts, nothing in shared memory), bounds the
@@ -1037,6 +1062,14 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         w.count = sr.count;
     }
     int Kc = Sampled && !maxima ? r_sample : K;  // the sample keeps its top r_sample
+    // The keys at the end of the sample, for the check after phase 1, parked in the buffer's last
+    // slot (a register live across phase 1 made the sampled kernels spill more: ptxas, fp32 16 / 8
+    // -> 48 / 124 bytes). The slot is written only once the buffer is full, and then a compaction
+    // leaves at least K keys, which the check tests first.
+    auto* s0_slot = reinterpret_cast<int*>(keys + cap - 1);
+    if constexpr (maxima) {
+        if (lane == 0) *s0_slot = w.count;
+    }
     bool thresholded = maxima;                   // elements below the sample's r-th may have been dropped
     // End of the sample: keep its top r_sample and at most r_sample / 2 more (the bin of the
     // r-th whole: one histogram pass where the exact top r takes three or more); the smallest kept
@@ -1075,19 +1108,38 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                     if (ia < n) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + (big_l2_prefetch_batches * U + u) * jump));
                 }
             }
+            const float cv = nextafterf(w.thr, INFINITY);
 #pragma unroll
-            for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
+            for (int u = 0; u < U; ++u) park_vec<T>(v[u], idx + u * jump * W, lane, st, hist, list, w, cv);
             if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if (i < n) {  // the phase's last, partial batch
             vec16<T> v[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
+            const float cv = nextafterf(w.thr, INFINITY);
 #pragma unroll
-            for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
+            for (int u = 0; u < U; ++u) park_vec<T>(v[u], idx + u * jump * W, lane, st, hist, list, w, cv);
             if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
-        if (Sampled && !maxima && phi == 0) end_sample();  // phase 0 is the sample
+        if constexpr (Sampled) {
+            if (!maxima && phi == 0) {  // phase 0 is the sample
+                end_sample();
+                if (lane == 0) *s0_slot = w.count;
+            }
+            // After the first phase past the sample: a row whose keys (and parked vectors) grew so
+            // little that, extrapolated over the P - 1 phases after the sample, fewer than K would
+            // pass is given up now (the caller reads it again in order, big_pass_in_order) instead
+            // of being read to its end and then again. Random rows gain ~r per phase (a 7-sigma draw
+            // below the bound); rows whose top lies in the sampled steps (stride_trap), at the
+            // row's start (descending) or ties by index (all_equal) gain ~0. A heuristic: a row
+            // kept here ends exact by the final check as before.
+            if (phi == 1 && thresholded && w.count + w.vn < K) {
+                __syncwarp();
+                const int s0 = *s0_slot;
+                if (s0 + (w.count + w.vn - s0) * (P - 1) < K) return false;
+            }
+        }
     }
     if (Sampled && !maxima && Kc != K) end_sample();  // a row without full steps (the host keeps nfull >= 2 P)
     const std::uint32_t rem = nvec % 32;
@@ -1095,7 +1147,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         vec16<T> t;
         const std::uint32_t jv = nfull * 32 + static_cast<std::uint32_t>(lane);
         load_or_neg_inf(t, vrow + jv, static_cast<std::uint32_t>(lane) < rem);
-        consume_vec<T, true>(t, hd + jv * W, lane, st, keys, list, w);
+        park_vec<T>(t, hd + jv * W, lane, st, hist, list, w, nextafterf(w.thr, INFINITY));
     }
     if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, true);
     scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
