@@ -1128,16 +1128,19 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                 if (lane == 0) *s0_slot = w.count;
             }
             // After the first phase past the sample: a row whose keys (and parked vectors) grew so
-            // little that, extrapolated over the P - 1 phases after the sample, fewer than K would
-            // pass is given up now (the caller reads it again in order, big_pass_in_order) instead
-            // of being read to its end and then again. Random rows gain ~r per phase (a 7-sigma draw
-            // below the bound); rows whose top lies in the sampled steps (stride_trap), at the
-            // row's start (descending) or ties by index (all_equal) gain ~0. A heuristic: a row
+            // little that even 4 times its gain over each of the P - 1 phases after the sample would
+            // leave it short of K is given up now (the caller reads it again in order,
+            // big_pass_in_order) instead of being read to its end and then again. Random rows gain
+            // ~r per phase; rows whose top lies in the sampled steps (stride_trap), at the row's
+            // start (descending) or in ties by index (all_equal) gain nothing. The factor 4: a row
+            // whose phases differ (cluster256 at fp32 puts its cluster in every other step, so
+            // phase 1 gains ~r / 3) must not be given up; the projection alone (factor 1) gave up
+            // some of those rows (H100, 1.10x -> 1.25x the random time). A heuristic only: a row
             // kept here ends exact by the final check as before.
             if (phi == 1 && thresholded && w.count + w.vn < K) {
                 __syncwarp();
                 const int s0 = *s0_slot;
-                if (s0 + (w.count + w.vn - s0) * (P - 1) < K) return false;
+                if ((w.count + w.vn - s0) * 4 * (P - 1) < K - s0) return false;
             }
         }
     }
