@@ -30,7 +30,8 @@
 // instead, sample_by_maxima); candidates are compared as composites (exact in any order); a vector holding a
 // candidate is parked in a shared list (one ballot per vector) and the list is drained 32 vectors
 // at a time; loads go in batches of U steps; a row that lets fewer than K through is read again in
-// order without the sample. Its blocks are one per SM with the rows split evenly, and a row ends
+// order without the sample (as is one that, after the first phase past the sample, gains too few to
+// reach K: the sample then held the row's top). Its blocks are one per SM with the rows split evenly, and a row ends
 // with its top K sorted by value-range bins (finish_by_bins) rather than a select and a sort.
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
@@ -438,31 +439,6 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     } else if (__any_sync(full_mask, vm > w.thr)) {
         append_elems(v, idx0, lane, keys, w);
     }
-}
-
-// consume_vec<T, true> for the K > 32 stream, with the vote aware of indices: a vector whose max
-// equals the threshold's value `cv` (w.thr is the float below it) is parked only when its first
-// element's index is below the threshold's (cthr, read from shared memory on that rare path only),
-// since only an element of that value and a lower index beats cthr. Without it, a row whose top
-// values tie (all_equal, ties, 16-bit logits on a plateau) parked every vector that reached the
-// threshold's value, each then rejected element by element in a drain. cv comes from the caller
-// once per batch (w.thr changes only in drains).
-template <class T>
-__device__ __forceinline__ void park_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
-                                         const unsigned* hist, const vec_list<T>& list, sel_state& w, float cv) {
-    const float vm = consume_stats(v, st);
-    bool pred = vm > w.thr;
-    if (pred && !(vm > cv)) {  // vm == cv
-        const std::uint64_t c = *reinterpret_cast<const std::uint64_t*>(hist + hist_words);
-        pred = vm > composite_value(c) || (vm == composite_value(c) && idx0 < composite_index(c));
-    }
-    const unsigned m = __ballot_sync(full_mask, pred);
-    if (pred) {
-        const int pos = w.vn + __popc(m & ((1u << lane) - 1u));
-        list.vec[pos] = v;
-        list.idx[pos] = idx0;
-    }
-    w.vn += __popc(m);
 }
 
 // A threshold from a sample spread over the rest of a row (K <= 32): lane l reads vector
@@ -1062,10 +1038,10 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         w.count = sr.count;
     }
     int Kc = Sampled && !maxima ? r_sample : K;  // the sample keeps its top r_sample
-    // The keys at the end of the sample, for the check after phase 1, parked in the buffer's last
-    // slot (a register live across phase 1 made the sampled kernels spill more: ptxas, fp32 16 / 8
-    // -> 48 / 124 bytes). The slot is written only once the buffer is full, and then a compaction
-    // leaves at least K keys, which the check tests first.
+    // The keys at the end of the sample, for the check after phase 1, kept in the buffer's last slot
+    // rather than in a register live across the phase loop (ptxas: the sampled kernels' spills as
+    // before). The slot is overwritten only once the buffer is full, and then a compaction leaves at
+    // least K keys, which the check tests first.
     auto* s0_slot = reinterpret_cast<int*>(keys + cap - 1);
     if constexpr (maxima) {
         if (lane == 0) *s0_slot = w.count;
@@ -1108,18 +1084,16 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                     if (ia < n) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + (big_l2_prefetch_batches * U + u) * jump));
                 }
             }
-            const float cv = nextafterf(w.thr, INFINITY);
 #pragma unroll
-            for (int u = 0; u < U; ++u) park_vec<T>(v[u], idx + u * jump * W, lane, st, hist, list, w, cv);
+            for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
             if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if (i < n) {  // the phase's last, partial batch
             vec16<T> v[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
-            const float cv = nextafterf(w.thr, INFINITY);
 #pragma unroll
-            for (int u = 0; u < U; ++u) park_vec<T>(v[u], idx + u * jump * W, lane, st, hist, list, w, cv);
+            for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
             if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if constexpr (Sampled) {
@@ -1131,12 +1105,15 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             // little that even 4 times its gain over each of the P - 1 phases after the sample would
             // leave it short of K is given up now (the caller reads it again in order,
             // big_pass_in_order) instead of being read to its end and then again. Random rows gain
-            // ~r per phase; rows whose top lies in the sampled steps (stride_trap), at the row's
-            // start (descending) or in ties by index (all_equal) gain nothing. The factor 4: a row
-            // whose phases differ (cluster256 at fp32 puts its cluster in every other step, so
-            // phase 1 gains ~r / 3) must not be given up; the projection alone (factor 1) gave up
-            // some of those rows (H100, 1.10x -> 1.25x the random time). A heuristic only: a row
-            // kept here ends exact by the final check as before.
+            // ~r per phase; rows whose top lies in the sampled steps (stride_trap) or at the row's
+            // start (descending) gain nothing. The factor 4: a row whose phases differ (cluster256
+            // at fp32 puts its cluster in every other step, so phase 1 gains ~r / 3) must not be
+            // given up; the projection alone (factor 1) gave up some of those rows (H100, 1.10x ->
+            // 1.25x the random time). A heuristic only: a row kept here ends exact by the final
+            // check as before. (Rows of one value, all_equal, still park every vector that reaches
+            // the threshold's value, so they are not given up here; see NOTES.md, "topkadv".)
+            // H100 (probe, 4096 x 50257 K = 256, us, before -> after): fp32 stride_trap 633 -> 414,
+            // descending 611 -> 394; bf16 stride_trap 430 -> 345; random logits within 1%.
             if (phi == 1 && thresholded && w.count + w.vn < K) {
                 __syncwarp();
                 const int s0 = *s0_slot;
@@ -1150,7 +1127,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         vec16<T> t;
         const std::uint32_t jv = nfull * 32 + static_cast<std::uint32_t>(lane);
         load_or_neg_inf(t, vrow + jv, static_cast<std::uint32_t>(lane) < rem);
-        park_vec<T>(t, hd + jv * W, lane, st, hist, list, w, nextafterf(w.thr, INFINITY));
+        consume_vec<T, true>(t, hd + jv * W, lane, st, keys, list, w);
     }
     if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, true);
     scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
