@@ -860,14 +860,6 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     STREAM_STAMP(r, stl_end);
 }
 
-// How many batches ahead the K > 32 stream asks L2 for a lane's vectors (0: no prefetch);
-// FUSEBENCH_BIG_L2PF overrides it in probe builds.
-#ifdef FUSEBENCH_BIG_L2PF
-constexpr std::uint32_t big_l2_prefetch_batches = FUSEBENCH_BIG_L2PF;
-#else
-constexpr std::uint32_t big_l2_prefetch_batches = 0;
-#endif
-
 // The sample of a K > 32 row (phase 0 of the stratified order: steps 0, P, 2P, ..., 1/P of the row)
 // without a selection in its stream: each lane folds the maxima of G consecutive vectors of its own
 // into one group maximum, kept as the upper 16 bits of its key rounded up (a bound at or above it)
@@ -1076,14 +1068,6 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             vec16<T> v[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) v[u] = p[u * jump];
-            if constexpr (big_l2_prefetch_batches > 0) {
-                // This lane's vectors of the batch big_l2_prefetch_batches ahead in the phase, into L2.
-#pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    const std::uint32_t ia = i + big_l2_prefetch_batches * U + u;
-                    if (ia < n) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + (big_l2_prefetch_batches * U + u) * jump));
-                }
-            }
 #pragma unroll
             for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
             if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
