@@ -381,12 +381,14 @@ bool launch_dw_vec(dw_config<G, THREADS, VPT>, const T* x, const T* w, const T* 
 }
 
 // The configurations the launcher takes (H100 probe and suite, NOTES.md "Depthwise: grid order
-// and vectors per thread by size"). fp32: rows_spans, 256 threads, 2 vectors per thread. bf16 /
+// and vectors per thread by size"). fp32: spans_channels_batch, 256 threads, 2 vectors per thread
+// (3.5-6% faster than rows_spans at 67-268 MB in the H100 probe, NOTES.md "Depthwise target (b) at
+// b1 c2048 L4096: L2 bulk prefetch, block order"). bf16 /
 // fp16 up to dw16_small_max_vectors vectors of x (1M: b1 c2048 L4096, 33.6 MB): rows_spans, 1
 // vector per thread (there every other form measured was as fast or slower; spans_channels_batch
 // with 2 vectors 1-3% slower); above: spans_channels_batch, 2 vectors per thread (2-5% faster than
 // the small configuration at 67-537 MB).
-using dw_config_f32 = dw_config<dw_grid::rows_spans, 256, 2>;
+using dw_config_f32 = dw_config<dw_grid::spans_channels_batch, 256, 2>;
 using dw_config_16_small = dw_config<dw_grid::rows_spans, 256, 1>;
 using dw_config_16_large = dw_config<dw_grid::spans_channels_batch, 256, 2>;
 constexpr std::size_t dw16_small_max_vectors = std::size_t{1} << 20;

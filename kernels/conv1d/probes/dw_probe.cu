@@ -5,7 +5,7 @@
 // the library launcher's y (differing elements, max |diff|), also on inputs scaled by 64 (z over
 // about +-250: 2^-s overflows, the SiLU's edges).
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. \
-//        kernels/conv1d/probes/dw_probe.cu -o dw_probe && ./dw_probe [rounds]
+//        kernels/conv1d/probes/dw_probe.cu -o dw_probe && ./dw_probe [rounds] [target|fp32]
 // Variants (the probe's copy of depthwise_fused_vec, knobs all 0 = the library's code of 8fa4e89,
 // before the WHOLE form, in the configuration the launcher picks for the shape; each knob alone,
 // then combinations):
@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(256, 8) dwp(const T* __restrict__ x, const T* 
 }
 
 // The launcher's configuration for the shape (NOTES.md): bf16 / fp16 up to 1M vectors of x:
-// rows_spans, 1 vector per thread; above: spans_channels_batch, 2; fp32: rows_spans, 2.
+// rows_spans, 1 vector per thread; above: spans_channels_batch, 2; fp32: rows_spans, 2 (the library until 2026-11-26; since then fp32 takes spans_channels_batch, the M1 order).
 template <typename T, class O>
 void launch_probe(const T* x, const T* w, const T* b, T* y, int batch, int channels, int length, cudaStream_t st) {
     constexpr int W = 4, E = 16 / static_cast<int>(sizeof(T));
@@ -326,7 +326,7 @@ void launch_noact(const T* x, const T* w, const T* b, T* y, const fk::conv1d_dep
         if (vectors <= fk::dw16_small_max_vectors) fk::launch_dw_vec<T, 4, dw_grid::rows_spans, 256, 1, false>(fk::dw_config_16_small{}, x, w, b, y, s, st);
         else fk::launch_dw_vec<T, 4, dw_grid::spans_channels_batch, 256, 2, false>(fk::dw_config_16_large{}, x, w, b, y, s, st);
     } else {
-        fk::launch_dw_vec<T, 4, dw_grid::rows_spans, 256, 2, false>(fk::dw_config_f32{}, x, w, b, y, s, st);
+        fk::launch_dw_vec<T, 4, dw_grid::spans_channels_batch, 256, 2, false>(fk::dw_config_f32{}, x, w, b, y, s, st);
     }
 }
 
@@ -552,14 +552,22 @@ int main(int argc, char** argv) {
     CK(cudaMalloc(&B.maxbits, 4));
     const std::string only = argc > 2 ? argv[2] : "";
     // The target case first (fp16, bf16), then the shapes that must not regress, then fp32 at c2048 L4096.
-    run_shape<__nv_bfloat16>(B, 2048, 4096, fk::elem::bf16, "bf16", rounds, true);
-    run_shape<__half>(B, 2048, 4096, fk::elem::f16, "fp16", rounds, true);
-    if (only != "target") {
+    if (only != "fp32") {
+        run_shape<__nv_bfloat16>(B, 2048, 4096, fk::elem::bf16, "bf16", rounds, true);
+        run_shape<__half>(B, 2048, 4096, fk::elem::f16, "fp16", rounds, true);
+    }
+    if (only != "target" && only != "fp32") {
         run_shape<__nv_bfloat16>(B, 4096, 4096, fk::elem::bf16, "bf16", rounds, false);
         run_shape<__half>(B, 4096, 4096, fk::elem::f16, "fp16", rounds, false);
         run_shape<__nv_bfloat16>(B, 2048, 65536, fk::elem::bf16, "bf16", rounds, false);
         run_shape<__half>(B, 2048, 65536, fk::elem::f16, "fp16", rounds, false);
         run_shape<float>(B, 2048, 4096, fk::elem::f32, "fp32", rounds, false);
+    }
+    if (only == "fp32") {  // fp32 at the larger shapes (x up to 2048 x 65536 x 4 bytes: the buffers' size)
+        run_shape<float>(B, 2048, 4096, fk::elem::f32, "fp32", rounds, false);
+        run_shape<float>(B, 4096, 4096, fk::elem::f32, "fp32", rounds, false);
+        run_shape<float>(B, 8192, 4096, fk::elem::f32, "fp32", rounds, false);
+        run_shape<float>(B, 2048, 32768, fk::elem::f32, "fp32", rounds, false);
     }
     return 0;
 }
