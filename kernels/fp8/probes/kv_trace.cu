@@ -15,6 +15,8 @@
 // ring (gemm_wgmma.cu's defaults: 5 and 4) to see what the ring's depth is worth.
 // raw-prefix: the last traced launch of each case is written raw to <prefix><case>.bin (uint64: per
 // CTA trace_header + fills x trace_slots words, as in gemm_wgmma.cu) for offline analysis.
+// KV_TRACE_DUMP=<prefix> in the environment: each case's D (untraced launches) is written to
+// <prefix><case>.d, so that builds of different kernel code can be compared bitwise.
 // Built with -DKV_TRACE_PLAIN instead, the kernels are the library's (no hooks: the same machine
 // code as the library build) and only the untraced times are printed: the hooks' cost is the
 // traced build's "trace off" time against this one's, on the same machine.
@@ -303,6 +305,13 @@ int main(int argc, char** argv) {
         CK(cudaMemcpy(h0.data(), d0, h0.size(), cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(h1.data(), d1, h1.size(), cudaMemcpyDeviceToHost));
         const bool same = !traced || std::memcmp(h0.data(), h1.data(), h0.size()) == 0;
+        if (const char* dump = std::getenv("KV_TRACE_DUMP")) {
+            // D of the untraced launches, for a bitwise comparison between builds (same inputs).
+            if (FILE* fo = std::fopen((std::string(dump) + c.name + ".d").c_str(), "wb")) {
+                std::fwrite(h0.data(), 1, h0.size(), fo);
+                std::fclose(fo);
+            }
+        }
         const double flops = 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
         const double m_off = pct(t_off, 0.5), m_on = pct(t_on, 0.5);
         std::printf("\n== %s: M %zu N %zu K %zu, tile 128 x %d, %d stages, %d CTAs, %d K blocks per CTA (max)\n", c.name, c.m, c.n, c.k, c.opt.tile_n,
