@@ -98,13 +98,19 @@
 // before the CTA's barrier, after prefetching the tensor maps (non-cluster, non-split kernels);
 // RS: the overlapped 128 x 144 consumer takes A from registers (one ldmatrix pass per K block).
 #if !defined(FUSEBENCH_FP8_KVA_END_READ)
-#define FUSEBENCH_FP8_KVA_END_READ 1
+#define FUSEBENCH_FP8_KVA_END_READ 0
 #endif
 #if !defined(FUSEBENCH_FP8_KVA_EARLY)
-#define FUSEBENCH_FP8_KVA_EARLY 1
+#define FUSEBENCH_FP8_KVA_EARLY 0
 #endif
 #if !defined(FUSEBENCH_FP8_KVA_RS)
 #define FUSEBENCH_FP8_KVA_RS 1
+#endif
+// FIRST > 0: the producer issues its first FIRST fills, then waits for fill 0 to land before it
+// issues the rest of the ring (non-cluster, non-split kernels): every CTA's first stage is not
+// queued at DRAM behind the other stages of every CTA.
+#if !defined(FUSEBENCH_FP8_KVA_FIRST)
+#define FUSEBENCH_FP8_KVA_FIRST 0
 #endif
 
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -1385,7 +1391,7 @@ __global__ void __launch_bounds__(threads, 1)
                 int m_blk, n_blk;
                 tile_coords(p, cluster_id, m_blk, n_blk);
                 const k_order ko = k_order_of(p, m_blk, n_blk, 0);  // the first tile: local 0
-                early_fills = min(STAGES, p.k_blocks);
+                early_fills = min(FUSEBENCH_FP8_KVA_FIRST > 0 ? min(FUSEBENCH_FP8_KVA_FIRST, STAGES) : STAGES, p.k_blocks);
                 for (int j = 0; j < early_fills; ++j) {
                     const int kb = k_block_at(p, ko, j);
                     mbar_expect_tx(full(j), cfg::stage_bytes);
@@ -1486,6 +1492,9 @@ __global__ void __launch_bounds__(threads, 1)
 #endif
                             continue;
                         }
+                    }
+                    if constexpr (FUSEBENCH_FP8_KVA_FIRST > 0 && ctas == 1 && !SPLIT && !L2PF) {
+                        if (it == FUSEBENCH_FP8_KVA_FIRST && it < STAGES) mbar_wait(full(0), 0);  // fill 0 landed
                     }
                     const int kb = k_block_at(p, ko, j);
                     const int s = it % STAGES;
@@ -1776,7 +1785,7 @@ constexpr int stages = 6;      // 128 x 128 tiles: 6 x 32 KiB + 64 KiB of D stag
 #define FUSEBENCH_FP8_WGMMA_STAGES_N192 4
 #endif
 #if !defined(FUSEBENCH_FP8_WGMMA_STAGES_N144)
-#define FUSEBENCH_FP8_WGMMA_STAGES_N144 5
+#define FUSEBENCH_FP8_WGMMA_STAGES_N144 4
 #endif
 constexpr int stages_n192 = FUSEBENCH_FP8_WGMMA_STAGES_N192;  // 128 x 192 tiles: 4 x 40 KiB + 96 KiB of D staging (5 would need 248 KiB)
 constexpr int stages_n144 = FUSEBENCH_FP8_WGMMA_STAGES_N144;  // 128 x 144 tiles: 5 x 34 KiB + 36 KiB of D staging (6 would need 240 KiB)
