@@ -55,7 +55,9 @@
 //   B's two scale blocks picked per 8-column group (with the overlap a compile-time boundary, one
 //   instantiation of the tile body per n_blk % 8). Measured in NOTES.md runs 8 and 10: since the
 //   compile-time boundary 6.8% faster than 128 x 192 at M = 4096 and 7.4% at M = 8192 (H100), the
-//   suite's default on kv_a.
+//   suite's default on kv_a. Since run 11 the overlapped, non-cluster consumer takes A from
+//   registers (ldmatrix once per K block, RS wgmma) on a 4-stage ring: 7.5% / 9.6% faster again on
+//   kv_a at M = 4096 / 8192 (H100, bitwise the same D).
 // - a diagnostic build (FUSEBENCH_FP8_WGMMA_TRACE, kernels/fp8/probes/kv_trace.cu; off in the
 //   library): per-K-block clock64 stamps of the producer, a landing watcher and the consumer
 //   warpgroups (NOTES.md run 10).
@@ -92,25 +94,25 @@
 #include <string>
 #include <type_traits>
 
-// Run 11's (kva helper) changes, each switchable for the probe's A/B builds (kernels/fp8/probes/kv_trace.cu):
-// END_READ: the CTA's last TMA store wait is .read (its staging read) instead of full completion;
-// EARLY: the producer thread initialises the barriers and issues its first tile's first fills
-// before the CTA's barrier, after prefetching the tensor maps (non-cluster, non-split kernels);
-// RS: the overlapped 128 x 144 consumer takes A from registers (one ldmatrix pass per K block).
-#if !defined(FUSEBENCH_FP8_KVA_END_READ)
-#define FUSEBENCH_FP8_KVA_END_READ 0
+// Switches of kernels/fp8/NOTES.md run 11 (the probe kernels/fp8/probes/kv_trace.cu builds each
+// both ways; the library uses these defaults):
+// FUSEBENCH_FP8_WGMMA_N144_RS (1): the overlapped, non-cluster 128 x 144 consumer takes A from
+//   registers (one ldmatrix pass per K block, RS wgmma; consume_n144's run_tile_rs); 0: A from
+//   shared memory (run_tile, as the cluster kernels). Measured 7.5% faster on kv_a.
+// FUSEBENCH_FP8_WGMMA_EARLY_FILLS (0): the producer thread initialises the barriers and issues its
+//   first tile's first ring fills before the CTA's barrier, after prefetching the tensor maps
+//   (non-cluster, non-split kernels without the L2 prefetch).
+// FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ (0): the CTA's last TMA-store wait is .read (its staging has
+//   been read) instead of the stores' completion.
+// The last two are exact (bitwise-equal D) but measured in the probe only, not in the suite: off.
+#if !defined(FUSEBENCH_FP8_WGMMA_N144_RS)
+#define FUSEBENCH_FP8_WGMMA_N144_RS 1
 #endif
-#if !defined(FUSEBENCH_FP8_KVA_EARLY)
-#define FUSEBENCH_FP8_KVA_EARLY 0
+#if !defined(FUSEBENCH_FP8_WGMMA_EARLY_FILLS)
+#define FUSEBENCH_FP8_WGMMA_EARLY_FILLS 0
 #endif
-#if !defined(FUSEBENCH_FP8_KVA_RS)
-#define FUSEBENCH_FP8_KVA_RS 1
-#endif
-// FIRST > 0: the producer issues its first FIRST fills, then waits for fill 0 to land before it
-// issues the rest of the ring (non-cluster, non-split kernels): every CTA's first stage is not
-// queued at DRAM behind the other stages of every CTA.
-#if !defined(FUSEBENCH_FP8_KVA_FIRST)
-#define FUSEBENCH_FP8_KVA_FIRST 0
+#if !defined(FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ)
+#define FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ 0
 #endif
 
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -1196,15 +1198,19 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             FP8_TRACE_WG(it, trace_c_p1);
             ++it;
         };
-#if FUSEBENCH_FP8_KVA_RS
-        // RS (no cluster): A from registers. Each K block's A fragments (this warp's 16 rows, all
-        // four k steps: 16 registers) are read from the stage once, by ldmatrix, and both halves'
-        // wgmma take them from the registers: the warpgroup reads its 64 x 128 A slice from shared
-        // memory once per K block instead of once per half. One fragment set (two, 32 registers,
-        // make ptxas 13.0 serialize the wgmma: C7512), so block j + 1's half 0 is issued once block
-        // j's half 1 has drained (wait_group 0), and block j + 1's half 0 is waited for (wait_group
-        // 1) before it is promoted, with its half 1 on the tensor cores: each promotion runs under
-        // one of this warpgroup's halves. The same FMAs in the same order as run_tile: the same D.
+#if FUSEBENCH_FP8_WGMMA_N144_RS
+        // FUSEBENCH_FP8_WGMMA_N144_RS (no cluster): A from registers. Each K block's A fragments
+        // (this warp's 16 rows, all four k steps: 16 registers) are read from the stage once, by
+        // ldmatrix, and both halves' wgmma take them from the registers: the warpgroup reads its
+        // 64 x 128 A slice from shared memory once per K block instead of once per half (NOTES.md
+        // run 10's estimate: ~810 cycles of shared-memory operand traffic per K block at 144 for
+        // 576 of tensor work). Order per K block j + 1: block j's half 1 drains (wait_group 0; the
+        // stage and the fragments are free), j + 1's fragments are loaded and its half 0 issued,
+        // block j's half 1 is promoted under it, j + 1's half 1 is issued, its half 0 waited for
+        // (wait_group 1) and promoted under half 1. No wgmma group is in flight across the K
+        // loop's back edge: with A from registers, one in flight there (run_tile's order, with one
+        // or two fragment sets) makes ptxas 13.0 serialize every wgmma (C7512). The same FMAs in
+        // the same order as run_tile: the same D (bitwise, NOTES.md run 11).
         std::uint32_t af[16];
         auto load_a = [&](int s) {
             // ldmatrix .x4 per k step: lanes 8 q .. 8 q + 7 address block q (rows 8 (q % 2) .., the k
@@ -1293,7 +1299,7 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             const tile_info ti = tile_at(t, local);
             const bool store_prev = t != first_tile;
             if constexpr (CM * CN == 1) {
-#if FUSEBENCH_FP8_KVA_RS
+#if FUSEBENCH_FP8_WGMMA_N144_RS
 #define FP8_RUN_TILE run_tile_rs
 #else
 #define FP8_RUN_TILE run_tile
@@ -1370,7 +1376,7 @@ __global__ void __launch_bounds__(threads, 1)
     // EARLY (no cluster, no split, no L2 prefetch): the producer thread initialises the barriers and
     // issues its first tile's first min(STAGES, k_blocks) fills before the CTA's barrier (their
     // ring slots are free), after asking for the tensor maps; the loop below skips those fills.
-    constexpr bool early = FUSEBENCH_FP8_KVA_EARLY != 0 && ctas == 1 && !SPLIT && !L2PF;
+    constexpr bool early = FUSEBENCH_FP8_WGMMA_EARLY_FILLS != 0 && ctas == 1 && !SPLIT && !L2PF;
     [[maybe_unused]] int early_fills = 0;
 #if defined(FUSEBENCH_FP8_WGMMA_TRACE)
     unsigned long long early_clk = 0;
@@ -1391,7 +1397,7 @@ __global__ void __launch_bounds__(threads, 1)
                 int m_blk, n_blk;
                 tile_coords(p, cluster_id, m_blk, n_blk);
                 const k_order ko = k_order_of(p, m_blk, n_blk, 0);  // the first tile: local 0
-                early_fills = min(FUSEBENCH_FP8_KVA_FIRST > 0 ? min(FUSEBENCH_FP8_KVA_FIRST, STAGES) : STAGES, p.k_blocks);
+                early_fills = min(STAGES, p.k_blocks);
                 for (int j = 0; j < early_fills; ++j) {
                     const int kb = k_block_at(p, ko, j);
                     mbar_expect_tx(full(j), cfg::stage_bytes);
@@ -1492,9 +1498,6 @@ __global__ void __launch_bounds__(threads, 1)
 #endif
                             continue;
                         }
-                    }
-                    if constexpr (FUSEBENCH_FP8_KVA_FIRST > 0 && ctas == 1 && !SPLIT && !L2PF) {
-                        if (it == FUSEBENCH_FP8_KVA_FIRST && it < STAGES) mbar_wait(full(0), 0);  // fill 0 landed
                     }
                     const int kb = k_block_at(p, ko, j);
                     const int s = it % STAGES;
@@ -1708,7 +1711,7 @@ __global__ void __launch_bounds__(threads, 1)
     }
     // The last stores finish before the CTA (and its shared memory) goes.
     if (role != 2 && p.tma_store && (tid & 127) == 0) {
-#if FUSEBENCH_FP8_KVA_END_READ
+#if FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ
         // Only the staging's reads: the stores' global writes complete before the grid does.
         asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 #else
@@ -1788,7 +1791,9 @@ constexpr int stages = 6;      // 128 x 128 tiles: 6 x 32 KiB + 64 KiB of D stag
 #define FUSEBENCH_FP8_WGMMA_STAGES_N144 4
 #endif
 constexpr int stages_n192 = FUSEBENCH_FP8_WGMMA_STAGES_N192;  // 128 x 192 tiles: 4 x 40 KiB + 96 KiB of D staging (5 would need 248 KiB)
-constexpr int stages_n144 = FUSEBENCH_FP8_WGMMA_STAGES_N144;  // 128 x 144 tiles: 5 x 34 KiB + 36 KiB of D staging (6 would need 240 KiB)
+// 128 x 144 tiles: 4 x 34 KiB + 36 KiB of D staging (NOTES.md run 11, probe: with A from registers, 4 stages
+// were 1.1% faster than 5 on kv_a, 3 stages 20% slower; 6 would need 240 KiB)
+constexpr int stages_n144 = FUSEBENCH_FP8_WGMMA_STAGES_N144;
 constexpr int stages_n256 = 3;  // 128 x 256 tiles: 3 x 48 KiB + 64 KiB of D staging (4 would need 256 KiB)
 
 std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }

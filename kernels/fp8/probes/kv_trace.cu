@@ -11,8 +11,13 @@
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo \
 //        -gencode arch=compute_90a,code=sm_90a -I. kernels/fp8/probes/kv_trace.cu -o kv_trace
 //   ./kv_trace [reps] [raw-prefix] [case-substring]
-// -DFUSEBENCH_FP8_WGMMA_STAGES_N144=4 / _N192=3 build the 144- / 192-wide kernels with a shallower
-// ring (gemm_wgmma.cu's defaults: 5 and 4) to see what the ring's depth is worth.
+// -DFUSEBENCH_FP8_WGMMA_STAGES_N144=N / _N192=N build the 144- / 192-wide kernels with another ring
+// depth (gemm_wgmma.cu's defaults: 4 and 4) to see what the ring's depth is worth; gemm_wgmma.cu's
+// other switches (FUSEBENCH_FP8_WGMMA_N144_RS, _EARLY_FILLS, _STORE_WAIT_READ) likewise, e.g.
+// -DFUSEBENCH_FP8_WGMMA_N144_RS=0 -DFUSEBENCH_FP8_WGMMA_STAGES_N144=5 is the 144-wide kernel before
+// run 11 (NOTES.md). The per-phase split of the halves' consumers (c.a .. c.g) follows run_tile's
+// order; the 144-wide consumer with A from registers (run_tile_rs) orders a K block differently, so
+// for it only the periods, the CTA totals and the TMA figures read as labelled.
 // raw-prefix: the last traced launch of each case is written raw to <prefix><case>.bin (uint64: per
 // CTA trace_header + fills x trace_slots words, as in gemm_wgmma.cu) for offline analysis.
 // KV_TRACE_DUMP=<prefix> in the environment: each case's D (untraced launches) is written to
