@@ -98,7 +98,9 @@
 // both ways; the library uses these defaults):
 // FUSEBENCH_FP8_WGMMA_N144_RS (1): the overlapped, non-cluster 128 x 144 consumer takes A from
 //   registers (one ldmatrix pass per K block, RS wgmma; consume_n144's run_tile_rs); 0: A from
-//   shared memory (run_tile, as the cluster kernels). Measured 7.5% faster on kv_a.
+//   shared memory (run_tile, as the cluster kernels). With the 4-stage ring
+//   (FUSEBENCH_FP8_WGMMA_STAGES_N144, was 5) 7.5% faster on kv_a at M = 4096 in the suite (the two
+//   measured together there).
 // FUSEBENCH_FP8_WGMMA_EARLY_FILLS (0): the producer thread initialises the barriers and issues its
 //   first tile's first ring fills before the CTA's barrier, after prefetching the tensor maps
 //   (non-cluster, non-split kernels without the L2 prefetch).
