@@ -55,7 +55,9 @@
 //   B's two scale blocks picked per 8-column group (with the overlap a compile-time boundary, one
 //   instantiation of the tile body per n_blk % 8). Measured in NOTES.md runs 8 and 10: since the
 //   compile-time boundary 6.8% faster than 128 x 192 at M = 4096 and 7.4% at M = 8192 (H100), the
-//   suite's default on kv_a.
+//   suite's default on kv_a. Since run 11 the overlapped, non-cluster consumer takes A from
+//   registers (ldmatrix once per K block, RS wgmma) on a 4-stage ring: 7.5% / 9.6% faster again on
+//   kv_a at M = 4096 / 8192 (H100, bitwise the same D).
 // - a diagnostic build (FUSEBENCH_FP8_WGMMA_TRACE, kernels/fp8/probes/kv_trace.cu; off in the
 //   library): per-K-block clock64 stamps of the producer, a landing watcher and the consumer
 //   warpgroups (NOTES.md run 10).
@@ -91,6 +93,29 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+
+// Switches of kernels/fp8/NOTES.md run 11 (the probe kernels/fp8/probes/kv_trace.cu builds each
+// both ways; the library uses these defaults):
+// FUSEBENCH_FP8_WGMMA_N144_RS (1): the overlapped, non-cluster 128 x 144 consumer takes A from
+//   registers (one ldmatrix pass per K block, RS wgmma; consume_n144's run_tile_rs); 0: A from
+//   shared memory (run_tile, as the cluster kernels). With the 4-stage ring
+//   (FUSEBENCH_FP8_WGMMA_STAGES_N144, was 5) 7.5% faster on kv_a at M = 4096 in the suite (the two
+//   measured together there).
+// FUSEBENCH_FP8_WGMMA_EARLY_FILLS (0): the producer thread initialises the barriers and issues its
+//   first tile's first ring fills before the CTA's barrier, after prefetching the tensor maps
+//   (non-cluster, non-split kernels without the L2 prefetch).
+// FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ (0): the CTA's last TMA-store wait is .read (its staging has
+//   been read) instead of the stores' completion.
+// The last two are exact (bitwise-equal D) but measured in the probe only, not in the suite: off.
+#if !defined(FUSEBENCH_FP8_WGMMA_N144_RS)
+#define FUSEBENCH_FP8_WGMMA_N144_RS 1
+#endif
+#if !defined(FUSEBENCH_FP8_WGMMA_EARLY_FILLS)
+#define FUSEBENCH_FP8_WGMMA_EARLY_FILLS 0
+#endif
+#if !defined(FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ)
+#define FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ 0
+#endif
 
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define FUSEBENCH_FP8_WGMMA_DEVICE_CODE 1
@@ -1175,20 +1200,123 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             FP8_TRACE_WG(it, trace_c_p1);
             ++it;
         };
+#if FUSEBENCH_FP8_WGMMA_N144_RS
+        // FUSEBENCH_FP8_WGMMA_N144_RS (no cluster): A from registers. Each K block's A fragments
+        // (this warp's 16 rows, all four k steps: 16 registers) are read from the stage once, by
+        // ldmatrix, and both halves' wgmma take them from the registers: the warpgroup reads its
+        // 64 x 128 A slice from shared memory once per K block instead of once per half (NOTES.md
+        // run 10's estimate: ~810 cycles of shared-memory operand traffic per K block at 144 for
+        // 576 of tensor work). Order per K block j + 1: block j's half 1 drains (wait_group 0; the
+        // stage and the fragments are free), j + 1's fragments are loaded and its half 0 issued,
+        // block j's half 1 is promoted under it, j + 1's half 1 is issued, its half 0 waited for
+        // (wait_group 1) and promoted under half 1. No wgmma group is in flight across the K
+        // loop's back edge: with A from registers, one in flight there (run_tile's order, with one
+        // or two fragment sets) makes ptxas 13.0 serialize every wgmma (C7512). The same FMAs in
+        // the same order as run_tile: the same D (bitwise, NOTES.md run 11).
+        std::uint32_t af[16];
+        auto load_a = [&](int s) {
+            // ldmatrix .x4 per k step: lanes 8 q .. 8 q + 7 address block q (rows 8 (q % 2) .., the k
+            // step's 16-byte chunk 2 ks + q / 2), the 128-byte swizzle (chunk c of row r at c ^ (r % 8)).
+            const int r = warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+            const std::uint32_t row_addr = stage_a(s) + static_cast<std::uint32_t>((wg * 64 + r) * bk);
+#pragma unroll
+            for (int ks = 0; ks < bk / 32; ++ks) {
+                const int c = 2 * ks + (lane >> 4);
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                             : "=r"(af[4 * ks]), "=r"(af[4 * ks + 1]), "=r"(af[4 * ks + 2]), "=r"(af[4 * ks + 3])
+                             : "r"(row_addr + static_cast<std::uint32_t>((c ^ (lane & 7)) << 4)));
+            }
+        };
+        auto full_wait = [&](int fill) {
+            FP8_TRACE_WG(fill, trace_c_fw0);
+            mbar_wait(full(fill % STAGES), (fill / STAGES) & 1);
+            FP8_TRACE_WG(fill, trace_c_fw1);
+        };
+        // Half h of fill `fill` (its stage landed; h == 0: its A fragments loaded here).
+        auto issue_rs = [&](float (&hh)[36], int fill, int h) {
+            const int s = fill % STAGES;
+            if (h == 0) load_a(s);
+            wgmma_fence();
+#pragma unroll
+            for (int ks = 0; ks < bk / 32; ++ks) {
+                const std::uint64_t db = make_desc(stage_b(s) + h * (72 * bk) + ks * 32);
+                sm90::wgmma_fp8_op<72>::rs(hh, af[4 * ks], af[4 * ks + 1], af[4 * ks + 2], af[4 * ks + 3], db, ks > 0 ? 1 : 0);
+            }
+            wgmma_commit();
+            FP8_TRACE_WG(fill, h == 0 ? trace_c_i0 : trace_c_i1);
+        };
+        auto run_tile_rs = [&](auto gbc, const tile_info& ti, bool store_prev) {
+            constexpr int GBC = decltype(gbc)::value;
+            scales sc = block_scales(ti, 0);
+            full_wait(it);
+            issue_rs(h0, it, 0);
+            if (store_prev) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+#pragma unroll
+            for (int i = 0; i < 72; ++i) acc[i] = 0.f;
+            issue_rs(h1, it, 1);
+            factors f = factors_of(sc);
+            wgmma_wait<1>();
+            reg_fence(h0);
+            promote_n144<0, 9, 36, GBC>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            FP8_TRACE_FENCE(acc);
+            FP8_TRACE_WG(it, trace_c_p0);
+            if (p.k_blocks > 1) {
+                sc = block_scales(ti, 1);
+                full_wait(it + 1);
+            }
+            // No wgmma is in flight across the K loop's back edge: with A from registers, one in
+            // flight there makes ptxas 13.0 serialize them all (C7512).
+            wgmma_wait<0>();  // half 1 of block 0: its stage and the fragments are free
+            FP8_TRACE_WG(it, trace_c_d);
+            reg_fence(h1);
+            for (int j = 0; j + 1 < p.k_blocks; ++j, ++it) {
+                issue_rs(h0, it + 1, 0);
+                release(it);
+                promote_n144<9, 9, 36, GBC>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it, trace_c_p1);
+                f = factors_of(sc);
+                issue_rs(h1, it + 1, 1);
+                wgmma_wait<1>();  // half 0 of block j + 1
+                reg_fence(h0);
+                promote_n144<0, 9, 36, GBC>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+                FP8_TRACE_FENCE(acc);
+                FP8_TRACE_WG(it + 1, trace_c_p0);
+                if (j + 2 < p.k_blocks) {
+                    sc = block_scales(ti, j + 2);
+                    full_wait(it + 2);
+                }
+                wgmma_wait<0>();  // half 1 of block j + 1
+                FP8_TRACE_WG(it + 1, trace_c_d);
+                reg_fence(h1);
+            }
+            release(it);
+            promote_n144<9, 9, 36, GBC>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
+            FP8_TRACE_FENCE(acc);
+            FP8_TRACE_WG(it, trace_c_p1);
+            ++it;
+        };
+#endif
         for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
             const tile_info ti = tile_at(t, local);
             const bool store_prev = t != first_tile;
             if constexpr (CM * CN == 1) {
+#if FUSEBENCH_FP8_WGMMA_N144_RS
+#define FP8_RUN_TILE run_tile_rs
+#else
+#define FP8_RUN_TILE run_tile
+#endif
                 switch (ti.gb) {  // 16 - 2 (n_blk % 8): 2 .. 16
-                    case 16: run_tile(std::integral_constant<int, 16>{}, ti, store_prev); break;
-                    case 14: run_tile(std::integral_constant<int, 14>{}, ti, store_prev); break;
-                    case 12: run_tile(std::integral_constant<int, 12>{}, ti, store_prev); break;
-                    case 10: run_tile(std::integral_constant<int, 10>{}, ti, store_prev); break;
-                    case 8: run_tile(std::integral_constant<int, 8>{}, ti, store_prev); break;
-                    case 6: run_tile(std::integral_constant<int, 6>{}, ti, store_prev); break;
-                    case 4: run_tile(std::integral_constant<int, 4>{}, ti, store_prev); break;
-                    default: run_tile(std::integral_constant<int, 2>{}, ti, store_prev); break;
+                    case 16: FP8_RUN_TILE(std::integral_constant<int, 16>{}, ti, store_prev); break;
+                    case 14: FP8_RUN_TILE(std::integral_constant<int, 14>{}, ti, store_prev); break;
+                    case 12: FP8_RUN_TILE(std::integral_constant<int, 12>{}, ti, store_prev); break;
+                    case 10: FP8_RUN_TILE(std::integral_constant<int, 10>{}, ti, store_prev); break;
+                    case 8: FP8_RUN_TILE(std::integral_constant<int, 8>{}, ti, store_prev); break;
+                    case 6: FP8_RUN_TILE(std::integral_constant<int, 6>{}, ti, store_prev); break;
+                    case 4: FP8_RUN_TILE(std::integral_constant<int, 4>{}, ti, store_prev); break;
+                    default: FP8_RUN_TILE(std::integral_constant<int, 2>{}, ti, store_prev); break;
                 }
+#undef FP8_RUN_TILE
             } else {
                 run_tile(std::integral_constant<int, -1>{}, ti, store_prev);
             }
@@ -1247,13 +1375,42 @@ __global__ void __launch_bounds__(threads, 1)
     const int cluster_id = static_cast<int>(blockIdx.x) / ctas, clusters = static_cast<int>(gridDim.x) / ctas;
 
     const int tid = threadIdx.x;
-    if (tid == 0) {
+    // EARLY (no cluster, no split, no L2 prefetch): the producer thread initialises the barriers and
+    // issues its first tile's first min(STAGES, k_blocks) fills before the CTA's barrier (their
+    // ring slots are free), after asking for the tensor maps; the loop below skips those fills.
+    constexpr bool early = FUSEBENCH_FP8_WGMMA_EARLY_FILLS != 0 && ctas == 1 && !SPLIT && !L2PF;
+    [[maybe_unused]] int early_fills = 0;
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+    unsigned long long early_clk = 0;
+#endif
+    if (tid == (early ? 256 : 0)) {
+        if constexpr (early) {
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&tm_a)) : "memory");
+            asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&tm_b)) : "memory");
+        }
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full(s), 1);
             mbar_init(empty(s), 8 * ctas);  // lane 0 of each consumer warp of every CTA of the cluster
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        if constexpr (early) {
+            if (cluster_id < p.sched_tiles) {
+                int m_blk, n_blk;
+                tile_coords(p, cluster_id, m_blk, n_blk);
+                const k_order ko = k_order_of(p, m_blk, n_blk, 0);  // the first tile: local 0
+                early_fills = min(STAGES, p.k_blocks);
+                for (int j = 0; j < early_fills; ++j) {
+                    const int kb = k_block_at(p, ko, j);
+                    mbar_expect_tx(full(j), cfg::stage_bytes);
+                    tma_load_2d(stage_a(j), &tm_a, kb * bk, m_blk * bm, full(j));
+                    tma_load_2d(stage_b(j), &tm_b, kb * bk, n_blk * BN, full(j));
+                }
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+                early_clk = trace_clock();
+#endif
+            }
+        }
     }
     if constexpr (ctas > 1) cluster_sync();  // the peers' barriers exist before anything reaches them
     else __syncthreads();
@@ -1332,6 +1489,18 @@ __global__ void __launch_bounds__(threads, 1)
                     }
                 }
                 for (int j = 0; j < p.k_blocks; ++j, ++it) {
+                    if constexpr (early) {
+                        if (it < early_fills) {
+#if defined(FUSEBENCH_FP8_WGMMA_TRACE)
+                            // Issued before the CTA's barrier: the time after the last of them, for all three.
+                            if (trace_row_p != nullptr) {
+                                unsigned long long* const st = trace_row_p + trace_header + static_cast<std::size_t>(it) * trace_slots;
+                                st[trace_p_wait0] = st[trace_p_wait1] = st[trace_p_issued] = early_clk;
+                            }
+#endif
+                            continue;
+                        }
+                    }
                     const int kb = k_block_at(p, ko, j);
                     const int s = it % STAGES;
                     if constexpr (L2PF) {
@@ -1543,7 +1712,14 @@ __global__ void __launch_bounds__(threads, 1)
         }
     }
     // The last stores finish before the CTA (and its shared memory) goes.
-    if (role != 2 && p.tma_store && (tid & 127) == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+    if (role != 2 && p.tma_store && (tid & 127) == 0) {
+#if FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ
+        // Only the staging's reads: the stores' global writes complete before the grid does.
+        asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+#else
+        asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#endif
+    }
 #if defined(FUSEBENCH_FP8_WGMMA_TRACE)
     if (tid == 0) {
         if (unsigned long long* row = trace_row()) {
@@ -1614,10 +1790,12 @@ constexpr int stages = 6;      // 128 x 128 tiles: 6 x 32 KiB + 64 KiB of D stag
 #define FUSEBENCH_FP8_WGMMA_STAGES_N192 4
 #endif
 #if !defined(FUSEBENCH_FP8_WGMMA_STAGES_N144)
-#define FUSEBENCH_FP8_WGMMA_STAGES_N144 5
+#define FUSEBENCH_FP8_WGMMA_STAGES_N144 4
 #endif
 constexpr int stages_n192 = FUSEBENCH_FP8_WGMMA_STAGES_N192;  // 128 x 192 tiles: 4 x 40 KiB + 96 KiB of D staging (5 would need 248 KiB)
-constexpr int stages_n144 = FUSEBENCH_FP8_WGMMA_STAGES_N144;  // 128 x 144 tiles: 5 x 34 KiB + 36 KiB of D staging (6 would need 240 KiB)
+// 128 x 144 tiles: 4 x 34 KiB + 36 KiB of D staging (NOTES.md run 11, probe: with A from registers, 4 stages
+// were 1.1% faster than 5 on kv_a, 3 stages 20% slower; 6 would need 240 KiB)
+constexpr int stages_n144 = FUSEBENCH_FP8_WGMMA_STAGES_N144;
 constexpr int stages_n256 = 3;  // 128 x 256 tiles: 3 x 48 KiB + 64 KiB of D staging (4 would need 256 KiB)
 
 std::size_t blocks_of(std::size_t x) { return (x + fp8_gemm_block - 1) / fp8_gemm_block; }

@@ -11,10 +11,17 @@
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo \
 //        -gencode arch=compute_90a,code=sm_90a -I. kernels/fp8/probes/kv_trace.cu -o kv_trace
 //   ./kv_trace [reps] [raw-prefix] [case-substring]
-// -DFUSEBENCH_FP8_WGMMA_STAGES_N144=4 / _N192=3 build the 144- / 192-wide kernels with a shallower
-// ring (gemm_wgmma.cu's defaults: 5 and 4) to see what the ring's depth is worth.
+// -DFUSEBENCH_FP8_WGMMA_STAGES_N144=N / _N192=N build the 144- / 192-wide kernels with another ring
+// depth (gemm_wgmma.cu's defaults: 4 and 4) to see what the ring's depth is worth; gemm_wgmma.cu's
+// other switches (FUSEBENCH_FP8_WGMMA_N144_RS, _EARLY_FILLS, _STORE_WAIT_READ) likewise, e.g.
+// -DFUSEBENCH_FP8_WGMMA_N144_RS=0 -DFUSEBENCH_FP8_WGMMA_STAGES_N144=5 is the 144-wide kernel before
+// run 11 (NOTES.md). The per-phase split of the halves' consumers (c.a .. c.g) follows run_tile's
+// order; the 144-wide consumer with A from registers (run_tile_rs) orders a K block differently, so
+// for it only the periods, the CTA totals and the TMA figures read as labelled.
 // raw-prefix: the last traced launch of each case is written raw to <prefix><case>.bin (uint64: per
 // CTA trace_header + fills x trace_slots words, as in gemm_wgmma.cu) for offline analysis.
+// KV_TRACE_DUMP=<prefix> in the environment: each case's D (untraced launches) is written to
+// <prefix><case>.d, so that builds of different kernel code can be compared bitwise.
 // Built with -DKV_TRACE_PLAIN instead, the kernels are the library's (no hooks: the same machine
 // code as the library build) and only the untraced times are printed: the hooks' cost is the
 // traced build's "trace off" time against this one's, on the same machine.
@@ -303,6 +310,13 @@ int main(int argc, char** argv) {
         CK(cudaMemcpy(h0.data(), d0, h0.size(), cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(h1.data(), d1, h1.size(), cudaMemcpyDeviceToHost));
         const bool same = !traced || std::memcmp(h0.data(), h1.data(), h0.size()) == 0;
+        if (const char* dump = std::getenv("KV_TRACE_DUMP")) {
+            // D of the untraced launches, for a bitwise comparison between builds (same inputs).
+            if (FILE* fo = std::fopen((std::string(dump) + c.name + ".d").c_str(), "wb")) {
+                std::fwrite(h0.data(), 1, h0.size(), fo);
+                std::fclose(fo);
+            }
+        }
         const double flops = 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
         const double m_off = pct(t_off, 0.5), m_on = pct(t_on, 0.5);
         std::printf("\n== %s: M %zu N %zu K %zu, tile 128 x %d, %d stages, %d CTAs, %d K blocks per CTA (max)\n", c.name, c.m, c.n, c.k, c.opt.tile_n,
