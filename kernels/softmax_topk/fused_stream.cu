@@ -1156,20 +1156,11 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
     return {st, w.thr, w.count};
 }
 
-// K > 256 (Deep kernels): blocks of at most deep_warps warps, whose register budget (65536 /
-// (32 deep_warps) a thread) lets each lane keep deep_steps steps of its row in flight, consumed U at
-// a time between drain checks (big_pass). Shared memory holds only 18 (fp32, K = 1024) to 28 (K =
-// 512) rows an SM at K > 256, so 4096 rows take two rounds of rows whatever the block size; what
-// sets the time is how long one warp takes for a row, and that is latency: with U loads in flight
-// and ~40 phases of ~10 steps a row at K = 1024 (P = 40), a warp waited on ~4 round trips a phase.
-constexpr int deep_warps = 20;
-constexpr int deep_steps = 6;
-
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
 // otherwise in order with a running exact top K. Returns false when the sampled pass let fewer than
 // K through (the row is then not written). Two instantiations instead of a runtime flag: with one,
 // the compiler kept the flag in local memory and reloaded it on every step to get the stride.
-template <class T, int U, bool Sampled, bool ByMaxima = false, bool Deep = false>
+template <class T, int U, bool Sampled, bool ByMaxima = false>
 __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                          int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
                                          const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
@@ -1231,53 +1222,21 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         const vec16<T>* p = vrow + phi * 32 + static_cast<std::uint32_t>(lane);
         std::uint32_t idx = hd + (phi * 32 + static_cast<std::uint32_t>(lane)) * W;
         std::uint32_t i = 0;
-        if constexpr (Deep) {
-            // UD steps loaded at once (twice or three times U), consumed U at a time with the drain
-            // check after each U, so the list keeps its size (one batch of U parked between drains)
-            // while twice as many loads are in flight; the vectors not yet consumed stay live across
-            // a drain, which needs the registers of a kernel of at most deep_warps warps.
-            constexpr int UD = U * ((deep_steps + U - 1) / U);
-            for (; i + UD <= n; i += UD, p += UD * jump, idx += UD * jump * W) {
-                vec16<T> v[UD];
+        for (; i + U <= n; i += U, p += U * jump, idx += U * jump * W) {
+            vec16<T> v[U];
 #pragma unroll
-                for (int u = 0; u < UD; ++u) v[u] = p[u * jump];
+            for (int u = 0; u < U; ++u) v[u] = p[u * jump];
 #pragma unroll
-                for (int h = 0; h < UD; h += U) {
+            for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
+            if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
+        }
+        if (i < n) {  // the phase's last, partial batch
+            vec16<T> v[U];
 #pragma unroll
-                    for (int u = h; u < h + U; ++u)
-                        consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
-                    if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
-                }
-            }
-            if (i < n) {  // the phase's last, partial batch
-                vec16<T> v[UD];
+            for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
 #pragma unroll
-                for (int u = 0; u < UD; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
-#pragma unroll
-                for (int h = 0; h < UD; h += U) {
-#pragma unroll
-                    for (int u = h; u < h + U; ++u)
-                        consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
-                    if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
-                }
-            }
-        } else {
-            for (; i + U <= n; i += U, p += U * jump, idx += U * jump * W) {
-                vec16<T> v[U];
-    #pragma unroll
-                for (int u = 0; u < U; ++u) v[u] = p[u * jump];
-    #pragma unroll
-                for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
-                if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
-            }
-            if (i < n) {  // the phase's last, partial batch
-                vec16<T> v[U];
-    #pragma unroll
-                for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
-    #pragma unroll
-                for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
-                if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
-            }
+            for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
+            if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if constexpr (Sampled) {
             if (!maxima && phi == 0) {  // phase 0 is the sample
@@ -1376,8 +1335,8 @@ __device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std
 // Sampling = false (K with P = 1: no sample) leaves the sampled pass out of the kernel: fewer
 // registers wanted, no spills (H200, 4096 x 50257 K = 50: fp32 238.3 against 243.5 us, bf16 203.3
 // against 212.9).
-template <class T, int U, bool Sampling, bool ByMaxima, bool Deep = false>
-__global__ void __launch_bounds__(Deep ? 32 * deep_warps : 1024, 1)
+template <class T, int U, bool Sampling, bool ByMaxima>
+__global__ void __launch_bounds__(1024, 1)
     softmax_topk_stream_big_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                    std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
                                    int cap, int P, int r_sample) {
@@ -1408,8 +1367,7 @@ __global__ void __launch_bounds__(Deep ? 32 * deep_warps : 1024, 1)
     // is not element aligned has none and goes in order at once instead of sampling its scalar head).
     if constexpr (Sampling) {
         if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
-            big_pass<T, U, true, ByMaxima, Deep>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out,
-                                                 lane))
+            big_pass<T, U, true, ByMaxima>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
             return;
         big_pass_in_order<T, U>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
@@ -1493,10 +1451,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     check_call(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
     check_call(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
                "cudaDeviceGetAttribute");
-    // K > 256: the Deep kernel (deep_warps at most, deep_steps loads in flight a lane).
-    const bool deep = a.K > 256;
-    const int nwarps = static_cast<int>(
-        std::min<std::size_t>(deep ? deep_warps : 32, static_cast<std::size_t>(smem_optin) / per_warp));
+    const int nwarps = static_cast<int>(std::min<std::size_t>(32, static_cast<std::size_t>(smem_optin) / per_warp));
     if (nwarps < 1) throw std::runtime_error("softmax_topk fused_stream: K too large for this GPU's shared memory");
     const std::size_t smem = static_cast<std::size_t>(nwarps) * per_warp;
     const auto grid = static_cast<unsigned>(std::max<std::int64_t>(std::min<std::int64_t>(sms, a.rows),
@@ -1506,22 +1461,18 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     const int P = sample_stride(a.K, nfull_max - 2);
     // Without a sample (P = 1) the kernel leaves the sampled pass out; a sample of at most
     // maxima_sample_vectors vectors goes through sample_by_maxima.
-    const auto launch = [&](auto sampling, auto by_maxima, auto deep_kernel) {
-        constexpr bool S = decltype(sampling)::value, M = decltype(by_maxima)::value, D = decltype(deep_kernel)::value;
-        set_smem<softmax_topk_stream_big_kernel<T, UB, S, M, D>>(smem);
-        softmax_topk_stream_big_kernel<T, UB, S, M, D><<<grid, 32 * nwarps, smem, stream>>>(
+    const auto launch = [&](auto sampling, auto by_maxima) {
+        constexpr bool S = decltype(sampling)::value, M = decltype(by_maxima)::value;
+        set_smem<softmax_topk_stream_big_kernel<T, UB, S, M>>(smem);
+        softmax_topk_stream_big_kernel<T, UB, S, M><<<grid, 32 * nwarps, smem, stream>>>(
             static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, sample_rank);
     };
-    const bool by_maxima = (nfull_max + P - 1) / P * 32 <= maxima_sample_vectors;
-    if (P > 1 && deep) {  // K > 256 samples (P >= 10)
-        if (by_maxima) launch(std::true_type{}, std::true_type{}, std::true_type{});
-        else launch(std::true_type{}, std::false_type{}, std::true_type{});
-    } else if (P > 1 && by_maxima) {
-        launch(std::true_type{}, std::true_type{}, std::false_type{});
+    if (P > 1 && (nfull_max + P - 1) / P * 32 <= maxima_sample_vectors) {
+        launch(std::true_type{}, std::true_type{});
     } else if (P > 1) {
-        launch(std::true_type{}, std::false_type{}, std::false_type{});
+        launch(std::true_type{}, std::false_type{});
     } else {
-        launch(std::false_type{}, std::false_type{}, std::false_type{});
+        launch(std::false_type{}, std::false_type{});
     }
     check_launch("softmax_topk_stream_big_kernel");
 }
