@@ -1451,8 +1451,19 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     check_call(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
     check_call(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
                "cudaDeviceGetAttribute");
-    const int nwarps = static_cast<int>(std::min<std::size_t>(32, static_cast<std::size_t>(smem_optin) / per_warp));
+    int nwarps = static_cast<int>(std::min<std::size_t>(32, static_cast<std::size_t>(smem_optin) / per_warp));
     if (nwarps < 1) throw std::runtime_error("softmax_topk fused_stream: K too large for this GPU's shared memory");
+    // K > 256: shared memory holds fewer rows than 4096 / 132 an SM (fp32 K = 512: 28, K = 1024: 18), so
+    // the rows take two rounds of blocks; they are split evenly between the rounds (16 warps a block
+    // for 4096 rows) rather than a full first round and a short second one: a warp's row takes about
+    // as long whatever the round holds, so a short round costs a whole row time.
+    if (a.K > 256) {
+        const std::int64_t per_round = static_cast<std::int64_t>(sms) * nwarps;
+        if (a.rows > per_round) {
+            const std::int64_t rounds = (a.rows + per_round - 1) / per_round;
+            nwarps = static_cast<int>((a.rows + sms * rounds - 1) / (sms * rounds));
+        }
+    }
     const std::size_t smem = static_cast<std::size_t>(nwarps) * per_warp;
     const auto grid = static_cast<unsigned>(std::max<std::int64_t>(std::min<std::int64_t>(sms, a.rows),
                                                                    (a.rows + nwarps - 1) / nwarps));
