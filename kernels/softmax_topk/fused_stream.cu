@@ -32,7 +32,8 @@
 // at a time; loads go in batches of U steps; a row that lets fewer than K through is read again in
 // order without the sample (as is one that, after the first phase past the sample, gains too few to
 // reach K: the sample then held the row's top). Its blocks are one per SM with the rows split evenly, and a row ends
-// with its top K sorted by value-range bins (finish_by_bins) rather than a select and a sort.
+// with its top K sorted by value-range bins (finish_by_bins; K > 256: finish_wide, which writes the
+// output from the bins) rather than a select and a sort.
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/globaltimer.cuh"
@@ -748,6 +749,9 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // Returns false, with the keys unchanged and the histogram words clear, when a bin above the K-th
 // key's holds more than 64 keys or that bin more than 64 (ties: bins are value ranges); the caller
 // then selects and sorts. Out of line: it runs once a row and keeps its registers to itself.
+// H100 (GPU-cef945ca, probes/stream_plain.cu, 4096 x 50257, std 10, us, against the select and the
+// sort): fp32 K = 1024 857.5 -> 699.5, bf16 980.0 -> 823.1, fp16 882.0 -> 716.8, fp32 K = 512 621.8 ->
+// 532.5, bf16 581.5 -> 487.3; a row's end (timeline, p50) fp32 K = 1024 116 -> 32 us.
 __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std::uint32_t hist_s, std::uint32_t bins_s,
                                          int nbins, float* p_out, std::int32_t* i_out, float M, float S) {
     constexpr unsigned bin_max = 64;           // keys ranked pairwise within a bin: O(size^2) per bin
@@ -897,7 +901,7 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
 // Every row of a launch ends at about the same time, so this runs on all warps of an SM at once
 // and its instruction count is what matters. First choice: finish_by_bins (K <= 256, scattering into
 // the list's room, 256 keys for fp32 and 192 for 16-bit logits, or else into the key buffer above
-// the keys). Otherwise (or when its bins are too crowded) the
+// the keys); K > 256: finish_wide (at least K keys). Otherwise (or when its bins are too crowded) the
 // exact select, then a register sort up to 256 keys (8 per lane; the shared-memory sort of 256 keys
 // took ~25 us per row on the H100, this one ~7; 16 per lane spilled and was slower than selecting
 // down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256.
@@ -1456,7 +1460,10 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     // K > 256: shared memory holds fewer rows than 4096 / 132 an SM (fp32 K = 512: 28, K = 1024: 18), so
     // the rows take two rounds of blocks; they are split evenly between the rounds (16 warps a block
     // for 4096 rows) rather than a full first round and a short second one: a warp's row takes about
-    // as long whatever the round holds, so a short round costs a whole row time.
+    // as long whatever the round holds, so a short round costs a whole row time. H100 (GPU-00f47668,
+    // stream_plain, 4096 x 50257, std 10, us): fp32 K = 1024 697.0 -> 673.3, bf16 817.0 -> 782.8,
+    // fp32 K = 512 532.4 -> 438.2, bf16 486.8 -> 420.5, fp16 441.1 -> 391.0 (at most 20 warps a block
+    // instead: fp32 K = 512 460.5, K = 1024 697.8).
     if (a.K > 256) {
         const std::int64_t per_round = static_cast<std::int64_t>(sms) * nwarps;
         if (a.rows > per_round) {
