@@ -32,7 +32,8 @@
 // at a time; loads go in batches of U steps; a row that lets fewer than K through is read again in
 // order without the sample (as is one that, after the first phase past the sample, gains too few to
 // reach K: the sample then held the row's top). Its blocks are one per SM with the rows split evenly, and a row ends
-// with its top K sorted by value-range bins (finish_by_bins) rather than a select and a sort.
+// with its top K sorted by value-range bins (finish_by_bins; K > 256: finish_wide, which writes the
+// output from the bins) rather than a select and a sort.
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/globaltimer.cuh"
@@ -736,6 +737,163 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
     return true;
 }
 
+// The end of a K > 256 row (n >= K keys) by value-range bins, without the exact select and the
+// shared-memory bitonic sort of K keys (at K = 1024: 55 stages over 1,024 64-bit keys, each a load,
+// compare, store and __syncwarp, run by every row of a launch at once). nbins bins (16-bit counts,
+// then 16-bit cursors) over the keys' value range, in the empty list's room; one counting pass and
+// a scan give each bin its first output slot. The keys of the bins above the one holding the K-th
+// key (k_above < K of them) are copied to the row's own output (p_out / i_out as the upper / lower
+// 32 bits of each composite, coalesced), then scattered back into `keys` grouped by bin, each
+// ranked within its bin there and written as (probability, index) to its final slot of the output;
+// the K-th key's bin (at most 64 keys) is staged in the warp's histogram words and ranked there.
+// Returns false, with the keys unchanged and the histogram words clear, when a bin above the K-th
+// key's holds more than 64 keys or that bin more than 64 (ties: bins are value ranges); the caller
+// then selects and sorts. Out of line: it runs once a row and keeps its registers to itself.
+// H100 (GPU-cef945ca, probes/stream_plain.cu, 4096 x 50257, std 10, us, against the select and the
+// sort): fp32 K = 1024 857.5 -> 699.5, bf16 980.0 -> 823.1, fp16 882.0 -> 716.8, fp32 K = 512 621.8 ->
+// 532.5, bf16 581.5 -> 487.3; a row's end (timeline, p50) fp32 K = 1024 116 -> 32 us.
+__device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std::uint32_t hist_s, std::uint32_t bins_s,
+                                         int nbins, float* p_out, std::int32_t* i_out, float M, float S) {
+    constexpr unsigned bin_max = 64;           // keys ranked pairwise within a bin: O(size^2) per bin
+    constexpr int stage_max = hist_words / 2;  // the K-th key's bin, staged in the histogram words
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const unsigned lt = (1u << lane) - 1u;
+    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
+    auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
+    auto* bins = static_cast<unsigned*>(__cvta_shared_to_generic(bins_s));  // bin b: word b / 2, high half when odd
+    auto* stage = reinterpret_cast<std::uint64_t*>(hist);
+    auto* s_hi = reinterpret_cast<unsigned*>(p_out);
+    auto* s_lo = reinterpret_cast<unsigned*>(i_out);
+    std::uint64_t lo = ~0ull, hi = 0ull;
+    const std::uint64_t cthr = cthr_of(hist);
+    if (cthr != cthr_start) {  // every key beats cthr, none is above the row maximum
+        lo = cthr;
+        hi = composite(float_key(M), 0u);
+    } else {
+        for (int t = lane; t < n; t += 32) {
+            const std::uint64_t c = keys[t];
+            lo = c < lo ? c : lo;
+            hi = c > hi ? c : hi;
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            const std::uint64_t x = __shfl_xor_sync(full_mask, lo, o), y = __shfl_xor_sync(full_mask, hi, o);
+            lo = x < lo ? x : lo;
+            hi = y > hi ? y : hi;
+        }
+    }
+    const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
+    const std::uint64_t mul = (static_cast<std::uint64_t>(nbins) << 32) / ((hi >> 32) - lo32 + 1ull);
+    const auto bin_of = [&](std::uint64_t c) {
+        return static_cast<unsigned>((static_cast<std::uint64_t>(static_cast<std::uint32_t>(c >> 32) - lo32) * mul) >> 32);
+    };
+    const int words = nbins / 2;
+    for (int w = lane; w < words; w += 32) bins[w] = 0;
+    __syncwarp();
+    for (int t = lane; t < n; t += 32) {
+        const unsigned b = bin_of(keys[t]);
+        atomicAdd(&bins[b >> 1], 1u << ((b & 1u) * 16u));
+    }
+    __syncwarp();
+    // Lane l owns words top .. top - wpl + 1 (the largest bins first); each count is replaced by its
+    // bin's first slot (the number of keys in larger bins).
+    const int wpl = words / 32;
+    const int top = words - 1 - lane * wpl;
+    unsigned tot = 0;
+    for (int q = 0; q < wpl; ++q) {
+        const unsigned x = bins[top - q];
+        tot += (x >> 16) + (x & 0xFFFFu);
+    }
+    unsigned incl = tot;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned v = __shfl_up_sync(full_mask, incl, d);
+        if (lane >= d) incl += v;
+    }
+    unsigned above = incl - tot;
+    const auto uK = static_cast<unsigned>(K);
+    unsigned kbin = 0, k_above = 0, k_in = 0, crowd = 0;
+    bool mine = false;
+    for (int q = 0; q < wpl; ++q) {
+        const unsigned x = bins[top - q];
+        unsigned cur = 0;
+#pragma unroll
+        for (int h = 1; h >= 0; --h) {
+            const unsigned c = h ? x >> 16 : x & 0xFFFFu;
+            if (above < uK && above + c >= uK) {
+                kbin = 2u * static_cast<unsigned>(top - q) + static_cast<unsigned>(h);
+                k_above = above;
+                k_in = c;
+                mine = true;
+            } else if (above + c < uK) {
+                crowd = max(crowd, c);
+            }
+            cur |= (above & 0xFFFFu) << (16 * h);
+            above += c;
+        }
+        bins[top - q] = cur;
+    }
+    const int src = __ffs(__ballot_sync(full_mask, mine)) - 1;
+    kbin = __shfl_sync(full_mask, kbin, src);
+    k_above = __shfl_sync(full_mask, k_above, src);
+    k_in = __shfl_sync(full_mask, k_in, src);
+    crowd = __reduce_max_sync(full_mask, crowd);
+    if (crowd > bin_max || k_in > static_cast<unsigned>(stage_max)) return false;
+    // The keys above the K-th's bin to the output (in buffer order), the K-th's bin to the stage.
+    int copied = 0, staged = 0;
+    for (int t0 = 0; t0 < n; t0 += 32) {
+        const int t = t0 + lane;
+        const std::uint64_t c = t < n ? keys[t] : 0ull;
+        const unsigned b = t < n ? bin_of(c) : 0u;
+        const bool up = t < n && b > kbin, in_k = t < n && b == kbin;
+        const unsigned mu = __ballot_sync(full_mask, up), mk = __ballot_sync(full_mask, in_k);
+        if (up) {
+            const int pos = copied + __popc(mu & lt);
+            s_hi[pos] = static_cast<unsigned>(c >> 32);
+            s_lo[pos] = static_cast<unsigned>(c);
+        }
+        if (in_k) stage[staged + __popc(mk & lt)] = c;
+        copied += __popc(mu);
+        staged += __popc(mk);
+    }
+    __syncwarp();  // the copies (global) and every read of `keys` before the scatter below
+    const int na = static_cast<int>(k_above);
+    for (int s = lane; s < na; s += 32) {
+        const std::uint64_t c = (static_cast<std::uint64_t>(s_hi[s]) << 32) | s_lo[s];
+        const unsigned b = bin_of(c), sh = (b & 1u) * 16u;
+        keys[(atomicAdd(&bins[b >> 1], 1u << sh) >> sh) & 0xFFFFu] = c;
+    }
+    __syncwarp();  // the scatter, and every read of the copies, before the output is written
+    const auto cursor = [&](unsigned b) { return static_cast<int>((bins[b >> 1] >> ((b & 1u) * 16u)) & 0xFFFFu); };
+    const float inv_S = 1.0f / S;
+    // Bin b holds keys[cursor(b + 1), cursor(b)) now: the bins are laid out from the largest, and
+    // bin b + 1's cursor ended where b's first slot is.
+    for (int s = lane; s < na; s += 32) {
+        const std::uint64_t c = keys[s];
+        const unsigned b = bin_of(c);
+        const int end = cursor(b);
+        const int start = b + 1 < static_cast<unsigned>(nbins) ? cursor(b + 1) : 0;
+        int rank = start;
+        for (int j = start; j < end; ++j) rank += keys[j] > c;
+        p_out[rank] = expf(composite_value(c) - M) * inv_S;
+        i_out[rank] = static_cast<std::int32_t>(composite_index(c));
+    }
+    const int kin = static_cast<int>(k_in);
+    for (int s = lane; s < kin; s += 32) {
+        const std::uint64_t c = stage[s];
+        int rank = na;
+        for (int j = 0; j < kin; ++j) rank += stage[j] > c;
+        if (rank < K) {
+            p_out[rank] = expf(composite_value(c) - M) * inv_S;
+            i_out[rank] = static_cast<std::int32_t>(composite_index(c));
+        }
+    }
+    __syncwarp();  // every stage read done
+    for (int w = lane; w < hist_words; w += 32) hist[w] = 0;
+    __syncwarp();
+    return true;
+}
+
 // The end of a K > 32 row: the exact top K, sorted, written. Out of line: the call saves almost
 // nothing (the stream's registers are dead here), and the function gets its own register
 // allocation instead of pushing the stream loop into spills (an inlined register sort did: H100
@@ -743,7 +901,7 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // Every row of a launch ends at about the same time, so this runs on all warps of an SM at once
 // and its instruction count is what matters. First choice: finish_by_bins (K <= 256, scattering into
 // the list's room, 256 keys for fp32 and 192 for 16-bit logits, or else into the key buffer above
-// the keys). Otherwise (or when its bins are too crowded) the
+// the keys); K > 256: finish_wide (at least K keys). Otherwise (or when its bins are too crowded) the
 // exact select, then a register sort up to 256 keys (8 per lane; the shared-memory sort of 256 keys
 // took ~25 us per row on the H100, this one ~7; 16 per lane spilled and was slower than selecting
 // down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256.
@@ -771,6 +929,10 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
         topk_detail::warp_write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);
         return;
     }
+    // K > 256: the end by bins written straight to the output (rows with at least K keys).
+    if (K > 256 && w.count >= K &&
+        finish_wide(keys_s, w.count, K, hist_s, out_s, min(1024, out_cap * 4 / 64 * 64), p_out, i_out, M, S))
+        return;
     if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane, M);  // n <= 256 for K <= 256
     const int n = w.count;
     if (n <= 64) {
@@ -1293,8 +1455,22 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     check_call(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
     check_call(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
                "cudaDeviceGetAttribute");
-    const int nwarps = static_cast<int>(std::min<std::size_t>(32, static_cast<std::size_t>(smem_optin) / per_warp));
+    int nwarps = static_cast<int>(std::min<std::size_t>(32, static_cast<std::size_t>(smem_optin) / per_warp));
     if (nwarps < 1) throw std::runtime_error("softmax_topk fused_stream: K too large for this GPU's shared memory");
+    // K > 256: shared memory holds fewer rows than 4096 / 132 an SM (fp32 K = 512: 28, K = 1024: 18), so
+    // the rows take two rounds of blocks; they are split evenly between the rounds (16 warps a block
+    // for 4096 rows) rather than a full first round and a short second one: a warp's row takes about
+    // as long whatever the round holds, so a short round costs a whole row time. H100 (GPU-00f47668,
+    // stream_plain, 4096 x 50257, std 10, us): fp32 K = 1024 697.0 -> 673.3, bf16 817.0 -> 782.8,
+    // fp32 K = 512 532.4 -> 438.2, bf16 486.8 -> 420.5, fp16 441.1 -> 391.0 (at most 20 warps a block
+    // instead: fp32 K = 512 460.5, K = 1024 697.8).
+    if (a.K > 256) {
+        const std::int64_t per_round = static_cast<std::int64_t>(sms) * nwarps;
+        if (a.rows > per_round) {
+            const std::int64_t rounds = (a.rows + per_round - 1) / per_round;
+            nwarps = static_cast<int>((a.rows + sms * rounds - 1) / (sms * rounds));
+        }
+    }
     const std::size_t smem = static_cast<std::size_t>(nwarps) * per_warp;
     const auto grid = static_cast<unsigned>(std::max<std::int64_t>(std::min<std::int64_t>(sms, a.rows),
                                                                    (a.rows + nwarps - 1) / nwarps));
