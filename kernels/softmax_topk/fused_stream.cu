@@ -1091,7 +1091,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // before). The slot is overwritten only once the buffer is full, and then a compaction leaves at
     // least K keys, which the check tests first.
     auto* s0_slot = reinterpret_cast<int*>(keys + cap - 1);
-    if constexpr (maxima) {
+    if constexpr (maxima && Mode != 1) {
         if (lane == 0) *s0_slot = w.count;
     }
     bool thresholded = maxima;                   // elements below the sample's r-th may have been dropped
@@ -1107,6 +1107,13 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         Kc = K;
     };
     scalar_range<true>(row, 0, hd, lane, st, keys, hist, cap, w, Kc);
+    if constexpr (maxima && Mode == 1) {
+        // Mode 1: after the scalar head, so that phase 1's gain is phase 1's. Counted with it, the
+        // head (columns below the first 128-byte boundary: stride_trap's run 0 in 16-bit) kept rows
+        // with a long head past phase 1, to be given up after phase 2 and sent to the retry kernel
+        // (H100, bf16 stride_trap 348.6 -> 467.6 us against fused_stream).
+        if (lane == 0) *s0_slot = w.count;
+    }
 
     // Phase phi reads steps phi, phi + stride, ... with a plain pointer stride (the shape the
     // compiler keeps in registers: a first version that computed the next step's phase inside one
@@ -1351,8 +1358,9 @@ __global__ void __launch_bounds__(1024, 1)
 // (griddepcontrol.wait). On rows that all pass its cost is that wait's end and one load per warp
 // (H100: ~2-3 us, 0.6-1.6% of random-logit time at K = 64-1024, which is why fused_stream has no
 // retry). The rows run in the main kernel's mapping, one per warp; when only some rows of a launch
-// are given up they run here after the others, with fewer warps per SM (bf16 posinf, one +inf in
-// every other row, took 259 -> 361 us when those rows came here, so they stay in order).
+// are given up they run here after the others, with fewer warps per SM (H100, bf16 posinf, one
+// +inf in every other row: 1.62x its random-logit time when those rows came here, ~1.17x read in
+// order in the main kernel, so rows without a route stay there).
 template <class T, int U, bool Sampled>
 __device__ __noinline__ bool big_pass_retry(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                             int cap, int P, std::uint32_t keys_s, std::uint32_t hist_s,
