@@ -1356,7 +1356,7 @@ __global__ void __launch_bounds__(1024, 1)
 // Launched with programmatic stream serialization: its blocks are placed as the main kernel's leave
 // (griddepcontrol.launch_dependents at its start) and wait for the main grid's writes
 // (griddepcontrol.wait). On rows that all pass its cost is that wait's end and one load per warp
-// (H100: ~2-3 us, 0.6-1.6% of random-logit time at K = 64-1024, which is why fused_stream has no
+// (H100: 1-3.5 us, up to 1.6% of random-logit time at K = 64-1024, which is why fused_stream has no
 // retry). The rows run in the main kernel's mapping, one per warp; when only some rows of a launch
 // are given up they run here after the others, with fewer warps per SM (H100, bf16 posinf, one
 // +inf in every other row: 1.62x its random-logit time when those rows came here, ~1.17x read in
