@@ -72,6 +72,16 @@ constexpr int keys_budget = 800;
 constexpr int hist_words = 128;
 // Deferred list (K > 32): a batch of U vectors per lane always fits, and a drain takes at least 32.
 template <int U> constexpr int list_cap = 32 * U + 32;
+// fused_stream_resample at K > 32 (big_pass' Mode): the sampled pass of a row it gives up leaves a
+// route in cthr's word (no composite of a kept element is 0 or 1: key 0 is a NaN); the in-order
+// function turns it into a mark in the row's first output index (never an index) for the retry
+// kernel: route_safe / mark_safe (the safe sample), route_ties / mark_ties (in order, index vote).
+constexpr std::uint64_t route_safe = 0ull, route_ties = 1ull;
+constexpr std::int32_t mark_safe = -1, mark_ties = -2;
+// The retry kernel's launch with programmatic stream serialization (0 in probe builds: a plain launch).
+#ifndef FUSEBENCH_STREAM_RETRY_PDL
+#define FUSEBENCH_STREAM_RETRY_PDL 1
+#endif
 
 template <class T> struct alignas(16) vec16 {
     static constexpr int n = 16 / sizeof(T);
@@ -440,6 +450,38 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     } else if (__any_sync(full_mask, vm > w.thr)) {
         append_elems(v, idx0, lane, keys, w);
     }
+}
+
+// consume_vec<T, true> with a vote aware of indices, for the retry kernel only (big_pass' Retry): a
+// vector whose max equals the threshold's value (cthr's) is parked only when its first element's
+// index is below cthr's, since only an element of that value at a lower index beats cthr (the drain
+// tests every element against cthr, so nothing it would keep is lost). Without it a row whose top
+// values tie (all_equal) parks every vector that reaches the threshold's value, each then rejected
+// element by element in a drain. In the main kernels' stream loop the same vote cost random logits
+// 1-3.8% (NOTES.md, "topkadv"), so they keep the plain vote and hand such rows to the retry kernel.
+template <class T>
+__device__ __forceinline__ void park_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+                                         const unsigned* hist, const vec_list<T>& list, sel_state& w) {
+    const float vm = consume_stats(v, st);
+    bool pred = vm > w.thr;
+    const std::uint64_t c = *reinterpret_cast<const std::uint64_t*>(hist + hist_words);
+    const float cv = composite_value(c);
+    if (pred && !(vm > cv)) pred = idx0 < composite_index(c);  // vm == cv
+    const unsigned m = __ballot_sync(full_mask, pred);
+    if (pred) {
+        const int pos = w.vn + __popc(m & ((1u << lane) - 1u));
+        list.vec[pos] = v;
+        list.idx[pos] = idx0;
+    }
+    w.vn += __popc(m);
+}
+
+template <class T, bool IndexAware>
+__device__ __forceinline__ void vote_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+                                         std::uint64_t* keys, const unsigned* hist, const vec_list<T>& list,
+                                         sel_state& w) {
+    if constexpr (IndexAware) park_vec<T>(v, idx0, lane, st, hist, list, w);
+    else consume_vec<T, true>(v, idx0, lane, st, keys, list, w);
 }
 
 // A threshold from a sample spread over the rest of a row (K <= 32): lane l reads vector
@@ -1038,9 +1080,9 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 struct sample_result {
     lane_stats st;
     float thr;
-    int count;  // composites in the buffer; -1: the row goes in order
+    int count;  // composites in the buffer; -1: the row goes in order; -2 (Ties): every group max equal
 };
-template <class T, int U>
+template <class T, int U, bool Ties = false>
 __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, std::uint32_t nfull, std::uint32_t stride,
                                                        std::uint32_t hd, std::uint32_t keys_s, std::uint32_t hist_s,
                                                        std::uint32_t list_s, int cap, int K, int r) {
@@ -1136,7 +1178,7 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
         }
         m += __popc(bal);
     }
-    if (m > id_cap) return {st, 0.0f, -1};
+    if (m > id_cap) return {st, 0.0f, Ties && lo == hi && hi > -INFINITY ? -2 : -1};  // -2: one finite value
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) t_min = fminf(t_min, __shfl_xor_sync(full_mask, t_min, o));
     // Every element >= t is a candidate (the largest index ranks below any element of value t); no
@@ -1164,7 +1206,16 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
 // otherwise in order with a running exact top K. Returns false when the sampled pass let fewer than
 // K through (the row is then not written). Two instantiations instead of a runtime flag: with one,
 // the compiler kept the flag in local memory and reloaded it on every step to get the stride.
-template <class T, int U, bool Sampled, bool ByMaxima = false>
+// Mode (fused_stream_resample at K > 32; 0: fused_stream, none of this). 1, its main pass: a row given
+// up leaves a route for the retry kernel (route_ties: the sample's top tied; route_safe: given up
+// after the second phase past the sample or more, or failed at its end, as rows that rise along the
+// index do); rows given up after the first phase (their top in the sampled steps or at the row's
+// start) go in order as in fused_stream. 2, the retry kernel's pass: the vote is aware of indices
+// (park_vec); Sampled: the sample keeps its top K instead of its top r_sample, so at least K of the
+// row are at or above its threshold and the pass cannot fail in any order (the "safe sample"), and
+// its last U steps are read first (rows that rise along the index then set a high threshold at
+// once; rows that fall do with the sample's first steps right after); no row is given up.
+template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0>
 __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                          int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
                                          const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
@@ -1182,22 +1233,27 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // threshold. Otherwise the sample parks and drains its candidates like the rest of the row.
     constexpr bool maxima = Sampled && ByMaxima;
     if constexpr (maxima) {
-        const sample_result sr = sample_by_maxima<T, U>(
+        const sample_result sr = sample_by_maxima<T, U, Mode == 1>(
             vrow, nfull, stride, hd, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)), cap, K, r_sample);
-        if (sr.count < 0) return false;
+        if (sr.count < 0) {
+            if (Mode == 1 && sr.count == -2 && lane == 0) cthr_of(hist) = route_ties;
+            return false;
+        }
         st = sr.st;
         w.thr = sr.thr;
         w.count = sr.count;
     }
-    int Kc = Sampled && !maxima ? r_sample : K;  // the sample keeps its top r_sample
+    constexpr bool Retry = Mode == 2;
+    static_assert(!Retry || !ByMaxima, "the retry pass samples by parking");
+    int Kc = Sampled && !maxima && !Retry ? r_sample : K;  // the sample keeps its top r_sample (Retry: K)
     // The keys at the end of the sample, for the check after phase 1, kept in the buffer's last slot
     // rather than in a register live across the phase loop (ptxas: the sampled kernels' spills as
     // before). The slot is overwritten only once the buffer is full, and then a compaction leaves at
     // least K keys, which the check tests first.
     auto* s0_slot = reinterpret_cast<int*>(keys + cap - 1);
-    if constexpr (maxima) {
+    if constexpr (maxima && Mode != 1) {
         if (lane == 0) *s0_slot = w.count;
     }
     bool thresholded = maxima;                   // elements below the sample's r-th may have been dropped
@@ -1213,6 +1269,13 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         Kc = K;
     };
     scalar_range<true>(row, 0, hd, lane, st, keys, hist, cap, w, Kc);
+    if constexpr (maxima && Mode == 1) {
+        // Mode 1: after the scalar head, so that phase 1's gain is phase 1's. Counted with it, the
+        // head (columns below the first 128-byte boundary: stride_trap's run 0 in 16-bit) kept rows
+        // with a long head past phase 1, to be given up after phase 2 and sent to the retry kernel
+        // (H100, bf16 stride_trap 348.6 -> 467.6 us against fused_stream).
+        if (lane == 0) *s0_slot = w.count;
+    }
 
     // Phase phi reads steps phi, phi + stride, ... with a plain pointer stride (the shape the
     // compiler keeps in registers: a first version that computed the next step's phase inside one
@@ -1222,16 +1285,28 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // drain between a refill and its use spilled the vectors in flight).
     const std::uint32_t jump = stride * 32;  // vectors from one step of a phase to the next
     for (std::uint32_t phi = maxima ? 1u : 0u; phi < stride && phi < nfull; ++phi) {
-        const std::uint32_t n = (nfull - phi + stride - 1) / stride;  // steps of this phase (>= 1)
+        std::uint32_t n = (nfull - phi + stride - 1) / stride;  // steps of this phase (>= 1)
         const vec16<T>* p = vrow + phi * 32 + static_cast<std::uint32_t>(lane);
         std::uint32_t idx = hd + (phi * 32 + static_cast<std::uint32_t>(lane)) * W;
+        if constexpr (Retry && Sampled) {
+            if (phi == 0) {  // the sample's last min(U, n) steps first
+                const std::uint32_t pre = n < static_cast<std::uint32_t>(U) ? n : static_cast<std::uint32_t>(U);
+                n -= pre;
+                vec16<T> v[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + (n + u) * jump, static_cast<std::uint32_t>(u) < pre);
+#pragma unroll
+                for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + (n + u) * jump * W, lane, st, keys, hist, list, w);
+                if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
+            }
+        }
         std::uint32_t i = 0;
         for (; i + U <= n; i += U, p += U * jump, idx += U * jump * W) {
             vec16<T> v[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) v[u] = p[u * jump];
 #pragma unroll
-            for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
+            for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * jump * W, lane, st, keys, hist, list, w);
             if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if (i < n) {  // the phase's last, partial batch
@@ -1239,13 +1314,25 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
 #pragma unroll
             for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
 #pragma unroll
-            for (int u = 0; u < U; ++u) consume_vec<T, true>(v[u], idx + u * jump * W, lane, st, keys, list, w);
+            for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * jump * W, lane, st, keys, hist, list, w);
             if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if constexpr (Sampled) {
             if (!maxima && phi == 0) {  // phase 0 is the sample
                 end_sample();
                 if (lane == 0) *s0_slot = w.count;
+                // Ties at the top: the sample's kept keys all hold the row's (read) maximum, so every
+                // vector that reaches it would be parked and rejected element by element (all_equal:
+                // the whole row, twice over with the in-order re-read). Given up now, to the retry
+                // kernel (its vote is aware of indices). Random rows never get here (their sample's
+                // top r values differ).
+                if constexpr (Mode == 1) {
+                    if (thresholded && __reduce_max_sync(full_mask, float_key(st.m)) ==
+                                           static_cast<std::uint32_t>(cthr_of(hist) >> 32)) {
+                        if (lane == 0) cthr_of(hist) = route_ties;
+                        return false;
+                    }
+                }
             }
             // After the first phase past the sample: a row whose keys (and parked vectors) grew so
             // little that even 4 times its gain over each of the P - 1 phases after the sample would
@@ -1260,10 +1347,24 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             // the threshold's value, so they are not given up here; see NOTES.md, "topkadv".)
             // H100 (probe, 4096 x 50257 K = 256, us, before -> after): fp32 stride_trap 633 -> 414,
             // descending 611 -> 394; bf16 stride_trap 430 -> 345; random logits within 1%.
-            if (phi == 1 && thresholded && w.count + w.vn < K) {
+            if (Mode == 0 && phi == 1 && thresholded && w.count + w.vn < K) {
                 __syncwarp();
                 const int s0 = *s0_slot;
                 if ((w.count + w.vn - s0) * 4 * (P - 1) < K - s0) return false;
+            }
+            // Mode 1: the same test after every phase past the sample, on that phase's gain against
+            // what the phases left must bring (the slot then holds the count after the last phase;
+            // it is written only while the buffer holds fewer than K keys, so never over a key).
+            // Rows that rise along the index gain their last step in phase 1 and nothing after.
+            if (Mode == 1 && phi >= 1 && thresholded && w.count + w.vn < K) {
+                __syncwarp();
+                const int sp = *s0_slot, now = w.count + w.vn;
+                if ((now - sp) * 4 * static_cast<int>(stride - phi) < K - now) {
+                    if (phi >= 2 && lane == 0) cthr_of(hist) = route_safe;
+                    return false;
+                }
+                __syncwarp();
+                if (lane == 0) *s0_slot = now;
             }
         }
     }
@@ -1273,7 +1374,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         vec16<T> t;
         const std::uint32_t jv = nfull * 32 + static_cast<std::uint32_t>(lane);
         load_or_neg_inf(t, vrow + jv, static_cast<std::uint32_t>(lane) < rem);
-        consume_vec<T, true>(t, hd + jv * W, lane, st, keys, list, w);
+        vote_vec<T, Retry>(t, hd + jv * W, lane, st, keys, hist, list, w);
     }
     if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, true);
     scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
@@ -1283,7 +1384,10 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return true;
     }
-    if (Sampled && thresholded && w.count < K) return false;  // fewer than K above the sample's threshold
+    if (Sampled && thresholded && w.count < K) {  // fewer than K above the sample's threshold
+        if (Mode == 1 && lane == 0) cthr_of(hist) = route_safe;  // rows that rise along the index
+        return false;
+    }
     // The list is empty here: its vectors' room serves finish_by_bins as scatter space.
     finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
@@ -1301,12 +1405,26 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
 // 50257 K = 256 245.3 -> 235.5 us, K = 64 199.5 -> 196.5; fp16 K = 256 232.6 -> 220.3, K = 64
 // 196.1 -> 190.7; fp32 K = 256 330.9 -> 328.7, K = 64 317.6 -> 316.1, K = 1024 882.3 -> 864.9;
 // bf16 151936 K = 256 524.7 -> 514.2.
-template <class T, int U>
+// MarkSampled (fused_stream_resample's sampling kernels): a row that had a sampled pass (at least
+// 2 P full steps, with the host's P = 5 K / 128 of every sampling launch) and left a route is not
+// read here but marked for the retry kernel (its first output index := mark_safe / mark_ties). The
+// mark is made here rather than at the kernel's call site: a branch and a store there moved ptxas'
+// allocation of the fp32 maxima kernel (spills 28 / 32 -> 52 / 120 bytes).
+template <class T, int U, bool MarkSampled = false>
 __device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec,
                                                int K, int cap, std::uint32_t keys_s, std::uint32_t hist_s,
                                                std::uint32_t list_vec_s, std::uint32_t list_idx_s, float* p_out,
                                                std::int32_t* i_out) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
+    if constexpr (MarkSampled) {
+        const auto P = static_cast<std::uint32_t>(5 * K / 128);
+        __syncwarp();
+        const std::uint64_t route = cthr_of(static_cast<unsigned*>(__cvta_shared_to_generic(hist_s)));
+        if (P > 1 && nvec / 32 >= 2u * P && route <= route_ties) {
+            if (lane == 0) *i_out = route == route_safe ? mark_safe : mark_ties;
+            return;
+        }
+    }
     auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
     auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
     const vec_list<T> list{static_cast<vec16<T>*>(__cvta_shared_to_generic(list_vec_s)),
@@ -1339,7 +1457,9 @@ __device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std
 // Sampling = false (K with P = 1: no sample) leaves the sampled pass out of the kernel: fewer
 // registers wanted, no spills (H200, 4096 x 50257 K = 50: fp32 238.3 against 243.5 us, bf16 203.3
 // against 212.9).
-template <class T, int U, bool Sampling, bool ByMaxima>
+// Retry (fused_stream_resample): the sampled pass in Mode 1, and the rows it gives up with a route
+// marked for softmax_topk_stream_big_retry_kernel, launched after this one.
+template <class T, int U, bool Sampling, bool ByMaxima, bool Retry = false>
 __global__ void __launch_bounds__(1024, 1)
     softmax_topk_stream_big_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                    std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
@@ -1370,16 +1490,97 @@ __global__ void __launch_bounds__(1024, 1)
     // The sampled pass needs at least 2 P full steps (the host's P assumes an aligned row; a row that
     // is not element aligned has none and goes in order at once instead of sampling its scalar head).
     if constexpr (Sampling) {
+#if FUSEBENCH_STREAM_RETRY_PDL
+        if constexpr (Retry) asm volatile("griddepcontrol.launch_dependents;");  // the retry kernel may be placed
+#endif
         if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
-            big_pass<T, U, true, ByMaxima>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
+            big_pass<T, U, true, ByMaxima, Retry ? 1 : 0>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list,
+                                                           p_out, i_out, lane))
             return;
-        big_pass_in_order<T, U>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+        // Retry: a row given up with a route is only marked there, for the retry kernel.
+        big_pass_in_order<T, U, Retry>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(list.idx)), p_out, i_out);
     } else {
         big_pass<T, U, false>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane);
     }
+}
+
+// fused_stream_resample at K > 32: the rows its sampling kernel gave up with a route are read again
+// by a second launch, this kernel, with the same grid and rows per warp: a warp whose row's first
+// output index holds mark_safe reads the row with the safe sample (big_pass Mode 2, Sampled: cannot
+// fail, its vote aware of indices), mark_ties in order with the vote aware of indices (rows whose
+// top ties: after the first batch nothing is parked); every other warp leaves at once. The main
+// kernel keeps its stream loop: every form of the safe sample inside it (a second loop iteration,
+// a second __noinline__ function, inside big_pass_in_order, as a nested or an indirect call from
+// there) moved ptxas' allocation of the sampled kernels into spills (NOTES.md, "topkadv", "retry").
+// Launched with programmatic stream serialization: its blocks are placed as the main kernel's leave
+// (griddepcontrol.launch_dependents at its start) and wait for the main grid's writes
+// (griddepcontrol.wait). On rows that all pass its cost is that wait's end and one load per warp
+// (H100: 1-3.5 us, up to 1.6% of random-logit time at K = 64-1024, which is why fused_stream has no
+// retry). The rows run in the main kernel's mapping, one per warp; when only some rows of a launch
+// are given up they run here after the others, with fewer warps per SM (H100, bf16 posinf, one
+// +inf in every other row: 1.62x its random-logit time when those rows came here, ~1.17x read in
+// order in the main kernel, so rows without a route stay there).
+template <class T, int U, bool Sampled>
+__device__ __noinline__ bool big_pass_retry(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
+                                            int cap, int P, std::uint32_t keys_s, std::uint32_t hist_s,
+                                            std::uint32_t list_vec_s, std::uint32_t list_idx_s, float* p_out,
+                                            std::int32_t* i_out) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
+    auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
+    const vec_list<T> list{static_cast<vec16<T>*>(__cvta_shared_to_generic(list_vec_s)),
+                           static_cast<std::uint32_t*>(__cvta_shared_to_generic(list_idx_s))};
+    return big_pass<T, U, Sampled, false, 2>(row, V, hd, nvec, K, cap, Sampled ? P : 1, K, keys, hist, list, p_out,
+                                             i_out, lane);
+}
+
+template <class T, int U>
+__global__ void __launch_bounds__(1024, 1)
+    softmax_topk_stream_big_retry_kernel(const T* __restrict__ logits, float* __restrict__ probs,
+                                         std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
+                                         int cap, int P) {
+    extern __shared__ __align__(16) unsigned char stream_smem[];
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    const int nwarps = static_cast<int>(blockDim.x) / 32;
+    const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * rows / gridDim.x + warp;
+    if (r >= static_cast<std::int64_t>(blockIdx.x + 1) * rows / gridDim.x) return;
+#if FUSEBENCH_STREAM_RETRY_PDL
+    asm volatile("griddepcontrol.wait;" ::: "memory");  // the main kernel's writes are visible
+#endif
+    float* p_out = probs + r * K;
+    std::int32_t* i_out = indices + r * K;
+    const std::int32_t mark = *static_cast<volatile std::int32_t*>(i_out);
+    if (mark != mark_safe && mark != mark_ties) return;  // warp-uniform
+
+    constexpr int L = list_cap<U>;
+    std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
+    auto* list_base = reinterpret_cast<vec16<T>*>(reinterpret_cast<std::uint64_t*>(stream_smem) +
+                                                  static_cast<std::size_t>(nwarps) * cap);
+    auto* list_idx_base = reinterpret_cast<std::uint32_t*>(list_base + nwarps * L);
+    const vec_list<T> list{list_base + warp * L, list_idx_base + warp * L};
+    unsigned* hist = list_idx_base + nwarps * L + warp * (hist_words + 2);
+    for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
+    __syncwarp();  // every lane has read the mark before the row's writes
+
+    const T* row = logits + r * V;
+    const row_split rs = split_row<T, 128>(row, V);
+    const auto hd = static_cast<std::uint32_t>(rs.head);
+    const auto nvec = static_cast<std::uint32_t>(rs.nvec);
+    const auto keys_s = static_cast<std::uint32_t>(__cvta_generic_to_shared(keys));
+    const auto hist_s = static_cast<std::uint32_t>(__cvta_generic_to_shared(hist));
+    const auto vec_s = static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec));
+    const auto idx_s = static_cast<std::uint32_t>(__cvta_generic_to_shared(list.idx));
+    // Each pass out of line: inline, the two passes shared the kernel's 64 registers (ptxas, bf16:
+    // 318 / 556 bytes of spill stores / loads).
+    if (mark == mark_ties) {
+        big_pass_retry<T, U, false>(row, V, hd, nvec, K, cap, P, keys_s, hist_s, vec_s, idx_s, p_out, i_out);
+        return;
+    }
+    if (big_pass_retry<T, U, true>(row, V, hd, nvec, K, cap, P, keys_s, hist_s, vec_s, idx_s, p_out, i_out)) return;
+    big_pass_in_order<T, U>(row, V, hd, nvec, K, cap, keys_s, hist_s, vec_s, idx_s, p_out, i_out);  // not reached
 }
 
 int kpad_of(std::int64_t K) {
@@ -1481,9 +1682,30 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     // maxima_sample_vectors vectors goes through sample_by_maxima.
     const auto launch = [&](auto sampling, auto by_maxima) {
         constexpr bool S = decltype(sampling)::value, M = decltype(by_maxima)::value;
-        set_smem<softmax_topk_stream_big_kernel<T, UB, S, M>>(smem);
-        softmax_topk_stream_big_kernel<T, UB, S, M><<<grid, 32 * nwarps, smem, stream>>>(
+        constexpr bool R = S && Resample;
+        set_smem<softmax_topk_stream_big_kernel<T, UB, S, M, R>>(smem);
+        softmax_topk_stream_big_kernel<T, UB, S, M, R><<<grid, 32 * nwarps, smem, stream>>>(
             static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, sample_rank);
+        if constexpr (R) {  // the rows it gave up (softmax_topk_stream_big_retry_kernel)
+            check_launch("softmax_topk_stream_big_kernel");
+            set_smem<softmax_topk_stream_big_retry_kernel<T, UB>>(smem);
+            cudaLaunchConfig_t cfg{};
+            cfg.gridDim = dim3(grid);
+            cfg.blockDim = dim3(32 * static_cast<unsigned>(nwarps));
+            cfg.dynamicSmemBytes = smem;
+            cfg.stream = stream;
+#if FUSEBENCH_STREAM_RETRY_PDL
+            cudaLaunchAttribute attr[1];
+            attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+            attr[0].val.programmaticStreamSerializationAllowed = 1;
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+#endif
+            check_call(cudaLaunchKernelEx(&cfg, softmax_topk_stream_big_retry_kernel<T, UB>,
+                                          static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K,
+                                          cap, P),
+                       "softmax_topk_stream_big_retry_kernel");
+        }
     };
     if (P > 1 && (nfull_max + P - 1) / P * 32 <= maxima_sample_vectors) {
         launch(std::true_type{}, std::true_type{});

@@ -96,10 +96,13 @@ void launch_softmax_topk_fused_warp(const softmax_topk_args& a, cudaStream_t str
 // sample's threshold is read again in order (exact either way). Any V, fp32/fp16/bf16,
 // K <= softmax_topk_max_k.
 void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream);
-// fused_stream with a resample for K <= 32 (K > 32: the same kernel as fused_stream): after a
-// compaction of more than half a batch of candidates, the threshold is raised to the K-th largest
-// of a sample spread over the rest of the row. Rows in ascending order then cost 1.1-1.3x a random
-// row instead of 5-12x; random rows pay 2-3.5% in bf16 for the code in the loop (H100).
+// fused_stream with a resample for K <= 32: after a compaction of more than half a batch of
+// candidates, the threshold is raised to the K-th largest of a sample spread over the rest of the
+// row. Rows in ascending order then cost 1.1-1.3x a random row instead of 5-12x; random rows pay
+// 2-3.5% in bf16 for the code in the loop (H100). K > 32: fused_stream's sampling kernel, then a
+// second kernel that reads again the rows given up with a route (rows that rise along the index:
+// a sample keeping its top K, which cannot fail; rows whose top ties: in order with a vote aware
+// of indices); two launches on the stream, the second with programmatic stream serialization.
 void launch_softmax_topk_fused_stream_resample(const softmax_topk_args& a, cudaStream_t stream);
 
 // v6, a radix select (kernels/softmax_topk/fused_radix.cu): one thread-block cluster per row (C

@@ -454,7 +454,7 @@ TEST_CASE("fused_stream: rows of extreme logits next to ordinary ones, in bf16 a
     const bool bf16 = GENERATE(true, false);
     CAPTURE(bf16);
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);
-    if (K <= 32) expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, bf16);
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, bf16);
 }
 
 TEST_CASE("fused_stream_resample: rows that rise along the index (its resample path), exact, beside fused_stream",
@@ -479,6 +479,38 @@ TEST_CASE("fused_stream_resample: rows that rise along the index (its resample p
     }
     const bool bf16 = GENERATE(true, false);
     CAPTURE(bf16);
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, bf16);
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);
+}
+
+TEST_CASE("fused_stream_resample at K > 32: rows its sampled pass gives up, read again by the retry kernel, exact",
+          "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // V = 20011 (odd: the rows' heads before the first 128-byte boundary differ), fp32 156 warp
+    // steps a row, bf16 78: sampled at K = 64 and 256 (P = 2 and 10), fp32 at K = 1024 too (P = 40).
+    // Row 0 rises (fails at its end or is given up after the second phase: the safe sample),
+    // row 1 is all equal (its sample's top ties: in order with the index vote), row 2 falls and
+    // row 3 holds its large values in every tenth 512-byte run (the sampled steps at P = 10: given
+    // up after the first phase, read in order in the main kernel), row 4 rises in plateaus of 9
+    // equal values, row 5 holds 600 equal maxima spread over the row above ordinary logits, row 6 is
+    // ordinary (never given up). Every row beside fused_stream, whose kernels have no retry.
+    const std::int64_t rows = 7, V = 20011;
+    const std::int64_t K = GENERATE(64, 256, 1024);
+    const bool bf16 = GENERATE(true, false);
+    CAPTURE(K, bf16);
+    std::vector<float> x(static_cast<std::size_t>(rows * V));
+    const std::int64_t trap = bf16 ? 256 : 128;  // elements of a 512-byte run
+    for (std::int64_t j = 0; j < V; ++j) {
+        const auto f = static_cast<float>(j);
+        const float z = std::sin(0.37f * f) * 2.0f;
+        x[static_cast<std::size_t>(j)] = -4.0f + 8.0f * f / static_cast<float>(V);
+        x[static_cast<std::size_t>(V + j)] = 0.5f;
+        x[static_cast<std::size_t>(2 * V + j)] = 4.0f - 8.0f * f / static_cast<float>(V);
+        x[static_cast<std::size_t>(3 * V + j)] = (j / trap) % 10 == 0 ? 20.0f + z : z - 5.0f;
+        x[static_cast<std::size_t>(4 * V + j)] = static_cast<float>(j / 9) * 0.01f;
+        x[static_cast<std::size_t>(5 * V + j)] = j % 33 == 7 ? 9.0f : z;
+        x[static_cast<std::size_t>(6 * V + j)] = std::sin(1.13f * f + 0.5f) * 3.0f + std::sin(0.011f * f);
+    }
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, bf16);
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);
 }
