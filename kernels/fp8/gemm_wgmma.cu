@@ -107,11 +107,14 @@
 // FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ (0): the CTA's last TMA-store wait is .read (its staging has
 //   been read) instead of the stores' completion.
 // The last two are exact (bitwise-equal D) but measured in the probe only, not in the suite: off.
-// FUSEBENCH_FP8_WGMMA_N144_SCALES (1; with N144_RS only): the scale factors of the 144-wide
+// FUSEBENCH_FP8_WGMMA_N144_SCALES (0; with N144_RS only): the scale factors of the 144-wide
 //   consumer with A from registers are staged per ring stage by an idle producer warp (warp 10:
 //   a_scale * b_scale for the tile's 128 rows and B's two scale blocks, 1 KiB a stage, credited
 //   on the stage's full barrier), so the consumer's chain per K block reads two float2 from shared
-//   memory instead of index math, four global loads and four products (NOTES.md run 12).
+//   memory instead of index math, four global loads and four products. Exact (bitwise-equal D);
+//   4% faster on kv_a in the probe (main's code and this on one board), but not yet compared with
+//   main's code in the suite on one board (36.35 us on one board against run 11's 35.74-36.05 on
+//   another): off until that A/B (NOTES.md run 12). 0: the .text of every kernel is run 11's.
 #if !defined(FUSEBENCH_FP8_WGMMA_N144_RS)
 #define FUSEBENCH_FP8_WGMMA_N144_RS 1
 #endif
@@ -122,7 +125,7 @@
 #define FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ 0
 #endif
 #if !defined(FUSEBENCH_FP8_WGMMA_N144_SCALES)
-#define FUSEBENCH_FP8_WGMMA_N144_SCALES 1
+#define FUSEBENCH_FP8_WGMMA_N144_SCALES 0
 #endif
 
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
