@@ -107,6 +107,14 @@
 // FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ (0): the CTA's last TMA-store wait is .read (its staging has
 //   been read) instead of the stores' completion.
 // The last two are exact (bitwise-equal D) but measured in the probe only, not in the suite: off.
+// FUSEBENCH_FP8_WGMMA_N144_SCALES (0; with N144_RS only): the scale factors of the 144-wide
+//   consumer with A from registers are staged per ring stage by an idle producer warp (warp 10:
+//   a_scale * b_scale for the tile's 128 rows and B's two scale blocks, 1 KiB a stage, credited
+//   on the stage's full barrier), so the consumer's chain per K block reads two float2 from shared
+//   memory instead of index math, four global loads and four products. Exact (bitwise-equal D);
+//   4% faster on kv_a in the probe (main's code and this on one board), but not yet compared with
+//   main's code in the suite on one board (36.35 us on one board against run 11's 35.74-36.05 on
+//   another): off until that A/B (NOTES.md run 12). 0: the .text of every kernel is run 11's.
 #if !defined(FUSEBENCH_FP8_WGMMA_N144_RS)
 #define FUSEBENCH_FP8_WGMMA_N144_RS 1
 #endif
@@ -115,6 +123,9 @@
 #endif
 #if !defined(FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ)
 #define FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ 0
+#endif
+#if !defined(FUSEBENCH_FP8_WGMMA_N144_SCALES)
+#define FUSEBENCH_FP8_WGMMA_N144_SCALES 0
 #endif
 
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -139,10 +150,21 @@ struct config {
     static constexpr int c_offset = STAGES * stage_bytes;     // bf16 staging of D for the TMA store
     static constexpr int c_bytes = bm * BN * 2;               // per warpgroup: BN / 64 [64 rows][128 B] pieces
     static constexpr int bar_offset = c_offset + c_bytes;
-    static constexpr int smem_bytes = bar_offset + 16 * STAGES + 1024;  // + full/empty barriers + alignment slack
+    // FUSEBENCH_FP8_WGMMA_N144_SCALES (128 x 144 tiles): per stage the staged scale factors, a float2
+    // (a_scale * b_scale of B's scale blocks lo and lo + 1) per row of the tile.
+    static constexpr int scl_offset = bar_offset + 16 * STAGES;
+    static constexpr int scl_bytes = BN == 144 && FUSEBENCH_FP8_WGMMA_N144_SCALES && FUSEBENCH_FP8_WGMMA_N144_RS ? STAGES * bm * 8 : 0;
+    static constexpr int smem_bytes = scl_offset + scl_bytes + 1024;  // + full/empty barriers (+ scales) + alignment slack
     static_assert(smem_bytes <= 232448, "more than the 227 KB of shared memory a block may have");
     static_assert(a_bytes % 1024 == 0 && b_bytes % 1024 == 0, "tiles 1024-byte aligned (swizzle atoms)");
 };
+// The kernels whose scale factors are staged in shared memory (FUSEBENCH_FP8_WGMMA_N144_SCALES): the
+// overlapped non-cluster 128 x 144 kernels, whose consumer takes A from registers (run_tile_rs).
+// Their full barriers take 33 arrivals a phase: the producer's (with the TMA bytes) and the 32 lanes
+// of the scale warp.
+[[maybe_unused]] constexpr bool staged_scales_n144(int bn, int ctas, bool overlap) {
+    return FUSEBENCH_FP8_WGMMA_N144_SCALES != 0 && FUSEBENCH_FP8_WGMMA_N144_RS != 0 && bn == 144 && ctas == 1 && overlap;
+}
 
 struct params {
     const float* a_scale;  // [m][k_blocks]
@@ -1023,6 +1045,45 @@ __device__ __forceinline__ void promote_n144(float (&acc)[72], const float (&blk
     }
 }
 
+// FUSEBENCH_FP8_WGMMA_N144_SCALES: the scale warp of the staged 128 x 144 kernels (warp 10, idle
+// otherwise; all 32 lanes). It walks the consumers' tiles and K orders, fill by fill as the producer:
+// once the fill's stage is free (the consumers need it ~STAGES - 1 K blocks later) it loads the
+// fill's scales and writes, per row of the tile (lane + 32 i), a_scale * b_scale
+// of B's scale blocks lo and lo + 1 (the products factors_of forms: the same bits) into the stage's
+// slot, and each lane arrives on the stage's full barrier (release: its stores are seen by the
+// consumers that pass the barrier). Rows past m: factor 0 * b_scale, as block_scales' sa = 0.
+template <int STAGES>
+__device__ __forceinline__ void stage_scales_n144(const params& p, std::uint32_t base, int lane, int first_tile, int tile_step) {
+    using cfg = config<144, STAGES>;
+    const std::uint32_t bar = base + cfg::bar_offset;
+    int it = 0;
+    for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
+        int m_blk, n_blk;
+        k_order ko;
+        place_tile<1, 1>(p, t, local, 0, m_blk, n_blk, ko);
+        const int lo = (9 * n_blk) / 8, hi = lo + 1 < p.n_scale_blocks ? lo + 1 : lo;
+        // 32-bit element offsets (few registers: this warp runs under setmaxnreg 40).
+        const int b_lo = lo * p.k_blocks, b_hi = hi * p.k_blocks;
+        const int row0 = m_blk * bm + lane;
+        const int a_row0 = row0 * p.k_blocks, a_step = 32 * p.k_blocks;
+        for (int j = 0; j < p.k_blocks; ++j, ++it) {
+            const int kb = k_block_at(p, ko, j);
+            const int s = it % STAGES;
+            if (it >= STAGES) mbar_wait(bar + 8u * static_cast<std::uint32_t>(STAGES + s), ((it / STAGES) & 1) ^ 1);
+            const float f_lo = __ldg(p.b_scale + (b_lo + kb)), f_hi = __ldg(p.b_scale + (b_hi + kb));
+            const std::uint32_t slot = base + static_cast<std::uint32_t>(cfg::scl_offset + s * (bm * 8) + lane * 8);
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const float sa = row0 + 32 * i < p.m ? __ldg(p.a_scale + (a_row0 + i * a_step + kb)) : 0.f;
+                asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(slot + static_cast<std::uint32_t>(i * 32 * 8)), "f"(sa * f_lo),
+                             "f"(sa * f_hi)
+                             : "memory");
+            }
+            mbar_arrive(bar + 8u * static_cast<std::uint32_t>(s));
+        }
+    }
+}
+
 // The consumer warpgroups of the 128 x 144 tile (options.tile_n = 144; no cluster, no split): for
 // N = 576 (DeepSeek-V3 kv_a) 4 column blocks = N exactly, so M = 4096 is 128 tiles for 132 SMs
 // (0.97 of the SMs busy) where 128 x 192 gives 96 (0.73). Each warpgroup owns 64 rows x 144 columns:
@@ -1245,23 +1306,38 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             wgmma_commit();
             FP8_TRACE_WG(fill, h == 0 ? trace_c_i0 : trace_c_i1);
         };
+        // FUSEBENCH_FP8_WGMMA_N144_SCALES: the factors of fill `fill` from its stage's slot (the
+        // scale warp wrote them before its arrival on the full barrier, which this warpgroup has
+        // passed; the stage is released only after its half 0 is promoted with them).
+        constexpr bool staged = staged_scales_n144(BN, CM * CN, OVERLAP);
+        auto staged_factors = [&](int fill) {
+            const std::uint32_t slot =
+                base + static_cast<std::uint32_t>(cfg::scl_offset + (fill % STAGES) * (bm * 8) + (wg * 64 + row_in_wg) * 8);
+            factors fs;
+            asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(fs.f0_lo), "=f"(fs.f0_hi) : "r"(slot) : "memory");
+            asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(fs.f1_lo), "=f"(fs.f1_hi) : "r"(slot + 64u) : "memory");
+            return fs;
+        };
         auto run_tile_rs = [&](auto gbc, const tile_info& ti, bool store_prev) {
             constexpr int GBC = decltype(gbc)::value;
-            scales sc = block_scales(ti, 0);
+            [[maybe_unused]] scales sc;
+            if constexpr (!staged) sc = block_scales(ti, 0);
             full_wait(it);
             issue_rs(h0, it, 0);
             if (store_prev) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
 #pragma unroll
             for (int i = 0; i < 72; ++i) acc[i] = 0.f;
             issue_rs(h1, it, 1);
-            factors f = factors_of(sc);
+            factors f;
+            if constexpr (staged) f = staged_factors(it);
+            else f = factors_of(sc);
             wgmma_wait<1>();
             reg_fence(h0);
             promote_n144<0, 9, 36, GBC>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
             FP8_TRACE_FENCE(acc);
             FP8_TRACE_WG(it, trace_c_p0);
             if (p.k_blocks > 1) {
-                sc = block_scales(ti, 1);
+                if constexpr (!staged) sc = block_scales(ti, 1);
                 full_wait(it + 1);
             }
             // No wgmma is in flight across the K loop's back edge: with A from registers, one in
@@ -1275,7 +1351,8 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
                 promote_n144<9, 9, 36, GBC>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
                 FP8_TRACE_FENCE(acc);
                 FP8_TRACE_WG(it, trace_c_p1);
-                f = factors_of(sc);
+                if constexpr (staged) f = staged_factors(it + 1);  // read where factors_of formed them: nothing more live
+                else f = factors_of(sc);
                 issue_rs(h1, it + 1, 1);
                 wgmma_wait<1>();  // half 0 of block j + 1
                 reg_fence(h0);
@@ -1283,7 +1360,7 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
                 FP8_TRACE_FENCE(acc);
                 FP8_TRACE_WG(it + 1, trace_c_p0);
                 if (j + 2 < p.k_blocks) {
-                    sc = block_scales(ti, j + 2);
+                    if constexpr (!staged) sc = block_scales(ti, j + 2);
                     full_wait(it + 2);
                 }
                 wgmma_wait<0>();  // half 1 of block j + 1
@@ -1389,7 +1466,7 @@ __global__ void __launch_bounds__(threads, 1)
             asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&tm_b)) : "memory");
         }
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full(s), 1);
+            mbar_init(full(s), staged_scales_n144(BN, ctas, OVERLAP) && !SPLIT && PIECES == 0 ? 33 : 1);
             mbar_init(empty(s), 8 * ctas);  // lane 0 of each consumer warp of every CTA of the cluster
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -1565,6 +1642,9 @@ __global__ void __launch_bounds__(threads, 1)
             }
         }
 #endif
+        if constexpr (staged_scales_n144(BN, ctas, OVERLAP) && !SPLIT && PIECES == 0) {
+            if (tid >= 320 && tid < 352) stage_scales_n144<STAGES>(p, base, tid & 31, cluster_id, clusters);  // warp 10
+        }
     } else if constexpr (PIECES != 0) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         consume_pieces<BN, STAGES, PIECES>(p, &tm_d, base, tid, role, cluster_id, clusters);

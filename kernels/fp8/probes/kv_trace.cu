@@ -13,7 +13,7 @@
 //   ./kv_trace [reps] [raw-prefix] [case-substring]
 // -DFUSEBENCH_FP8_WGMMA_STAGES_N144=N / _N192=N build the 144- / 192-wide kernels with another ring
 // depth (gemm_wgmma.cu's defaults: 4 and 4) to see what the ring's depth is worth; gemm_wgmma.cu's
-// other switches (FUSEBENCH_FP8_WGMMA_N144_RS, _EARLY_FILLS, _STORE_WAIT_READ) likewise, e.g.
+// other switches (FUSEBENCH_FP8_WGMMA_N144_RS, _N144_SCALES, _EARLY_FILLS, _STORE_WAIT_READ) likewise, e.g.
 // -DFUSEBENCH_FP8_WGMMA_N144_RS=0 -DFUSEBENCH_FP8_WGMMA_STAGES_N144=5 is the 144-wide kernel before
 // run 11 (NOTES.md). The per-phase split of the halves' consumers (c.a .. c.g) follows run_tile's
 // order; the 144-wide consumer with A from registers (run_tile_rs) orders a K block differently, so
