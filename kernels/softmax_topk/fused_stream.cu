@@ -660,6 +660,33 @@ __device__ __forceinline__ void finish_small_row(std::uint64_t* keys, unsigned* 
     topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
+// The composite range [lo, hi] of a warp's n keys, for value-range bins (finish_by_bins,
+// finish_wide): where compact has set a threshold, cthr and the row maximum's composite (every key
+// beats cthr, none is above the maximum: no pass over the keys); else the keys' own minimum and
+// maximum over the warp.
+__device__ __forceinline__ void key_range(const std::uint64_t* keys, int n, unsigned* hist, float M, int lane,
+                                          std::uint64_t& lo, std::uint64_t& hi) {
+    lo = ~0ull;
+    hi = 0ull;
+    const std::uint64_t cthr = cthr_of(hist);
+    if (cthr != cthr_start) {
+        lo = cthr;
+        hi = composite(float_key(M), 0u);
+    } else {
+        for (int t = lane; t < n; t += 32) {
+            const std::uint64_t c = keys[t];
+            lo = c < lo ? c : lo;
+            hi = c > hi ? c : hi;
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            const std::uint64_t a = __shfl_xor_sync(full_mask, lo, o), b = __shfl_xor_sync(full_mask, hi, o);
+            lo = a < lo ? a : lo;
+            hi = b > hi ? b : hi;
+        }
+    }
+}
+
 // The sorted top min(K, n) of keys[0, n) (distinct composites) into keys[0, ..) without a select
 // and a sort: 256 bins spread evenly over the range of the keys' values (in 32-bit value keys, from
 // cthr, which every key beats, to the row maximum M; from the keys' min to max when no compaction
@@ -678,24 +705,8 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
                                                int out_cap, int lane, float M) {
     constexpr unsigned bin_max = 64;  // keys ranked pairwise within a bin: O(size^2) per bin
     const int need = min(K, n);
-    std::uint64_t lo = ~0ull, hi = 0ull;
-    const std::uint64_t cthr = cthr_of(hist);
-    if (cthr != cthr_start) {  // the bounds compact uses: no pass over the keys
-        lo = cthr;
-        hi = composite(float_key(M), 0u);
-    } else {
-        for (int t = lane; t < n; t += 32) {
-            const std::uint64_t c = keys[t];
-            lo = c < lo ? c : lo;
-            hi = c > hi ? c : hi;
-        }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const std::uint64_t a = __shfl_xor_sync(full_mask, lo, o), b = __shfl_xor_sync(full_mask, hi, o);
-            lo = a < lo ? a : lo;
-            hi = b > hi ? b : hi;
-        }
-    }
+    std::uint64_t lo, hi;
+    key_range(keys, n, hist, M, lane, lo, hi);
     const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
     const std::uint64_t mul = (256ull << 32) / ((hi >> 32) - lo32 + 1ull);  // bin = (key - lo) 256 / span
     const auto bin_of = [&](std::uint64_t c) {
@@ -806,24 +817,8 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
     auto* stage = reinterpret_cast<std::uint64_t*>(hist);
     auto* s_hi = reinterpret_cast<unsigned*>(p_out);
     auto* s_lo = reinterpret_cast<unsigned*>(i_out);
-    std::uint64_t lo = ~0ull, hi = 0ull;
-    const std::uint64_t cthr = cthr_of(hist);
-    if (cthr != cthr_start) {  // every key beats cthr, none is above the row maximum
-        lo = cthr;
-        hi = composite(float_key(M), 0u);
-    } else {
-        for (int t = lane; t < n; t += 32) {
-            const std::uint64_t c = keys[t];
-            lo = c < lo ? c : lo;
-            hi = c > hi ? c : hi;
-        }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-            const std::uint64_t x = __shfl_xor_sync(full_mask, lo, o), y = __shfl_xor_sync(full_mask, hi, o);
-            lo = x < lo ? x : lo;
-            hi = y > hi ? y : hi;
-        }
-    }
+    std::uint64_t lo, hi;
+    key_range(keys, n, hist, M, lane, lo, hi);
     const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
     const std::uint64_t mul = (static_cast<std::uint64_t>(nbins) << 32) / ((hi >> 32) - lo32 + 1ull);
     const auto bin_of = [&](std::uint64_t c) {
