@@ -28,8 +28,8 @@
 //   M (rows_spans grid, batch 1): block order, 1 = contiguous (row b / spans, span b % spans),
 //     2 = rows permuted by an odd stride (row x 17 mod rows).
 // copy_rows: the copy in rows_spans block order.
-// The default list: main, copy, noact and DEA (the library's kernel) with the P knob;
-// DW_PROBE_ALL=1 adds the earlier knobs.
+// The default list: main, copy, copy_rows, noact, DEA (the 16-bit library kernel) and the M orders;
+// DW_PROBE_ALL=1 adds the knobs measured and not kept (P and the earlier sessions').
 #include "kernels/conv1d/conv1d.cu"
 
 #include <cuda_runtime.h>
@@ -417,12 +417,12 @@ std::vector<variant> variants_for(const buffers& B, const fk::conv1d_depthwise_s
     PV("DEA", 0, 0, 0, 1, 0, 1, 1, 0);
     PV("DEA_M1", 0, 0, 0, 1, 0, 1, 1, 0, 0, 1);
     PV("DEA_M2", 0, 0, 0, 1, 0, 1, 1, 0, 0, 2);
-    PV("DEA_P1", 0, 0, 0, 1, 0, 1, 1, 0, 1);
-    PV("DEA_P2", 0, 0, 0, 1, 0, 1, 1, 0, 2);
-    PV("DEA_P3", 0, 0, 0, 1, 0, 1, 1, 0, 3);
-    PV("DEA_P4", 0, 0, 0, 1, 0, 1, 1, 0, 4);
-    PV("DEAnoact_P1", 9, 0, 0, 1, 0, 1, 1, 0, 1);
-    if (std::getenv("DW_PROBE_ALL")) {  // the earlier sessions' knobs (NOTES.md)
+    if (std::getenv("DW_PROBE_ALL")) {  // knobs measured and not kept (NOTES.md)
+        PV("DEA_P1", 0, 0, 0, 1, 0, 1, 1, 0, 1);
+        PV("DEA_P2", 0, 0, 0, 1, 0, 1, 1, 0, 2);
+        PV("DEA_P3", 0, 0, 0, 1, 0, 1, 1, 0, 3);
+        PV("DEA_P4", 0, 0, 0, 1, 0, 1, 1, 0, 4);
+        PV("DEAnoact_P1", 9, 0, 0, 1, 0, 1, 1, 0, 1);
         PV("p", 0, 0, 0, 0, 0, 0, 0, 0);
         PV("pnoact", 9, 0, 0, 0, 0, 0, 0, 0);
         PV("S1newton", 1, 0, 0, 0, 0, 0, 0, 0);
