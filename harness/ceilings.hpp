@@ -113,6 +113,9 @@ void launch_stream_write(void* d_dst, std::size_t bytes, cudaStream_t stream);
 void launch_stream_copy(const void* d_src, void* d_dst, std::size_t bytes, cudaStream_t stream);
 // blocks x threads threads each run 8 independent FMA chains of 128 * iterations FMAs in all:
 // flops = blocks * threads * iterations * 256.
+// One block of 32 threads that does nothing: what a timer reads for a launch with no work (the
+// runner's `timing.empty_kernel`).
+void launch_empty_kernel(cudaStream_t stream);
 void launch_fma_chains(float* d_sink, int iterations, int blocks, int threads, cudaStream_t stream);
 constexpr double fma_chain_flops_per_thread_iteration = 256;
 // Uniform values in [-1, 1) from a hash of (seed, index): bf16 when `bf16`, else fp16.

@@ -209,6 +209,15 @@ nlohmann::json to_json(const variant_result& r) {
             tj["e2e"] = nullptr;
             tj["null_reasons"]["e2e"] = "not measured";
         }
+        if (t.empty_kernel_stats) {
+            tj["empty_kernel"] = stats_json(*t.empty_kernel_stats);
+            tj["empty_kernel"]["meaning"] =
+                "this timer's reading of a kernel that does nothing (one block of 32 threads), timed in the same process, "
+                "mode and kind of records before the first variant: the launch and completion every sample carries";
+        } else {
+            tj["empty_kernel"] = nullptr;
+            tj["null_reasons"]["empty_kernel"] = t.empty_kernel_null_reason.empty() ? "not measured" : t.empty_kernel_null_reason;
+        }
         j["timing"] = tj;
     } else {
         j["timing"] = nullptr;
@@ -228,6 +237,7 @@ nlohmann::json to_json(const variant_result& r) {
     put_optional(d, "achieved_tflops", r.achieved_tflops, reason_of("achieved_tflops"));
     put_optional(d, "pct_of_copy_ceiling", r.pct_of_copy_ceiling, reason_of("pct_of_copy_ceiling"));
     put_optional(d, "pct_of_floor", r.pct_of_floor, reason_of("pct_of_floor"));
+    put_optional(d, "pct_of_floor_with_launch", r.pct_of_floor_with_launch, reason_of("pct_of_floor_with_launch"));
     put_optional(d, "speedup_vs_baseline", r.speedup_vs_baseline, reason_of("speedup_vs_baseline"));
     put_optional(d, "arithmetic_intensity", r.arithmetic_intensity, reason_of("arithmetic_intensity"));
     put_optional(d, "pct_of_ceiling", r.pct_of_ceiling, reason_of("pct_of_ceiling"));

@@ -50,6 +50,10 @@ struct variant_result {
     // the operation's floor (least traffic of any variant of the case / copy bandwidth) over the
     // measured time [%]: the "% of speed of light" of the operation, comparable across variants
     std::optional<double> pct_of_floor;
+    // The same with the timer's reading of an empty kernel added to the floor's time:
+    // 100 (floor_us + empty_kernel_us) / median_us, what a kernel that moved the compulsory bytes
+    // at the copy bandwidth would read by this timer (a figure beside pct_of_floor, never a verdict)
+    std::optional<double> pct_of_floor_with_launch;
     std::optional<double> arithmetic_intensity;  // model flops / model bytes [flop/byte]
     std::string bound;                           // "memory" | "compute": which ceiling the intensity meets first
     std::optional<double> pct_of_ceiling;        // achieved rate over the matching measured ceiling [%]

@@ -1,5 +1,6 @@
 #include "harness/runner.hpp"
 
+#include "harness/ceilings.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/cupti_counters.hpp"
 #include "harness/cupti_tracer.hpp"
@@ -336,6 +337,11 @@ struct runner::impl {
     // Cases' inputs and references being prepared in the background (runner::prefetch), by
     // case_key: the case running now and the next one at most.
     std::map<std::string, std::future<prepared_case>> pending;
+    // The timer's reading of an empty kernel (timed_run::empty_kernel_stats), timed once per
+    // process before the first variant, with the run's timer, mode and records.
+    bool empty_kernel_timed = false;
+    std::optional<sample_stats> empty_kernel;
+    std::string empty_kernel_null_reason;
     explicit impl(const device_info& d) : flusher(d.l2_bytes, d.sm_count) {}
 };
 
@@ -848,6 +854,24 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
             std::optional<counter_result> counted;
             double timing_s = 0, counters_s = 0;
             auto measure_timing = [&] {
+                if (!m_impl->empty_kernel_timed) {
+                    m_impl->empty_kernel_timed = true;
+                    timing_request er;
+                    er.launch = [](cudaStream_t st) { detail::launch_empty_kernel(st); };
+                    er.mode = m_opts.mode;
+                    er.policy = m_opts.policy;
+                    er.serial_kernel_records = m_opts.serial_kernel_records;
+                    const timed_run e = m_tools.tracer ? time_with_tracer(er, stream, m_impl->flusher, *m_tools.tracer,
+                                                                          m_tools.max_clock_mhz)
+                                                       : time_with_events(er, stream, m_impl->flusher);
+                    if (e.kernels_per_sample > 1 || !e.kernel_set_consistent) {
+                        m_impl->empty_kernel_null_reason = "the empty kernel's samples held other kernels";
+                    } else if (e.stats.n > 0) {
+                        m_impl->empty_kernel = e.stats;
+                    } else {
+                        m_impl->empty_kernel_null_reason = "no sample of the empty kernel was timed";
+                    }
+                }
                 t_timing = clock::now();
                 if (m_tools.tracer) {
                     timed = time_with_tracer(req, stream, m_impl->flusher, *m_tools.tracer, m_tools.max_clock_mhz);
@@ -875,6 +899,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                                             " sample(s) outlasted the stream gate's 250 ms in the launch call (a launcher "
                                             "that waits for its stream): those include host time";
                 }
+                timed->empty_kernel_stats = m_impl->empty_kernel;
+                timed->empty_kernel_null_reason = m_impl->empty_kernel_null_reason;
                 if (!m_opts.keep_raw_samples) timed->samples_us.clear();
                 timing_s = since(*t_timing);
             };
@@ -1064,7 +1090,7 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         if (!r.timing) {
             const std::string why = r.timing_null_reason.empty() ? r.reason : r.timing_null_reason;
             for (const char* k : {"achieved_gbps", "achieved_tflops", "pct_of_copy_ceiling", "pct_of_floor", "pct_of_ceiling",
-                                  "arithmetic_intensity", "speedup_vs_baseline"}) {
+                                  "arithmetic_intensity", "speedup_vs_baseline", "pct_of_floor_with_launch"}) {
                 r.null_reasons[k] = why.empty() ? "not timed" : why;
             }
             continue;
@@ -1081,10 +1107,17 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
         else r.null_reasons["achieved_tflops"] = "the variant's model declares no flops";
         if (m_opts.copy_gbps && *m_opts.copy_gbps > 0) {
             r.pct_of_copy_ceiling = 100.0 * *r.achieved_gbps / *m_opts.copy_gbps;
-            r.pct_of_floor = 100.0 * (floor_bytes / (*m_opts.copy_gbps * 1e9)) / t_s;
+            const double floor_s = floor_bytes / (*m_opts.copy_gbps * 1e9);
+            r.pct_of_floor = 100.0 * floor_s / t_s;
+            if (r.timing->empty_kernel_stats) {
+                r.pct_of_floor_with_launch = 100.0 * (floor_s + r.timing->empty_kernel_stats->median * 1e-6) / t_s;
+            } else {
+                r.null_reasons["pct_of_floor_with_launch"] = "the empty kernel was not timed: " + r.timing->empty_kernel_null_reason;
+            }
         } else {
-            r.null_reasons["pct_of_copy_ceiling"] = "copy bandwidth was not measured";
-            r.null_reasons["pct_of_floor"] = "copy bandwidth was not measured";
+            for (const char* k : {"pct_of_copy_ceiling", "pct_of_floor", "pct_of_floor_with_launch"}) {
+                r.null_reasons[k] = "copy bandwidth was not measured";
+            }
         }
         // The measured ceiling of the unit that runs the model's flops (the largest measured rate
         // for `any`).

@@ -79,6 +79,15 @@ struct timed_run {
     std::optional<double> max_clock_mhz;
     std::vector<std::size_t> low_clock_samples;
 
+    // The same timer's reading of a kernel that does nothing (detail::launch_empty_kernel: one
+    // block of 32 threads), timed in the same process, mode and kind of records before the first
+    // variant: the launch and completion every sample carries besides the kernel's execution. The
+    // default KIND_KERNEL records read a kernel's execution span plus 2.7-2.9 us on H100s
+    // (harness/probes/record_span.cu), so a kernel of 10-20 us is judged against its floor with
+    // that much it cannot remove. Null (reason below) when it could not be timed.
+    std::optional<sample_stats> empty_kernel_stats;
+    std::string empty_kernel_null_reason;
+
     // End to end (the runner, after the kernel timing): host time from the launcher call to the
     // return of cudaStreamSynchronize, launch latency and host-side setup included [us].
     std::optional<sample_stats> e2e_stats;

@@ -182,3 +182,42 @@ TEST_CASE("CUPTI timing names the kind of kernel records it came from", "[report
     bad["results"][0]["timing"]["cupti"]["kernel_records"] = "sometimes";
     CHECK_FALSE(schema.validate(bad).empty());
 }
+
+TEST_CASE("the timer's empty-kernel reading and the floor with launch are reported, or null with a reason", "[report][schema]") {
+    report_context ctx;
+    ctx.started_at = "x";
+    ctx.settings = {{"seed", 1}, {"seed_source", "fresh"}, {"mode", "cold"}, {"sampling", nlohmann::json::object()}};
+    const auto schema = report_schema();
+
+    variant_result measured = sample_result(outcome::pass);
+    REQUIRE(measured.timing);
+    measured.timing->empty_kernel_stats = summarize(std::vector<double>{2.5, 3.0, 3.5});
+    measured.pct_of_floor = 80.0;
+    measured.pct_of_floor_with_launch = 102.5;
+    variant_result unmeasured = sample_result(outcome::pass);
+    unmeasured.timing->empty_kernel_null_reason = "the empty kernel's samples held other kernels";
+    unmeasured.null_reasons["pct_of_floor_with_launch"] = "the empty kernel was not timed: the empty kernel's samples held other kernels";
+    const auto j = make_report(ctx, {measured, unmeasured});
+    const auto errors = schema.validate(j);
+    INFO((errors.empty() ? std::string() : errors.front()));
+    CHECK(errors.empty());
+
+    const auto& t0 = j["results"][0]["timing"];
+    CHECK(t0["empty_kernel"]["median_us"] == 3.0);
+    CHECK(t0["empty_kernel"]["samples"] == 3);
+    CHECK(t0["empty_kernel"]["meaning"].get<std::string>().find("does nothing") != std::string::npos);
+    CHECK(j["results"][0]["derived"]["pct_of_floor_with_launch"] == 102.5);
+
+    const auto& r1 = j["results"][1];
+    CHECK(r1["timing"]["empty_kernel"].is_null());
+    CHECK(r1["timing"]["null_reasons"]["empty_kernel"] == "the empty kernel's samples held other kernels");
+    CHECK(r1["derived"]["pct_of_floor_with_launch"].is_null());
+    CHECK(r1["derived"]["null_reasons"]["pct_of_floor_with_launch"].get<std::string>().find("not timed") != std::string::npos);
+
+    auto bad = j;
+    bad["results"][0]["timing"]["empty_kernel"]["median_us"] = -1.0;
+    CHECK_FALSE(schema.validate(bad).empty());
+    bad = j;
+    bad["results"][0]["timing"]["empty_kernel"].erase("meaning");
+    CHECK_FALSE(schema.validate(bad).empty());
+}

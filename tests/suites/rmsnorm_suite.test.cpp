@@ -1,6 +1,7 @@
 // The rmsnorm suite: its case list covers the issue's axes; its generator is replayable; its
 // tolerance admits fp32 arithmetic and rejects the kernels it must reject (CPU). On a GPU: every
 // variant passes every small case, and a kernel that ignores gamma fails.
+#include "harness/cupti_tracer.hpp"
 #include "harness/device.hpp"
 #include "harness/device_info.hpp"
 #include "harness/runner.hpp"
@@ -8,6 +9,7 @@
 #include "suites/suite_util.hpp"
 #include "suites/suites.hpp"
 
+#include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 
@@ -324,4 +326,53 @@ TEST_CASE("a fused rmsnorm that ignores gamma fails on the GPU", "[gpu][rmsnorm]
     CHECK(rs[0].result == outcome::pass);
     CHECK(rs[1].result == outcome::fail);
     CHECK(rs[1].reason.find("'y'") != std::string::npos);
+}
+
+// The timer's reading of an empty kernel rides on every timed result (CUPTI records and, without
+// the tracer, events), below the timed variant's own median, and turns into the floor with launch.
+TEST_CASE("timed results carry the timer's empty-kernel reading and the floor with launch", "[gpu][timing]") {
+    if (cuda_device_count() == 0) SKIP("no CUDA device");
+    registry reg;
+    register_rmsnorm(reg);
+    const device_info dev = query_device(0);
+    std::string why;
+    auto tracer = activity_tracer::create(why);
+    for (const bool with_tracer : {true, false}) {
+        if (with_tracer && !tracer) {
+            WARN("CUPTI tracing unavailable, events only: " << why);
+            continue;
+        }
+        CAPTURE(with_tracer);
+        run_options opts;
+        opts.seed = 7;
+        opts.counters = false;
+        opts.copy_gbps = 2000.0;  // any positive rate: the figure's arithmetic is checked below
+        opts.policy.min_samples = 10;
+        opts.policy.budget_s = 0.05;
+        measurement_tools tools;
+        if (with_tracer) tools.tracer = tracer.get();
+        runner run(dev, opts, tools);
+        selection_filter f;
+        f.suites = {"rmsnorm"};
+        std::size_t checked = 0;
+        for (const auto& item : select_work(reg, f)) {
+            if (item.c.dim("tokens") * item.c.dim("hidden") < (std::int64_t{1} << 22) || checked >= 2) continue;
+            for (const auto& r : run.run_item(item)) {
+                if (r.result != outcome::pass) continue;
+                CAPTURE(r.c.name, r.variant);
+                REQUIRE(r.timing.has_value());
+                REQUIRE(r.timing->empty_kernel_stats.has_value());
+                const double empty = r.timing->empty_kernel_stats->median;
+                CHECK(empty > 0.0);
+                CHECK(empty < r.timing->stats.median);  // a 4M-element rmsnorm moves >= 16 MB
+                REQUIRE(r.pct_of_floor.has_value());
+                REQUIRE(r.pct_of_floor_with_launch.has_value());
+                const double floor_us = *r.pct_of_floor / 100.0 * r.timing->stats.median;
+                CHECK(*r.pct_of_floor_with_launch == Catch::Approx(100.0 * (floor_us + empty) / r.timing->stats.median).epsilon(1e-9));
+                ++checked;
+            }
+            if (checked >= 2) break;
+        }
+        CHECK(checked >= 2);
+    }
 }
