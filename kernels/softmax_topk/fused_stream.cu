@@ -1208,9 +1208,8 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
 // start) go in order as in fused_stream. 2, the retry kernel's pass: the vote is aware of indices
 // (park_vec); Sampled: the sample keeps its top K instead of its top r_sample, so at least K of the
 // row are at or above its threshold and the pass cannot fail in any order (the "safe sample"), and
-// the sample holds the row's last U full steps too, read first (rows that rise along the index then
-// set a threshold near their K-th at once; rows that fall do with the sample's first steps right
-// after); no row is given up.
+// its last U steps are read first (rows that rise along the index then set a high threshold at
+// once; rows that fall do with the sample's first steps right after); no row is given up.
 template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0>
 __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                          int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
@@ -1280,32 +1279,27 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // batch: U loads per lane in flight while the warp waits, and no vector live across a drain (a
     // drain between a refill and its use spilled the vectors in flight).
     const std::uint32_t jump = stride * 32;  // vectors from one step of a phase to the next
-    if constexpr (Retry && Sampled) {
-        // The safe sample is phase 0 and the row's last U full steps, read first (the host keeps
-        // nfull >= 2 P > U; each phase skips its step among them, so nothing is read twice). Any
-        // part of the row bounds the row's K-th largest from below, so this is exact in any order;
-        // the row's two ends are in the sample (phase 0 starts at step 0). Rows given up with a
-        // route rise along the index, and their top then sets the threshold at once: a compaction
-        // right after these steps when they hold more than K keys. (The sample's own last U steps
-        // first instead, as before: an ascending row let the steps between them and the row's end
-        // through, ~2,300 keys and ~15 compactions; NOTES.md, "asc".)
-        const std::uint32_t s0 = nfull - static_cast<std::uint32_t>(U);
-        const vec16<T>* p = vrow + s0 * 32 + static_cast<std::uint32_t>(lane);
-        const std::uint32_t idx = hd + (s0 * 32 + static_cast<std::uint32_t>(lane)) * W;
-        vec16<T> v[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) v[u] = p[u * 32];
-#pragma unroll
-        for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * 32 * W, lane, st, keys, hist, list, w);
-        if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
-        if (w.count > Kc) w = compact<true>(keys, hist, w, Kc, big_limit(Kc, cap, 32 * W), lane, st.m);
-    }
     for (std::uint32_t phi = maxima ? 1u : 0u; phi < stride && phi < nfull; ++phi) {
         std::uint32_t n = (nfull - phi + stride - 1) / stride;  // steps of this phase (>= 1)
-        if constexpr (Retry && Sampled)  // without the row's last U steps (read above; nfull - U >= P - 1 >= phi); may be 0
-            n = (nfull - static_cast<std::uint32_t>(U) - phi + stride - 1) / stride;
         const vec16<T>* p = vrow + phi * 32 + static_cast<std::uint32_t>(lane);
         std::uint32_t idx = hd + (phi * 32 + static_cast<std::uint32_t>(lane)) * W;
+        // The parked sample's last min(U, n) steps first (Mode 1 and the retry's safe sample): a row
+        // that rises along the index then sets the sample's threshold at once, instead of parking
+        // every vector of its sample (each one a new maximum). In Mode 1 that took an ascending fp32
+        // row's ~5,100 parked elements and ~13 compactions before its give-up to one (NOTES.md,
+        // "asc"); a random row parks about as much in either order.
+        if constexpr ((Retry && Sampled) || (Mode == 1 && !maxima)) {
+            if (phi == 0) {  // the sample's last min(U, n) steps first
+                const std::uint32_t pre = n < static_cast<std::uint32_t>(U) ? n : static_cast<std::uint32_t>(U);
+                n -= pre;
+                vec16<T> v[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + (n + u) * jump, static_cast<std::uint32_t>(u) < pre);
+#pragma unroll
+                for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + (n + u) * jump * W, lane, st, keys, hist, list, w);
+                if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
+            }
+        }
         std::uint32_t i = 0;
         for (; i + U <= n; i += U, p += U * jump, idx += U * jump * W) {
             vec16<T> v[U];
