@@ -555,7 +555,7 @@ void register_softmax_topk(registry& reg) {
         "Best: K <= 32 rows that may rise along the index (ascending rows 1.10x / 1.28x the random-logit time in "
         "fp32 / bf16 at K = 10 against fused_stream's 5.4x / 12.5x); on random logits 2-3.5% slower than "
         "fused_stream in bf16 and fp16, the same in fp32 (H100, kernels/softmax_topk/NOTES.md). K > 32: fused_stream's "
-        "sampling kernel, and the rows whose sample let too few through (rows that rise along the index) or whose top "
+        "sampling kernel (its parked sample's last steps read first), and the rows whose sample let too few through (rows that rise along the index) or whose top "
         "ties read again by a second kernel, with a sample that keeps its top K (it cannot fail) or in order with a "
         "vote aware of indices; the second launch costs random logits ~2-3 us";
     v5r.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_stream_resample(args_of(a), a.stream); };
