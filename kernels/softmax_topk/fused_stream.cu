@@ -43,6 +43,7 @@
 #include "kernels/softmax_topk/warp_row.cuh"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -805,6 +806,12 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // H100 (GPU-cef945ca, probes/stream_plain.cu, 4096 x 50257, std 10, us, against the select and the
 // sort): fp32 K = 1024 857.5 -> 699.5, bf16 980.0 -> 823.1, fp16 882.0 -> 716.8, fp32 K = 512 621.8 ->
 // 532.5, bf16 581.5 -> 487.3; a row's end (timeline, p50) fp32 K = 1024 116 -> 32 us.
+// Batched (softmax_topk_stream_wide_kernel only): the copies are read back FUSEBENCH_FINISH_WIDE_BATCH rounds at
+// a time, all loads before the scatter's atomics (one-at-a-time, each round waited for its L2 load).
+#ifndef FUSEBENCH_FINISH_WIDE_BATCH
+#define FUSEBENCH_FINISH_WIDE_BATCH 4
+#endif
+template <bool Batched = false>
 __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std::uint32_t hist_s, std::uint32_t bins_s,
                                          int nbins, float* p_out, std::int32_t* i_out, float M, float S) {
     constexpr unsigned bin_max = 64;           // keys ranked pairwise within a bin: O(size^2) per bin
@@ -895,10 +902,29 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
     }
     __syncwarp();  // the copies (global) and every read of `keys` before the scatter below
     const int na = static_cast<int>(k_above);
-    for (int s = lane; s < na; s += 32) {
-        const std::uint64_t c = (static_cast<std::uint64_t>(s_hi[s]) << 32) | s_lo[s];
-        const unsigned b = bin_of(c), sh = (b & 1u) * 16u;
-        keys[(atomicAdd(&bins[b >> 1], 1u << sh) >> sh) & 0xFFFFu] = c;
+    if constexpr (Batched && FUSEBENCH_FINISH_WIDE_BATCH > 1) {
+        constexpr int B = FUSEBENCH_FINISH_WIDE_BATCH;
+        for (int s0 = lane; s0 < na; s0 += 32 * B) {
+            std::uint64_t c[B];
+#pragma unroll
+            for (int u = 0; u < B; ++u) {
+                const int s = s0 + 32 * u;
+                c[u] = s < na ? (static_cast<std::uint64_t>(s_hi[s]) << 32) | s_lo[s] : 0ull;
+            }
+#pragma unroll
+            for (int u = 0; u < B; ++u) {
+                if (s0 + 32 * u < na) {
+                    const unsigned b = bin_of(c[u]), sh = (b & 1u) * 16u;
+                    keys[(atomicAdd(&bins[b >> 1], 1u << sh) >> sh) & 0xFFFFu] = c[u];
+                }
+            }
+        }
+    } else {
+        for (int s = lane; s < na; s += 32) {
+            const std::uint64_t c = (static_cast<std::uint64_t>(s_hi[s]) << 32) | s_lo[s];
+            const unsigned b = bin_of(c), sh = (b & 1u) * 16u;
+            keys[(atomicAdd(&bins[b >> 1], 1u << sh) >> sh) & 0xFFFFu] = c;
+        }
     }
     __syncwarp();  // the scatter, and every read of the copies, before the output is written
     const auto cursor = [&](unsigned b) { return static_cast<int>((bins[b >> 1] >> ((b & 1u) * 16u)) & 0xFFFFu); };
@@ -942,7 +968,7 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
 // exact select, then a register sort up to 256 keys (8 per lane; the shared-memory sort of 256 keys
 // took ~25 us per row on the H100, this one ~7; 16 per lane spilled and was slower than selecting
 // down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256.
-template <class T>
+template <class T, bool Wide = false>
 __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::uint32_t hist_s, std::uint32_t out_s,
                                             int out_cap, sel_state w, const T* row, std::int64_t V, int K, float M,
                                             float S, float* p_out, std::int32_t* i_out) {
@@ -968,7 +994,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
     }
     // K > 256: the end by bins written straight to the output (rows with at least K keys).
     if (K > 256 && w.count >= K &&
-        finish_wide(keys_s, w.count, K, hist_s, out_s, min(1024, out_cap * 4 / 64 * 64), p_out, i_out, M, S))
+        finish_wide<Wide>(keys_s, w.count, K, hist_s, out_s, min(1024, out_cap * 4 / 64 * 64), p_out, i_out, M, S))
         return;
     if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane, M);  // n <= 256 for K <= 256
     const int n = w.count;
@@ -1210,7 +1236,7 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
 // row are at or above its threshold and the pass cannot fail in any order (the "safe sample"), and
 // its last U steps are read first (rows that rise along the index then set a high threshold at
 // once; rows that fall do with the sample's first steps right after); no row is given up.
-template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0>
+template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0, bool Wide = false>
 __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                          int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
                                          const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
@@ -1384,7 +1410,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         return false;
     }
     // The list is empty here: its vectors' room serves finish_by_bins as scatter space.
-    finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
+    finish_big_row<T, Wide>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
                       static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, S, p_out, i_out);
@@ -1502,6 +1528,56 @@ __global__ void __launch_bounds__(1024, 1)
     }
 }
 
+// fused_stream at K > 256, rows with a sample: softmax_topk_stream_big_kernel's passes (the sample by
+// maxima), but each warp takes rows until none is left (block b's warp w: rows b nwarps + w, then
+// that plus gridDim.x nwarps, ...) in one block per SM, instead of one row a warp in two rounds of
+// blocks, where a block's second-round successor waited for the slowest of its warps. Its end reads
+// the copies back in batches (finish_wide<true>). At most wide_warps warps a block (the launch bounds
+// give it up to 128 registers).
+constexpr int wide_warps = 16;
+#ifndef FUSEBENCH_STREAM_WIDE
+#define FUSEBENCH_STREAM_WIDE 1
+#endif
+#ifndef FUSEBENCH_STREAM_WIDE_MINB
+#define FUSEBENCH_STREAM_WIDE_MINB 1
+#endif
+template <class T, int U>
+__global__ void __launch_bounds__(32 * wide_warps, FUSEBENCH_STREAM_WIDE_MINB)
+    softmax_topk_stream_wide_kernel(const T* __restrict__ logits, float* __restrict__ probs,
+                                    std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
+                                    int cap, int P, int r_sample) {
+    extern __shared__ __align__(16) unsigned char stream_smem[];
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    const int nwarps = static_cast<int>(blockDim.x) / 32;
+    // [keys: nwarps x cap][lists: nwarps x L vectors][list indices][bins + cthr per warp], as the big kernel's
+    constexpr int L = list_cap<U>;
+    std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
+    auto* list_base = reinterpret_cast<vec16<T>*>(reinterpret_cast<std::uint64_t*>(stream_smem) +
+                                                  static_cast<std::size_t>(nwarps) * cap);
+    auto* list_idx_base = reinterpret_cast<std::uint32_t*>(list_base + nwarps * L);
+    const vec_list<T> list{list_base + warp * L, list_idx_base + warp * L};
+    unsigned* hist = list_idx_base + nwarps * L + warp * (hist_words + 2);
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * nwarps;
+    for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * nwarps + warp; r < rows; r += stride) {
+        for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
+        __syncwarp();
+        const T* row = logits + r * V;
+        const row_split rs = split_row<T, 128>(row, V);
+        const auto hd = static_cast<std::uint32_t>(rs.head);
+        const auto nvec = static_cast<std::uint32_t>(rs.nvec);
+        float* p_out = probs + r * K;
+        std::int32_t* i_out = indices + r * K;
+        if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
+            big_pass<T, U, true, true, 0, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out,
+                                                lane))
+            continue;
+        big_pass_in_order<T, U>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(list.idx)), p_out, i_out);
+    }
+}
+
 // fused_stream_resample at K > 32: the rows its sampling kernel gave up with a route are read again
 // by a second launch, this kernel, with the same grid and rows per warp: a warp whose row's first
 // output index holds mark_safe reads the row with the safe sample (big_pass Mode 2, Sampled: cannot
@@ -1602,6 +1678,26 @@ int sample_stride(std::int64_t K, std::int64_t nfull) {
     const auto p = static_cast<int>(5 * K / 128);
     return p >= 2 && nfull >= 2 * static_cast<std::int64_t>(p) ? p : 1;
 }
+// K > 256: a sample of 1 / 10 of the row (wide_sample_stride) taken by maxima whatever its size, whose
+// rank r is the expected number of the row's top K in it, K f (f: the share of the row's full steps
+// sampled, ceil(nfull / P) / nfull <= 1 / P + 1 / nfull), plus 7 standard deviations of that number
+// (binomial: K f (1 - f)), so a random row fails (fewer than K elements of it at or above the r-th
+// largest sampled vector maximum) about as rarely as with P = 5 K / 128 and r = 64 (7.7 deviations),
+// while about 1.7 K elements of a row pass instead of ~2.7 K. P = 10 is at or below the
+// 5 K / 128 that big_pass_in_order assumes when it marks rows for the retry kernel (so no row it
+// marks went without a sampled pass). H100 (GPU-?, probes/stream_big_params.cu, 4096 x 50257, std 10,
+// us, both with the key room below): fp32 K = 1024, P = 40 r = 64 493.1-496.9 -> P = 10 r = 170
+// 455.8-459.2 (P = 20 r = 100 467.6, P = 8 r = 200 463.4, P = 5 r = 300 478.3; the parked sample at
+// P = 10 / 5 / 4: 470.4 / 477.4 / 489.0); fp32 K = 512 (P = 20 r = 64) 409.9-410.6 -> P = 10 r = 100
+// 399.4-400.3 (P = 5 r = 165 422.4); bf16 K = 1024 504.0-506.5 -> 406.6-407.8 (P = 5 r = 300 405.3-406.0).
+// Larger samples cost more than they save: the sample phase reads its steps at about the stream's
+// rate and its end (bins over the maxima, the selected groups read again) costs ~10 us a row.
+constexpr int wide_sample_stride = 10;
+int wide_sample_rank(std::int64_t K, int P, std::int64_t nfull) {
+    const double f = std::min(1.0, 1.0 / P + 1.0 / static_cast<double>(std::max<std::int64_t>(nfull, 1)));
+    const double m = static_cast<double>(K) * f;
+    return std::max(sample_rank, static_cast<int>(std::ceil(m + 7.0 * std::sqrt(m * (1.0 - f)))));
+}
 
 // Per kernel: the carveout once (shared memory before L1: the stream has no reuse, the buffers are
 // what limits residency; a hint, the launch reports real failures), and the dynamic shared memory
@@ -1643,8 +1739,8 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     // the list allows (fewer compactions).
     const int list_bytes = list_cap<UB> * (16 + 4);
     const int budget = keys_budget - list_bytes / 8;
-    const int cap = kpad + (kpad + step < budget ? budget - kpad : step);
-    const std::size_t per_warp = static_cast<std::size_t>(cap) * 8 + list_bytes + (hist_words + 2) * 4;
+    int cap = kpad + (kpad + step < budget ? budget - kpad : step);
+    std::size_t per_warp = static_cast<std::size_t>(cap) * 8 + list_bytes + (hist_words + 2) * 4;
     // One block per SM: as many warps (rows) as its shared memory holds, at most 32 (64 registers).
     int dev = 0, sms = 0, smem_optin = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
@@ -1667,12 +1763,30 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
             nwarps = static_cast<int>((a.rows + sms * rounds - 1) / (sms * rounds));
         }
     }
+    // K > 256: the key room then takes the shared memory that the warps of a block leave (fp32 K = 512
+    // and 1024 at 16 warps: 1,431 keys instead of 640 / 1,152). At cap = K + 32 W every drain round that
+    // did not fit compacted exactly to K (fp32 K = 1024: 9.2 compactions a row, each an exact select
+    // over ~1,150 keys); with ~400 keys of room they are relaxed and ~1 a row. H100 (GPU-?,
+    // probes/stream_big_params.cu, 4096 x 50257, std 10, the library's sample otherwise, us): fp32
+    // K = 1024 671.0-676.2 -> 493.1-496.9, K = 512 437.0-437.3 -> 409.9-410.6, bf16 K = 1024 (1,511 keys)
+    // 783.3-783.5 -> 504.0-506.5. At most 4 kpad keys (small launches: few warps a block).
+    // fused_stream's sampled rows at K > 256 go to softmax_topk_stream_wide_kernel (at most wide_warps
+    // warps a block; FUSEBENCH_STREAM_WIDE=0 in probe builds: the big kernel instead).
+    const bool wide = FUSEBENCH_STREAM_WIDE && !Resample && a.K > 256 && a.V / step - 2 >= 2 * wide_sample_stride;
+    if (wide) nwarps = std::min(nwarps, wide_warps);
+    if (a.K > 256) {
+        const std::size_t fixed = per_warp - static_cast<std::size_t>(cap) * 8;
+        const std::size_t room = (static_cast<std::size_t>(smem_optin) / nwarps - fixed) / 8 / 2 * 2;
+        cap = static_cast<int>(std::max<std::size_t>(cap, std::min<std::size_t>(room, 4 * static_cast<std::size_t>(kpad))));
+        per_warp = fixed + static_cast<std::size_t>(cap) * 8;
+    }
     const std::size_t smem = static_cast<std::size_t>(nwarps) * per_warp;
     const auto grid = static_cast<unsigned>(std::max<std::int64_t>(std::min<std::int64_t>(sms, a.rows),
                                                                    (a.rows + nwarps - 1) / nwarps));
     // Full warp steps of a row (an upper bound: the row's head may take a few elements).
     const std::int64_t nfull_max = a.V / (static_cast<std::int64_t>(step));  // the device's is at least this - 1
-    const int P = sample_stride(a.K, nfull_max - 2);
+    const int P = a.K <= 256 ? sample_stride(a.K, nfull_max - 2) : nfull_max - 2 >= 2 * wide_sample_stride ? wide_sample_stride : 1;
+    const int r_sample = a.K > 256 ? wide_sample_rank(a.K, P, nfull_max - 1) : sample_rank;
     // Without a sample (P = 1) the kernel leaves the sampled pass out; a sample of at most
     // maxima_sample_vectors vectors goes through sample_by_maxima.
     const auto launch = [&](auto sampling, auto by_maxima) {
@@ -1680,7 +1794,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         constexpr bool R = S && Resample;
         set_smem<softmax_topk_stream_big_kernel<T, UB, S, M, R>>(smem);
         softmax_topk_stream_big_kernel<T, UB, S, M, R><<<grid, 32 * nwarps, smem, stream>>>(
-            static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, sample_rank);
+            static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, r_sample);
         if constexpr (R) {  // the rows it gave up (softmax_topk_stream_big_retry_kernel)
             check_launch("softmax_topk_stream_big_kernel");
             set_smem<softmax_topk_stream_big_retry_kernel<T, UB>>(smem);
@@ -1702,7 +1816,15 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
                        "softmax_topk_stream_big_retry_kernel");
         }
     };
-    if (P > 1 && (nfull_max + P - 1) / P * 32 <= maxima_sample_vectors) {
+    if (wide) {
+        set_smem<softmax_topk_stream_wide_kernel<T, UB>>(smem);
+        const auto grid_w = static_cast<unsigned>(std::min<std::int64_t>(sms, (a.rows + nwarps - 1) / nwarps));
+        softmax_topk_stream_wide_kernel<T, UB><<<grid_w, 32 * nwarps, smem, stream>>>(
+            static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, r_sample);
+        check_launch("softmax_topk_stream_wide_kernel");
+        return;
+    }
+    if (P > 1 && (a.K > 256 || (nfull_max + P - 1) / P * 32 <= maxima_sample_vectors)) {
         launch(std::true_type{}, std::true_type{});
     } else if (P > 1) {
         launch(std::true_type{}, std::false_type{});

@@ -48,6 +48,11 @@ sub("    const int first = whole ? 0 : w.vn % 32;\n", "    const int first = who
 # the in-order pass (big_pass_in_order: after the retry variant's mark, if any)
 sub("        }\n    }\n    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));\n",
     "        }\n    }\n    BTC(10, 1);\n    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));\n")
+# softmax_topk_stream_wide_kernel (K > 256, rows taken in a loop), where present: a row's slots from its start
+_wk = "        const T* row = logits + r * V;\n        const row_split rs = split_row<T, 128>(row, V);\n"
+if _wk in s:
+    sub(_wk, "        if (lane == 0) big_row[blockIdx.x * 32 + warp] = r;\n        __syncwarp();\n"
+        "        { unsigned sm; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(sm)); BTS(6, sm); }\n        BTL(0);\n" + _wk)
 # finish_big_row: the bins path and the select + sort path
 _w = "        topk_detail::warp_write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);\n        return;\n"
 sub(_w, "        BTL(3);\n        BTL(4);\n" + _w.replace("        return;\n", "        BTL(5);\n        return;\n"), count=s.count(_w) or 1)
