@@ -806,12 +806,6 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // H100 (GPU-cef945ca, probes/stream_plain.cu, 4096 x 50257, std 10, us, against the select and the
 // sort): fp32 K = 1024 857.5 -> 699.5, bf16 980.0 -> 823.1, fp16 882.0 -> 716.8, fp32 K = 512 621.8 ->
 // 532.5, bf16 581.5 -> 487.3; a row's end (timeline, p50) fp32 K = 1024 116 -> 32 us.
-// Batched (softmax_topk_stream_wide_kernel only): the copies are read back FUSEBENCH_FINISH_WIDE_BATCH rounds at
-// a time, all loads before the scatter's atomics (one-at-a-time, each round waited for its L2 load).
-#ifndef FUSEBENCH_FINISH_WIDE_BATCH
-#define FUSEBENCH_FINISH_WIDE_BATCH 4
-#endif
-template <bool Batched = false>
 __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std::uint32_t hist_s, std::uint32_t bins_s,
                                          int nbins, float* p_out, std::int32_t* i_out, float M, float S) {
     constexpr unsigned bin_max = 64;           // keys ranked pairwise within a bin: O(size^2) per bin
@@ -902,29 +896,10 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
     }
     __syncwarp();  // the copies (global) and every read of `keys` before the scatter below
     const int na = static_cast<int>(k_above);
-    if constexpr (Batched && FUSEBENCH_FINISH_WIDE_BATCH > 1) {
-        constexpr int B = FUSEBENCH_FINISH_WIDE_BATCH;
-        for (int s0 = lane; s0 < na; s0 += 32 * B) {
-            std::uint64_t c[B];
-#pragma unroll
-            for (int u = 0; u < B; ++u) {
-                const int s = s0 + 32 * u;
-                c[u] = s < na ? (static_cast<std::uint64_t>(s_hi[s]) << 32) | s_lo[s] : 0ull;
-            }
-#pragma unroll
-            for (int u = 0; u < B; ++u) {
-                if (s0 + 32 * u < na) {
-                    const unsigned b = bin_of(c[u]), sh = (b & 1u) * 16u;
-                    keys[(atomicAdd(&bins[b >> 1], 1u << sh) >> sh) & 0xFFFFu] = c[u];
-                }
-            }
-        }
-    } else {
-        for (int s = lane; s < na; s += 32) {
-            const std::uint64_t c = (static_cast<std::uint64_t>(s_hi[s]) << 32) | s_lo[s];
-            const unsigned b = bin_of(c), sh = (b & 1u) * 16u;
-            keys[(atomicAdd(&bins[b >> 1], 1u << sh) >> sh) & 0xFFFFu] = c;
-        }
+    for (int s = lane; s < na; s += 32) {
+        const std::uint64_t c = (static_cast<std::uint64_t>(s_hi[s]) << 32) | s_lo[s];
+        const unsigned b = bin_of(c), sh = (b & 1u) * 16u;
+        keys[(atomicAdd(&bins[b >> 1], 1u << sh) >> sh) & 0xFFFFu] = c;
     }
     __syncwarp();  // the scatter, and every read of the copies, before the output is written
     const auto cursor = [&](unsigned b) { return static_cast<int>((bins[b >> 1] >> ((b & 1u) * 16u)) & 0xFFFFu); };
@@ -968,7 +943,7 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
 // exact select, then a register sort up to 256 keys (8 per lane; the shared-memory sort of 256 keys
 // took ~25 us per row on the H100, this one ~7; 16 per lane spilled and was slower than selecting
 // down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256.
-template <class T, bool Wide = false>
+template <class T>
 __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::uint32_t hist_s, std::uint32_t out_s,
                                             int out_cap, sel_state w, const T* row, std::int64_t V, int K, float M,
                                             float S, float* p_out, std::int32_t* i_out) {
@@ -994,7 +969,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
     }
     // K > 256: the end by bins written straight to the output (rows with at least K keys).
     if (K > 256 && w.count >= K &&
-        finish_wide<Wide>(keys_s, w.count, K, hist_s, out_s, min(1024, out_cap * 4 / 64 * 64), p_out, i_out, M, S))
+        finish_wide(keys_s, w.count, K, hist_s, out_s, min(1024, out_cap * 4 / 64 * 64), p_out, i_out, M, S))
         return;
     if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane, M);  // n <= 256 for K <= 256
     const int n = w.count;
@@ -1236,7 +1211,7 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
 // row are at or above its threshold and the pass cannot fail in any order (the "safe sample"), and
 // its last U steps are read first (rows that rise along the index then set a high threshold at
 // once; rows that fall do with the sample's first steps right after); no row is given up.
-template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0, bool Wide = false>
+template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0>
 __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                          int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
                                          const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
@@ -1410,7 +1385,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         return false;
     }
     // The list is empty here: its vectors' room serves finish_by_bins as scatter space.
-    finish_big_row<T, Wide>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
+    finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
                       static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, S, p_out, i_out);
@@ -1531,18 +1506,21 @@ __global__ void __launch_bounds__(1024, 1)
 // fused_stream at K > 256, rows with a sample: softmax_topk_stream_big_kernel's passes (the sample by
 // maxima), but each warp takes rows until none is left (block b's warp w: rows b nwarps + w, then
 // that plus gridDim.x nwarps, ...) in one block per SM, instead of one row a warp in two rounds of
-// blocks, where a block's second-round successor waited for the slowest of its warps. Its end reads
-// the copies back in batches (finish_wide<true>). At most wide_warps warps a block (the launch bounds
-// give it up to 128 registers).
+// blocks, where a block's second-round successor waited for the slowest of its warps. At most
+// wide_warps warps a block, so the launch bounds give it up to 128 registers (ptxas: 108-110, no
+// spills). H100 (probes/stream_big_params.cu, 4096 x 50257, std 10, the same host parameters, us,
+// two rounds; the big kernel -> this one): fp32 K = 1024 461.0 / 462.5 -> 453.1 / 454.2, K = 512
+// 400.9 / 400.2 -> 391.5 / 392.7; bf16 K = 1024 416.5 / 416.2 -> 403.6 / 403.3, K = 512 319.0 / 318.5
+// -> 304.4 / 303.6; fp16 K = 1024 385.9 / 388.2 -> 381.4 / 381.5, K = 512 301.0 / 301.5 -> 295.6 /
+// 294.9. The same kernel held to 64 registers (launch bounds for 2 blocks an SM) was slower than the
+// big kernel (fp32 K = 1024 483.6 / 485.0, bf16 455.6 / 454.9); finish_wide's read-back of its copies
+// 4 rounds at a time, loads first: within ~1 us (451.6 / 452.0), not kept.
 constexpr int wide_warps = 16;
 #ifndef FUSEBENCH_STREAM_WIDE
 #define FUSEBENCH_STREAM_WIDE 1
 #endif
-#ifndef FUSEBENCH_STREAM_WIDE_MINB
-#define FUSEBENCH_STREAM_WIDE_MINB 1
-#endif
 template <class T, int U>
-__global__ void __launch_bounds__(32 * wide_warps, FUSEBENCH_STREAM_WIDE_MINB)
+__global__ void __launch_bounds__(32 * wide_warps, 1)
     softmax_topk_stream_wide_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                     std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
                                     int cap, int P, int r_sample) {
@@ -1568,8 +1546,7 @@ __global__ void __launch_bounds__(32 * wide_warps, FUSEBENCH_STREAM_WIDE_MINB)
         float* p_out = probs + r * K;
         std::int32_t* i_out = indices + r * K;
         if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
-            big_pass<T, U, true, true, 0, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out,
-                                                lane))
+            big_pass<T, U, true, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
             continue;
         big_pass_in_order<T, U>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
@@ -1685,8 +1662,8 @@ int sample_stride(std::int64_t K, std::int64_t nfull) {
 // largest sampled vector maximum) about as rarely as with P = 5 K / 128 and r = 64 (7.7 deviations),
 // while about 1.7 K elements of a row pass instead of ~2.7 K. P = 10 is at or below the
 // 5 K / 128 that big_pass_in_order assumes when it marks rows for the retry kernel (so no row it
-// marks went without a sampled pass). H100 (GPU-?, probes/stream_big_params.cu, 4096 x 50257, std 10,
-// us, both with the key room below): fp32 K = 1024, P = 40 r = 64 493.1-496.9 -> P = 10 r = 170
+// marks went without a sampled pass). H100 (probes/stream_big_params.cu, 4096 x 50257, std 10, us,
+// softmax_topk_stream_big_kernel with the key room below; r fixed at 170 / 100 there): fp32 K = 1024, P = 40 r = 64 493.1-496.9 -> P = 10 r = 170
 // 455.8-459.2 (P = 20 r = 100 467.6, P = 8 r = 200 463.4, P = 5 r = 300 478.3; the parked sample at
 // P = 10 / 5 / 4: 470.4 / 477.4 / 489.0); fp32 K = 512 (P = 20 r = 64) 409.9-410.6 -> P = 10 r = 100
 // 399.4-400.3 (P = 5 r = 165 422.4); bf16 K = 1024 504.0-506.5 -> 406.6-407.8 (P = 5 r = 300 405.3-406.0).
@@ -1766,8 +1743,8 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     // K > 256: the key room then takes the shared memory that the warps of a block leave (fp32 K = 512
     // and 1024 at 16 warps: 1,431 keys instead of 640 / 1,152). At cap = K + 32 W every drain round that
     // did not fit compacted exactly to K (fp32 K = 1024: 9.2 compactions a row, each an exact select
-    // over ~1,150 keys); with ~400 keys of room they are relaxed and ~1 a row. H100 (GPU-?,
-    // probes/stream_big_params.cu, 4096 x 50257, std 10, the library's sample otherwise, us): fp32
+    // over ~1,150 keys); with ~400 keys of room they are relaxed and ~1 a row. H100
+    // (probes/stream_big_params.cu, 4096 x 50257, std 10, the sample as before (P = 5 K / 128, r = 64), us): fp32
     // K = 1024 671.0-676.2 -> 493.1-496.9, K = 512 437.0-437.3 -> 409.9-410.6, bf16 K = 1024 (1,511 keys)
     // 783.3-783.5 -> 504.0-506.5. At most 4 kpad keys (small launches: few warps a block).
     // fused_stream's sampled rows at K > 256 go to softmax_topk_stream_wide_kernel (at most wide_warps
