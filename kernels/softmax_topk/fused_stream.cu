@@ -33,7 +33,9 @@
 // order without the sample (as is one that, after the first phase past the sample, gains too few to
 // reach K: the sample then held the row's top). Its blocks are one per SM with the rows split evenly, and a row ends
 // with its top K sorted by value-range bins (finish_by_bins; K > 256: finish_wide, which writes the
-// output from the bins) rather than a select and a sort.
+// output from the bins) rather than a select and a sort. K > 256 (fused_stream): a sample of 1/10 by
+// maxima with a rank from the sampled share (wide_sample_rank), the keys given the shared memory the
+// block's warps leave, and softmax_topk_stream_wide_kernel, whose warps take rows in a loop.
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/globaltimer.cuh"
@@ -1659,14 +1661,15 @@ int sample_stride(std::int64_t K, std::int64_t nfull) {
 // rank r is the expected number of the row's top K in it, K f (f: the share of the row's full steps
 // sampled, ceil(nfull / P) / nfull <= 1 / P + 1 / nfull), plus 7 standard deviations of that number
 // (binomial: K f (1 - f)), so a random row fails (fewer than K elements of it at or above the r-th
-// largest sampled vector maximum) about as rarely as with P = 5 K / 128 and r = 64 (7.7 deviations),
-// while about 1.7 K elements of a row pass instead of ~2.7 K. P = 10 is at or below the
-// 5 K / 128 that big_pass_in_order assumes when it marks rows for the retry kernel (so no row it
-// marks went without a sampled pass). H100 (probes/stream_big_params.cu, 4096 x 50257, std 10, us,
-// softmax_topk_stream_big_kernel with the key room below; r fixed at 170 / 100 there): fp32 K = 1024, P = 40 r = 64 493.1-496.9 -> P = 10 r = 170
-// 455.8-459.2 (P = 20 r = 100 467.6, P = 8 r = 200 463.4, P = 5 r = 300 478.3; the parked sample at
-// P = 10 / 5 / 4: 470.4 / 477.4 / 489.0); fp32 K = 512 (P = 20 r = 64) 409.9-410.6 -> P = 10 r = 100
-// 399.4-400.3 (P = 5 r = 165 422.4); bf16 K = 1024 504.0-506.5 -> 406.6-407.8 (P = 5 r = 300 405.3-406.0).
+// largest sampled vector maximum) about as rarely as with P = 5 K / 128 and r = 64 (7.7 deviations).
+// P = 10 is at or below the 5 K / 128 that big_pass_in_order assumes when it marks rows for the retry
+// kernel (so no row it marks went without a sampled pass). H100 (probes/stream_big_params.cu, 4096 x
+// 50257, std 10, us, softmax_topk_stream_big_kernel with the key room below, r fixed at 170 / 100):
+// fp32 K = 1024, P = 40 r = 64 495.6-496.9 -> P = 10 r = 170 458.2-459.2 (P = 20 r = 100 467.6-467.7,
+// P = 8 r = 200 462.7-463.4, P = 5 r = 300 478.3-479.4; the parked sample at P = 10 / 5 / 4:
+// 470.4-472.8 / 477.0-477.4 / 487.9-489.0); fp32 K = 512 (P = 20 r = 64) 409.9-410.6 -> P = 10 r = 100
+// 399.4-400.3 (P = 5 r = 165 422.4-423.2); bf16 K = 1024 504.0-506.5 -> 406.6-407.8 (P = 5 r = 300
+// 405.3-406.0). A random fp32 K = 1024 row then inserts ~1,690 composites instead of ~2,060 (timeline).
 // Larger samples cost more than they save: the sample phase reads its steps at about the stream's
 // rate and its end (bins over the maxima, the selected groups read again) costs ~10 us a row.
 constexpr int wide_sample_stride = 10;
@@ -1745,7 +1748,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     // did not fit compacted exactly to K (fp32 K = 1024: 9.2 compactions a row, each an exact select
     // over ~1,150 keys); with ~400 keys of room they are relaxed and ~1 a row. H100
     // (probes/stream_big_params.cu, 4096 x 50257, std 10, the sample as before (P = 5 K / 128, r = 64), us): fp32
-    // K = 1024 671.0-676.2 -> 493.1-496.9, K = 512 437.0-437.3 -> 409.9-410.6, bf16 K = 1024 (1,511 keys)
+    // K = 1024 671.0-676.2 -> 495.6-496.9, K = 512 437.0-437.3 -> 409.9-410.6, bf16 K = 1024 (1,511 keys)
     // 783.3-783.5 -> 504.0-506.5. At most 4 kpad keys (small launches: few warps a block).
     // fused_stream's sampled rows at K > 256 go to softmax_topk_stream_wide_kernel (at most wide_warps
     // warps a block; FUSEBENCH_STREAM_WIDE=0 in probe builds: the big kernel instead).
