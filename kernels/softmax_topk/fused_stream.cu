@@ -33,7 +33,9 @@
 // order without the sample (as is one that, after the first phase past the sample, gains too few to
 // reach K: the sample then held the row's top). Its blocks are one per SM with the rows split evenly, and a row ends
 // with its top K sorted by value-range bins (finish_by_bins; K > 256: finish_wide, which writes the
-// output from the bins) rather than a select and a sort.
+// output from the bins) rather than a select and a sort. K > 256 (fused_stream): a sample of 1/10 by
+// maxima with a rank from the sampled share (wide_sample_rank), the keys given the shared memory the
+// block's warps leave, and softmax_topk_stream_wide_kernel, whose warps take rows in a loop.
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/globaltimer.cuh"
@@ -43,6 +45,7 @@
 #include "kernels/softmax_topk/warp_row.cuh"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -1511,6 +1514,58 @@ __global__ void __launch_bounds__(1024, 1)
     }
 }
 
+// fused_stream at K > 256, rows with a sample: softmax_topk_stream_big_kernel's passes (the sample by
+// maxima), but each warp takes rows until none is left (block b's warp w: rows b nwarps + w, then
+// that plus gridDim.x nwarps, ...) in one block per SM, instead of one row a warp in two rounds of
+// blocks, where a block's second-round successor waited for the slowest of its warps. At most
+// wide_warps warps a block, so the launch bounds give it up to 128 registers (ptxas: 108-110, no
+// spills). H100 (probes/stream_big_params.cu, 4096 x 50257, std 10, the same host parameters, us,
+// two rounds; the big kernel -> this one): fp32 K = 1024 461.0 / 462.5 -> 453.1 / 454.2, K = 512
+// 400.9 / 400.2 -> 391.5 / 392.7; bf16 K = 1024 416.5 / 416.2 -> 403.6 / 403.3, K = 512 319.0 / 318.5
+// -> 304.4 / 303.6; fp16 K = 1024 385.9 / 388.2 -> 381.4 / 381.5, K = 512 301.0 / 301.5 -> 295.6 /
+// 294.9. The same kernel held to 64 registers (launch bounds for 2 blocks an SM) was slower than the
+// big kernel (fp32 K = 1024 483.6 / 485.0, bf16 455.6 / 454.9); finish_wide's read-back of its copies
+// 4 rounds at a time, loads first: within ~1 us (451.6 / 452.0), not kept.
+constexpr int wide_warps = 16;
+#ifndef FUSEBENCH_STREAM_WIDE
+#define FUSEBENCH_STREAM_WIDE 1
+#endif
+template <class T, int U>
+__global__ void __launch_bounds__(32 * wide_warps, 1)
+    softmax_topk_stream_wide_kernel(const T* __restrict__ logits, float* __restrict__ probs,
+                                    std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
+                                    int cap, int P, int r_sample) {
+    extern __shared__ __align__(16) unsigned char stream_smem[];
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    const int nwarps = static_cast<int>(blockDim.x) / 32;
+    // [keys: nwarps x cap][lists: nwarps x L vectors][list indices][bins + cthr per warp], as the big kernel's
+    constexpr int L = list_cap<U>;
+    std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
+    auto* list_base = reinterpret_cast<vec16<T>*>(reinterpret_cast<std::uint64_t*>(stream_smem) +
+                                                  static_cast<std::size_t>(nwarps) * cap);
+    auto* list_idx_base = reinterpret_cast<std::uint32_t*>(list_base + nwarps * L);
+    const vec_list<T> list{list_base + warp * L, list_idx_base + warp * L};
+    unsigned* hist = list_idx_base + nwarps * L + warp * (hist_words + 2);
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * nwarps;
+    for (std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * nwarps + warp; r < rows; r += stride) {
+        for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
+        __syncwarp();
+        const T* row = logits + r * V;
+        const row_split rs = split_row<T, 128>(row, V);
+        const auto hd = static_cast<std::uint32_t>(rs.head);
+        const auto nvec = static_cast<std::uint32_t>(rs.nvec);
+        float* p_out = probs + r * K;
+        std::int32_t* i_out = indices + r * K;
+        if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
+            big_pass<T, U, true, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
+            continue;
+        big_pass_in_order<T, U>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
+                                static_cast<std::uint32_t>(__cvta_generic_to_shared(list.idx)), p_out, i_out);
+    }
+}
+
 // fused_stream_resample at K > 32: the rows its sampling kernel gave up with a route are read again
 // by a second launch, this kernel, with the same grid and rows per warp: a warp whose row's first
 // output index holds mark_safe reads the row with the safe sample (big_pass Mode 2, Sampled: cannot
@@ -1611,6 +1666,27 @@ int sample_stride(std::int64_t K, std::int64_t nfull) {
     const auto p = static_cast<int>(5 * K / 128);
     return p >= 2 && nfull >= 2 * static_cast<std::int64_t>(p) ? p : 1;
 }
+// K > 256: a sample of 1 / 10 of the row (wide_sample_stride) taken by maxima whatever its size, whose
+// rank r is the expected number of the row's top K in it, K f (f: the share of the row's full steps
+// sampled, ceil(nfull / P) / nfull <= 1 / P + 1 / nfull), plus 7 standard deviations of that number
+// (binomial: K f (1 - f)), so a random row fails (fewer than K elements of it at or above the r-th
+// largest sampled vector maximum) about as rarely as with P = 5 K / 128 and r = 64 (7.7 deviations).
+// P = 10 is at or below the 5 K / 128 that big_pass_in_order assumes when it marks rows for the retry
+// kernel (so no row it marks went without a sampled pass). H100 (probes/stream_big_params.cu, 4096 x
+// 50257, std 10, us, softmax_topk_stream_big_kernel with the key room below, r fixed at 170 / 100):
+// fp32 K = 1024, P = 40 r = 64 495.6-496.9 -> P = 10 r = 170 458.2-459.2 (P = 20 r = 100 467.6-467.7,
+// P = 8 r = 200 462.7-463.4, P = 5 r = 300 478.3-479.4; the parked sample at P = 10 / 5 / 4:
+// 470.4-472.8 / 477.0-477.4 / 487.9-489.0); fp32 K = 512 (P = 20 r = 64) 409.9-410.6 -> P = 10 r = 100
+// 399.4-400.3 (P = 5 r = 165 422.4-423.2); bf16 K = 1024 504.0-506.5 -> 406.6-407.8 (P = 5 r = 300
+// 405.3-406.0). A random fp32 K = 1024 row then inserts ~1,690 composites instead of ~2,060 (timeline).
+// Larger samples cost more than they save: the sample phase reads its steps at about the stream's
+// rate and its end (bins over the maxima, the selected groups read again) costs ~10 us a row.
+constexpr int wide_sample_stride = 10;
+int wide_sample_rank(std::int64_t K, int P, std::int64_t nfull) {
+    const double f = std::min(1.0, 1.0 / P + 1.0 / static_cast<double>(std::max<std::int64_t>(nfull, 1)));
+    const double m = static_cast<double>(K) * f;
+    return std::max(sample_rank, static_cast<int>(std::ceil(m + 7.0 * std::sqrt(m * (1.0 - f)))));
+}
 
 // Per kernel: the carveout once (shared memory before L1: the stream has no reuse, the buffers are
 // what limits residency; a hint, the launch reports real failures), and the dynamic shared memory
@@ -1652,8 +1728,8 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     // the list allows (fewer compactions).
     const int list_bytes = list_cap<UB> * (16 + 4);
     const int budget = keys_budget - list_bytes / 8;
-    const int cap = kpad + (kpad + step < budget ? budget - kpad : step);
-    const std::size_t per_warp = static_cast<std::size_t>(cap) * 8 + list_bytes + (hist_words + 2) * 4;
+    int cap = kpad + (kpad + step < budget ? budget - kpad : step);
+    std::size_t per_warp = static_cast<std::size_t>(cap) * 8 + list_bytes + (hist_words + 2) * 4;
     // One block per SM: as many warps (rows) as its shared memory holds, at most 32 (64 registers).
     int dev = 0, sms = 0, smem_optin = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
@@ -1676,12 +1752,30 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
             nwarps = static_cast<int>((a.rows + sms * rounds - 1) / (sms * rounds));
         }
     }
+    // K > 256: the key room then takes the shared memory that the warps of a block leave (fp32 K = 512
+    // and 1024 at 16 warps: 1,431 keys instead of 640 / 1,152). At cap = K + 32 W every drain round that
+    // did not fit compacted exactly to K (fp32 K = 1024: 9.2 compactions a row, each an exact select
+    // over ~1,150 keys); with ~400 keys of room they are relaxed and ~1 a row. H100
+    // (probes/stream_big_params.cu, 4096 x 50257, std 10, the sample as before (P = 5 K / 128, r = 64), us): fp32
+    // K = 1024 671.0-676.2 -> 495.6-496.9, K = 512 437.0-437.3 -> 409.9-410.6, bf16 K = 1024 (1,511 keys)
+    // 783.3-783.5 -> 504.0-506.5. At most 4 kpad keys (small launches: few warps a block).
+    // fused_stream's sampled rows at K > 256 go to softmax_topk_stream_wide_kernel (at most wide_warps
+    // warps a block; FUSEBENCH_STREAM_WIDE=0 in probe builds: the big kernel instead).
+    const bool wide = FUSEBENCH_STREAM_WIDE && !Resample && a.K > 256 && a.V / step - 2 >= 2 * wide_sample_stride;
+    if (wide) nwarps = std::min(nwarps, wide_warps);
+    if (a.K > 256) {
+        const std::size_t fixed = per_warp - static_cast<std::size_t>(cap) * 8;
+        const std::size_t room = (static_cast<std::size_t>(smem_optin) / nwarps - fixed) / 8 / 2 * 2;
+        cap = static_cast<int>(std::max<std::size_t>(cap, std::min<std::size_t>(room, 4 * static_cast<std::size_t>(kpad))));
+        per_warp = fixed + static_cast<std::size_t>(cap) * 8;
+    }
     const std::size_t smem = static_cast<std::size_t>(nwarps) * per_warp;
     const auto grid = static_cast<unsigned>(std::max<std::int64_t>(std::min<std::int64_t>(sms, a.rows),
                                                                    (a.rows + nwarps - 1) / nwarps));
     // Full warp steps of a row (an upper bound: the row's head may take a few elements).
     const std::int64_t nfull_max = a.V / (static_cast<std::int64_t>(step));  // the device's is at least this - 1
-    const int P = sample_stride(a.K, nfull_max - 2);
+    const int P = a.K <= 256 ? sample_stride(a.K, nfull_max - 2) : nfull_max - 2 >= 2 * wide_sample_stride ? wide_sample_stride : 1;
+    const int r_sample = a.K > 256 ? wide_sample_rank(a.K, P, nfull_max - 1) : sample_rank;
     // Without a sample (P = 1) the kernel leaves the sampled pass out; a sample of at most
     // maxima_sample_vectors vectors goes through sample_by_maxima.
     const auto launch = [&](auto sampling, auto by_maxima) {
@@ -1689,7 +1783,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         constexpr bool R = S && Resample;
         set_smem<softmax_topk_stream_big_kernel<T, UB, S, M, R>>(smem);
         softmax_topk_stream_big_kernel<T, UB, S, M, R><<<grid, 32 * nwarps, smem, stream>>>(
-            static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, sample_rank);
+            static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, r_sample);
         if constexpr (R) {  // the rows it gave up (softmax_topk_stream_big_retry_kernel)
             check_launch("softmax_topk_stream_big_kernel");
             set_smem<softmax_topk_stream_big_retry_kernel<T, UB>>(smem);
@@ -1711,7 +1805,15 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
                        "softmax_topk_stream_big_retry_kernel");
         }
     };
-    if (P > 1 && (nfull_max + P - 1) / P * 32 <= maxima_sample_vectors) {
+    if (wide) {
+        set_smem<softmax_topk_stream_wide_kernel<T, UB>>(smem);
+        const auto grid_w = static_cast<unsigned>(std::min<std::int64_t>(sms, (a.rows + nwarps - 1) / nwarps));
+        softmax_topk_stream_wide_kernel<T, UB><<<grid_w, 32 * nwarps, smem, stream>>>(
+            static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, r_sample);
+        check_launch("softmax_topk_stream_wide_kernel");
+        return;
+    }
+    if (P > 1 && (a.K > 256 || (nfull_max + P - 1) / P * 32 <= maxima_sample_vectors)) {
         launch(std::true_type{}, std::true_type{});
     } else if (P > 1) {
         launch(std::true_type{}, std::false_type{});

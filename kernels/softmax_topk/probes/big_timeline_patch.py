@@ -34,7 +34,8 @@ sub("    if (r >= static_cast<std::int64_t>(blockIdx.x + 1) * rows / gridDim.x) 
     "    if (r >= static_cast<std::int64_t>(blockIdx.x + 1) * rows / gridDim.x) return;  // warp-uniform; no block barrier follows\n"
     "    if (lane == 0) big_row[blockIdx.x * 32 + warp] = r;\n    __syncwarp();\n"
     "    { unsigned sm; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(sm)); BTS(6, sm); }\n    BTL(0);\n")
-sub("        if (sr.count < 0) return false;\n", "        if (sr.count < 0) return false;\n        BTL(1);\n")
+_sr = "            return false;\n        }\n        st = sr.st;\n"
+sub(_sr, _sr.replace("        st = sr.st;\n", "        BTL(1);\n        st = sr.st;\n"))
 sub("                end_sample();\n                if (lane == 0) *s0_slot = w.count;\n",
     "                end_sample();\n                if (lane == 0) *s0_slot = w.count;\n                BTL(1);\n")
 sub("    float M, S;\n    if (!row_stats(st, M, S)) {\n        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);\n        return true;\n    }\n    if (Sampled",
@@ -44,8 +45,14 @@ sub("        w = compact<true>(keys, hist, w, K, big_limit(K, cap, 32 * W), lane
     "        w = compact<true>(keys, hist, w, K, big_limit(K, cap, 32 * W), lane, lane_max);  // room for 32 W\n    }\n"
     "    { const unsigned ins_ = __reduce_add_sync(full_mask, __popc(bits)); BTC(8, ins_); }\n")
 sub("    const int first = whole ? 0 : w.vn % 32;\n", "    const int first = whole ? 0 : w.vn % 32;\n    BTC(9, w.vn - first);\n")
-sub("    const vec_list<T> list{static_cast<vec16<T>*>(__cvta_shared_to_generic(list_vec_s)),\n",
-    "    BTC(10, 1);\n    const vec_list<T> list{static_cast<vec16<T>*>(__cvta_shared_to_generic(list_vec_s)),\n")
+# the in-order pass (big_pass_in_order: after the retry variant's mark, if any)
+sub("        }\n    }\n    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));\n",
+    "        }\n    }\n    BTC(10, 1);\n    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));\n")
+# softmax_topk_stream_wide_kernel (K > 256, rows taken in a loop), where present: a row's slots from its start
+_wk = "        const T* row = logits + r * V;\n        const row_split rs = split_row<T, 128>(row, V);\n"
+if _wk in s:
+    sub(_wk, "        if (lane == 0) big_row[blockIdx.x * 32 + warp] = r;\n        __syncwarp();\n"
+        "        { unsigned sm; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(sm)); BTS(6, sm); }\n        BTL(0);\n" + _wk)
 # finish_big_row: the bins path and the select + sort path
 _w = "        topk_detail::warp_write_topk(keys, min(w.count, K), row, V, K, M, S, p_out, i_out, lane);\n        return;\n"
 sub(_w, "        BTL(3);\n        BTL(4);\n" + _w.replace("        return;\n", "        BTL(5);\n        return;\n"), count=s.count(_w) or 1)

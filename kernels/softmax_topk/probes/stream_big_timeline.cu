@@ -8,6 +8,8 @@
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -arch=sm_90 -I. -I/tmp/tl \
 //        kernels/softmax_topk/probes/stream_big_timeline.cu -o stream_big_timeline
 //   ./stream_big_timeline f32|bf16|f16 rows V K std
+// With K > 256 parameters (probes/big_params_patch.py run on fs_tl.cu, built with -DBIG_PARAMS):
+//   ./stream_big_timeline f32 4096 50257 1024 10 P:r:maxima:cap
 #include "fs_tl.cu"
 #include "kernels/softmax_topk/probes/probe_common.cuh"
 
@@ -30,6 +32,11 @@ int main(int argc, char** argv) {
     const float sd = static_cast<float>(std::atof(argv[5]));
     const probe_problem pr = make_problem(ty, rows, V, K, sd);
     const fk::softmax_topk_args a = pr.args;
+#ifdef BIG_PARAMS  // a copy also patched by big_params_patch.py: argv[6] = P:r:maxima:cap
+    if (argc > 6 && std::sscanf(argv[6], "%d:%d:%d:%d", &fk::big_params.P, &fk::big_params.r, &fk::big_params.maxima,
+                                &fk::big_params.cap) != 4)
+        return 2;
+#endif
     const std::size_t tl_words = static_cast<std::size_t>(rows) * 16;
     unsigned long long* d_tl = nullptr;
     CK(cudaMalloc(&d_tl, tl_words * 8));
