@@ -152,6 +152,12 @@ struct fp8_gemm_wgmma_options {
     // finds its data in L2. Measured 48-68% slower than without on kv_a (H100, NOTES.md run 9): not
     // a default.
     int l2_prefetch = 0;
+    // tile_n 144 with the overlap, no cluster, split, pieces or prefetch (issue 19, kernels/fp8/NOTES.md
+    // run 13): each K block's product in three pieces of 48 columns (m64n48k32, A from shared memory)
+    // into three 24-register buffers, two pieces in flight, so that a consumer warpgroup always has
+    // a piece on the tensor cores while it promotes the previous one (the overlapped consumer without
+    // it drains its queue once per K block). The same arithmetic in the same order: bit-identical D.
+    bool thirds_ahead = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
