@@ -559,13 +559,6 @@ const wgmma_block_config wgmma_block_configs[] = {
      false,
      "every untimed case of the kernel's domain; timed at M >= 4096 (there the default where "
      "k::fp8_gemm_wgmma_default_tile_n picks 144) and wherever it is the default"},
-    {"c1_n144_thirds",
-     "c1_n144_overlap with each K block's product in three 48-column pieces (options.thirds_ahead; kernels/fp8/NOTES.md "
-     "run 13): m64n48k32 into three 24-register buffers, each piece issued two pieces ahead of its promotion, so each "
-     "consumer warpgroup keeps a piece on the tensor cores while it promotes the previous one (c1_n144_overlap drains "
-     "the warpgroup's queue once per K block); A from shared memory (the default's A from registers cannot keep a "
-     "group in flight across the K loop)",
-     {1, true, true, false, 0, false, 144, false, false, false, 1, 0, true}},
     {"c1_n192_mc2",
      "c1_n192_overlap in clusters of 2 CTAs along M (kernels/fp8/NOTES.md run 9): the two row blocks of a cluster share "
      "B's 192 x 128 tile of each K block, each CTA loading 96 rows of it into both (TMA multicast), so B's L2 -> "

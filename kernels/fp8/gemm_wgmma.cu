@@ -68,6 +68,10 @@
 //   clusters of 4 lose a second round where fewer are resident than the grid needs.
 // - optional L2 prefetch (options.l2_prefetch, 144- and 192-wide): measured 48-68% slower on kv_a
 //   (NOTES.md run 9), kept to measure.
+// - optional 48-column pieces of the 144-wide tile (options.thirds_ahead; consume_n144's
+//   run_tile_ahead): three m64n48 buffers, the warpgroup's queue drained once per K block only
+//   between the block's last wait and the next block's first issue; measured 3.5-4.5% slower than
+//   the default on kv_a (NOTES.md run 13), kept to measure (the exact test covers it).
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
@@ -106,15 +110,17 @@
 //   (non-cluster, non-split kernels without the L2 prefetch).
 // FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ (0): the CTA's last TMA-store wait is .read (its staging has
 //   been read) instead of the stores' completion.
-// The last two are exact (bitwise-equal D) but measured in the probe only, not in the suite: off.
+// The last two are exact (bitwise-equal D); in the suite on one board (NOTES.md run 13, two rounds)
+//   EARLY_FILLS + STORE_WAIT_READ took 35.86 / 35.70 us on kv_a at M = 4096 against the default's
+//   35.51 / 35.99 (the same within the noise): off.
 // FUSEBENCH_FP8_WGMMA_N144_SCALES (0; with N144_RS only): the scale factors of the 144-wide
 //   consumer with A from registers are staged per ring stage by an idle producer warp (warp 10:
 //   a_scale * b_scale for the tile's 128 rows and B's two scale blocks, 1 KiB a stage, credited
 //   on the stage's full barrier), so the consumer's chain per K block reads two float2 from shared
 //   memory instead of index math, four global loads and four products. Exact (bitwise-equal D);
-//   4% faster on kv_a in the probe (main's code and this on one board), but not yet compared with
-//   main's code in the suite on one board (36.35 us on one board against run 11's 35.74-36.05 on
-//   another): off until that A/B (NOTES.md run 12). 0: the .text of every kernel is run 11's.
+//   4% faster on kv_a in the probe (NOTES.md run 12), but 2.9% slower in the suite against the
+//   default on one board (run 13: 36.53 / 36.63 us against 35.51 / 35.99 at M = 4096, two rounds;
+//   with EARLY_FILLS + STORE_WAIT_READ 36.82 / 36.70): off. 0: the .text of every kernel is run 11's.
 #if !defined(FUSEBENCH_FP8_WGMMA_N144_RS)
 #define FUSEBENCH_FP8_WGMMA_N144_RS 1
 #endif

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Builds one variant of the fusebench binaries: gemm_wgmma.cu recompiled with extra defines into
+"""A/B builds for kernels/fp8/NOTES.md run 13 (the switches of gemm_wgmma.cu measured in the suite on
+one board). Builds one variant of the fusebench binaries: gemm_wgmma.cu recompiled with extra defines into
 <vardir>/gemm_wgmma.cu.o (the base build's own compile command, only -o and -D changed), the base
 build's kernel archive copied into <vardir> with that member replaced, and fusebench /
 fusebench_tests relinked there with the base build's link commands (only the archive and -o
 changed). No ninja runs on <vardir>, so nothing can rebuild it from another source.
-usage: relink.py BASE_BUILD VARDIR [-DNAME=V ...]"""
+usage: relink_variant.py BASE_BUILD VARDIR [-DNAME=V ...]   (BASE_BUILD: a Ninja build of fusebench and
+fusebench_tests, e.g. FUSEBENCH_TARGETS="fusebench fusebench_tests" scripts/build.sh)"""
 import json, os, shlex, subprocess, sys, hashlib
 
 base, var, defs = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), sys.argv[3:]
