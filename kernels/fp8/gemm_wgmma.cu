@@ -1108,7 +1108,7 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
                                              int tile_step) {
     constexpr int BN = 144;
     static_assert(CM * CN == 1 || OVERLAP, "the multicast clusters run the overlapped consumer");
-    static_assert(!AHEAD || (OVERLAP && CM * CN == 1), "the pieces two ahead: the overlapped consumer without a cluster");
+    static_assert(!AHEAD || (OVERLAP && CM * CN == 1), "the 48-column pieces (options.thirds_ahead): the overlapped consumer without a cluster");
     [[maybe_unused]] const int crank = CM * CN > 1 ? static_cast<int>(cluster_rank()) : 0;
     using cfg = config<BN, STAGES>;
     const std::uint32_t bar = base + cfg::bar_offset;
@@ -1528,7 +1528,7 @@ __global__ void __launch_bounds__(threads, 1)
     static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128) ||
                       (PIECES == 3 && BN == 144 && OVERLAP && !SPLIT && ctas == 1 && !L2PF),
                   "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split; 3: the 144-wide tile's "
-                  "48-column pieces two ahead (options.thirds_ahead), the overlap, no cluster, split or prefetch");
+                  "three 48-column pieces (options.thirds_ahead), the overlap, no cluster, split or prefetch");
     static_assert(!SPLIT || (BN == 192 && OVERLAP), "the work split runs on the overlapped 128 x 192 consumer only");
     using cfg = config<BN, STAGES>;
     extern __shared__ unsigned char smem_raw[];

@@ -386,7 +386,7 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
                                                  {1, true, false, false, 0, false, 144}, {1, false, false, false, 0, false, 144},
                                                  {1, true, true, false, 0, false, 144},  {1, false, true, false, 0, false, 144},
                                                  {1, true, true, false, 3, true, 144},
-                                                 // The 144-wide tile's 48-column pieces two ahead (NOTES.md run 13;
+                                                 // The 144-wide tile in three 48-column pieces (options.thirds_ahead, NOTES.md run 13;
                                                  // k_blocks 1-64), both epilogues, the serpentine
                                                  {1, true, true, false, 0, false, 144, false, false, false, 1, 0, true},
                                                  {1, false, true, false, 0, false, 144, false, false, false, 1, 0, true},
