@@ -152,6 +152,15 @@ struct fp8_gemm_wgmma_options {
     // finds its data in L2. Measured 48-68% slower than without on kv_a (H100, NOTES.md run 9): not
     // a default.
     int l2_prefetch = 0;
+    // tile_n 144 with the overlap, no cluster, split, pieces or prefetch (issue 19, kernels/fp8/NOTES.md
+    // run 13): each K block's product in three pieces of 48 columns (m64n48k32, A from shared memory)
+    // into three 24-register buffers, the block's last piece issued under the first one's promotion
+    // and promoted under the next block's first two, so that a consumer warpgroup's queue is empty
+    // only between a block's last wait and the next block's first issue. The same arithmetic in the
+    // same order: bit-identical D. Measured 3.5-4.0% slower than the default c1_n144_overlap on kv_a
+    // at M = 4096 and 4.5% at M = 8192 (H100, same binary and board): not a default, not a suite
+    // configuration; the exact kernel test covers it.
+    bool thirds_ahead = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,

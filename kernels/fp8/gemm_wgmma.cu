@@ -68,6 +68,10 @@
 //   clusters of 4 lose a second round where fewer are resident than the grid needs.
 // - optional L2 prefetch (options.l2_prefetch, 144- and 192-wide): measured 48-68% slower on kv_a
 //   (NOTES.md run 9), kept to measure.
+// - optional 48-column pieces of the 144-wide tile (options.thirds_ahead; consume_n144's
+//   run_tile_ahead): three m64n48 buffers, the warpgroup's queue drained once per K block only
+//   between the block's last wait and the next block's first issue; measured 3.5-4.5% slower than
+//   the default on kv_a (NOTES.md run 13), kept to measure (the exact test covers it).
 // K rows whose pitch is not a multiple of 16 bytes (TMA's rule for a global stride) are first
 // copied into the workspace with the pitch rounded up (zero pad columns; part of the launch).
 //
@@ -106,15 +110,17 @@
 //   (non-cluster, non-split kernels without the L2 prefetch).
 // FUSEBENCH_FP8_WGMMA_STORE_WAIT_READ (0): the CTA's last TMA-store wait is .read (its staging has
 //   been read) instead of the stores' completion.
-// The last two are exact (bitwise-equal D) but measured in the probe only, not in the suite: off.
+// The last two are exact (bitwise-equal D); in the suite on one board (NOTES.md run 13, two rounds)
+//   EARLY_FILLS + STORE_WAIT_READ took 35.86 / 35.70 us on kv_a at M = 4096 against the default's
+//   35.51 / 35.99 (the same within the noise): off.
 // FUSEBENCH_FP8_WGMMA_N144_SCALES (0; with N144_RS only): the scale factors of the 144-wide
 //   consumer with A from registers are staged per ring stage by an idle producer warp (warp 10:
 //   a_scale * b_scale for the tile's 128 rows and B's two scale blocks, 1 KiB a stage, credited
 //   on the stage's full barrier), so the consumer's chain per K block reads two float2 from shared
 //   memory instead of index math, four global loads and four products. Exact (bitwise-equal D);
-//   4% faster on kv_a in the probe (main's code and this on one board), but not yet compared with
-//   main's code in the suite on one board (36.35 us on one board against run 11's 35.74-36.05 on
-//   another): off until that A/B (NOTES.md run 12). 0: the .text of every kernel is run 11's.
+//   4% faster on kv_a in the probe (NOTES.md run 12), but 2.9% slower in the suite against the
+//   default on one board (run 13: 36.53 / 36.63 us against 35.51 / 35.99 at M = 4096, two rounds;
+//   with EARLY_FILLS + STORE_WAIT_READ 36.82 / 36.70): off. 0: the .text of every kernel is run 11's.
 #if !defined(FUSEBENCH_FP8_WGMMA_N144_RS)
 #define FUSEBENCH_FP8_WGMMA_N144_RS 1
 #endif
@@ -1097,11 +1103,12 @@ __device__ __forceinline__ void stage_scales_n144(const params& p, std::uint32_t
 // multiple of 8 columns: no group straddles). Past the last scale block lo's scale is used (B's
 // rows there arrive as zeros and those columns are never stored).
 // CM x CN > 1: a multicast cluster, as in consume_n192 (OVERLAP only).
-template <int STAGES, bool OVERLAP, int CM = 1, int CN = 1>
+template <int STAGES, bool OVERLAP, int CM = 1, int CN = 1, bool AHEAD = false>
 __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
                                              int tile_step) {
     constexpr int BN = 144;
     static_assert(CM * CN == 1 || OVERLAP, "the multicast clusters run the overlapped consumer");
+    static_assert(!AHEAD || (OVERLAP && CM * CN == 1), "the 48-column pieces (options.thirds_ahead): the overlapped consumer without a cluster");
     [[maybe_unused]] const int crank = CM * CN > 1 ? static_cast<int>(cluster_rank()) : 0;
     using cfg = config<BN, STAGES>;
     const std::uint32_t bar = base + cfg::bar_offset;
@@ -1374,26 +1381,109 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             ++it;
         };
 #endif
+        // AHEAD (options.thirds_ahead; no cluster): each K block's product in three pieces of 48
+        // columns (m64n48k32) into three 24-register buffers t0, t1, t2 (piece q in t q). Per block j:
+        // pieces 0 and 1 issued, block j - 1's piece 2 promoted under them, piece 0 waited for (wait_group
+        // 1), piece 2 issued, piece 0 promoted under pieces 1 and 2, piece 1 waited for and promoted
+        // under piece 2, piece 2 waited for (wait_group 0) and the stage released: the warpgroup's queue
+        // is empty only from there to the next block's first issue, where run_tile and run_tile_rs leave
+        // it empty for a promotion and the scales as well (NOTES.md run 10: ~350 cycles a block).
+        // Nothing is in flight across the K loop's back edge: with a group in flight there and
+        // wait_group 1, ptxas 13.0 serializes every wgmma (C7514, NOTES.md run 7; tried again here with
+        // three 48-column buffers, two pieces in flight). Three 36-register halves (acc 72 + 108) do
+        // not fit: ptxas allocates at most 168 registers a thread in this kernel (384 threads:
+        // setmaxnreg does not raise that budget, nor does a 288-thread launch bound; 14-22 KB of
+        // spills). A from shared memory. The same FMAs in the same order as run_tile: the same D.
+        [[maybe_unused]] float t0[24], t1[24], t2[24];
+        auto issue_piece = [&](float (&tt)[24], int fill, int q) {
+            const int s = fill % STAGES;
+            wgmma_fence();
+#pragma unroll
+            for (int ks = 0; ks < bk / 32; ++ks) {
+                const std::uint64_t da = make_desc(stage_a(s) + wg * (64 * bk) + ks * 32);
+                const std::uint64_t db = make_desc(stage_b(s) + q * (48 * bk) + ks * 32);  // B's rows 48 q .. (6 swizzle atoms)
+                sm90::wgmma_fp8_op<48>::ss(tt, da, db, ks > 0 ? 1 : 0);
+            }
+            wgmma_commit();
+        };
+        // always_inline: one instantiation per n_blk % 8, each too large for the inliner's budget (a call
+        // makes ptxas serialize every wgmma: C7510).
+        [[maybe_unused]] auto run_tile_ahead = [&](auto gbc, const tile_info& ti, bool store_prev) __attribute__((always_inline)) {
+            constexpr int GBC = decltype(gbc)::value;
+            const int kbs = p.k_blocks, it0 = it;
+            auto promote_piece = [&](auto qq, const float(&tt)[24], const factors& fq) __attribute__((always_inline)) {
+                constexpr int Q = decltype(qq)::value;
+                promote_n144<6 * Q, 6, 24, GBC>(acc, tt, ti.gb, fq.f0_lo, fq.f1_lo, fq.f0_hi, fq.f1_hi);
+            };
+            const std::integral_constant<int, 0> p0{};
+            const std::integral_constant<int, 1> p1{};
+            const std::integral_constant<int, 2> p2{};
+            // Pieces 0 and 1 of block j issued; before and after: nothing in flight.
+            auto issue_first = [&](int j) __attribute__((always_inline)) {
+                mbar_wait(full((it0 + j) % STAGES), ((it0 + j) / STAGES) & 1);
+                issue_piece(t0, it0 + j, 0);
+                issue_piece(t1, it0 + j, 1);
+            };
+            // The rest of block j (factors fj): pieces 0 and 1 in flight on entry, nothing on exit
+            // (piece 2 complete in t2, not promoted).
+            auto finish_block = [&](int j, const factors& fj) __attribute__((always_inline)) {
+                wgmma_wait<1>();  // piece 0
+                reg_fence(t0);
+                issue_piece(t2, it0 + j, 2);
+                promote_piece(p0, t0, fj);
+                wgmma_wait<1>();  // piece 1
+                reg_fence(t1);
+                promote_piece(p1, t1, fj);
+                wgmma_wait<0>();  // piece 2: the stage is free
+                reg_fence(t2);
+                release(it0 + j);
+            };
+            // f: the factors of block j; sc: the raw scales of block j + 1, loaded a block ahead
+            // (clamped to the last block: a load that is not used, never one past K).
+            factors f = factors_of(block_scales(ti, 0));
+            scales sc = block_scales(ti, kbs > 1 ? 1 : 0);
+            issue_first(0);
+            // The previous tile's epilogue under this tile's first block.
+            if (store_prev) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
+#pragma unroll
+            for (int i = 0; i < 72; ++i) acc[i] = 0.f;
+            finish_block(0, f);
+            for (int j = 1; j < kbs; ++j) {
+                issue_first(j);
+                promote_piece(p2, t2, f);  // block j - 1's piece 2
+                f = factors_of(sc);
+                sc = block_scales(ti, min(j + 1, kbs - 1));
+                finish_block(j, f);
+            }
+            promote_piece(p2, t2, f);
+            it += p.k_blocks;
+        };
         for (int t = first_tile, local = 0; t < p.sched_tiles; t += tile_step, ++local) {
             const tile_info ti = tile_at(t, local);
             const bool store_prev = t != first_tile;
             if constexpr (CM * CN == 1) {
 #if FUSEBENCH_FP8_WGMMA_N144_RS
-#define FP8_RUN_TILE run_tile_rs
+#define FP8_RUN_TILE_DEFAULT run_tile_rs
 #else
-#define FP8_RUN_TILE run_tile
+#define FP8_RUN_TILE_DEFAULT run_tile
 #endif
+#define FP8_RUN_TILE(GB)                                                                          \
+    do {                                                                                          \
+        if constexpr (AHEAD) run_tile_ahead(std::integral_constant<int, GB>{}, ti, store_prev);  \
+        else FP8_RUN_TILE_DEFAULT(std::integral_constant<int, GB>{}, ti, store_prev);            \
+    } while (0)
                 switch (ti.gb) {  // 16 - 2 (n_blk % 8): 2 .. 16
-                    case 16: FP8_RUN_TILE(std::integral_constant<int, 16>{}, ti, store_prev); break;
-                    case 14: FP8_RUN_TILE(std::integral_constant<int, 14>{}, ti, store_prev); break;
-                    case 12: FP8_RUN_TILE(std::integral_constant<int, 12>{}, ti, store_prev); break;
-                    case 10: FP8_RUN_TILE(std::integral_constant<int, 10>{}, ti, store_prev); break;
-                    case 8: FP8_RUN_TILE(std::integral_constant<int, 8>{}, ti, store_prev); break;
-                    case 6: FP8_RUN_TILE(std::integral_constant<int, 6>{}, ti, store_prev); break;
-                    case 4: FP8_RUN_TILE(std::integral_constant<int, 4>{}, ti, store_prev); break;
-                    default: FP8_RUN_TILE(std::integral_constant<int, 2>{}, ti, store_prev); break;
+                    case 16: FP8_RUN_TILE(16); break;
+                    case 14: FP8_RUN_TILE(14); break;
+                    case 12: FP8_RUN_TILE(12); break;
+                    case 10: FP8_RUN_TILE(10); break;
+                    case 8: FP8_RUN_TILE(8); break;
+                    case 6: FP8_RUN_TILE(6); break;
+                    case 4: FP8_RUN_TILE(4); break;
+                    default: FP8_RUN_TILE(2); break;
                 }
 #undef FP8_RUN_TILE
+#undef FP8_RUN_TILE_DEFAULT
             } else {
                 run_tile(std::integral_constant<int, -1>{}, ti, store_prev);
             }
@@ -1435,8 +1525,10 @@ __global__ void __launch_bounds__(threads, 1)
     static_assert(!L2PF || ((BN == 144 || BN == 192) && ctas == 1 && OVERLAP && !SPLIT && PIECES == 0),
                   "the L2 prefetch: the overlapped 144- and 192-wide kernels without cluster, split or pieces");
     static_assert(BN != 256 || (OVERLAP && PIECES != 0), "the 128 x 256 tile runs with the 64-column piece consumer only");
-    static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128),
-                  "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split");
+    static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128) ||
+                      (PIECES == 3 && BN == 144 && OVERLAP && !SPLIT && ctas == 1 && !L2PF),
+                  "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split; 3: the 144-wide tile's "
+                  "three 48-column pieces (options.thirds_ahead), the overlap, no cluster, split or prefetch");
     static_assert(!SPLIT || (BN == 192 && OVERLAP), "the work split runs on the overlapped 128 x 192 consumer only");
     using cfg = config<BN, STAGES>;
     extern __shared__ unsigned char smem_raw[];
@@ -1645,12 +1737,12 @@ __global__ void __launch_bounds__(threads, 1)
         if constexpr (staged_scales_n144(BN, ctas, OVERLAP) && !SPLIT && PIECES == 0) {
             if (tid >= 320 && tid < 352) stage_scales_n144<STAGES>(p, base, tid & 31, cluster_id, clusters);  // warp 10
         }
-    } else if constexpr (PIECES != 0) {
+    } else if constexpr (PIECES == 1 || PIECES == 2) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         consume_pieces<BN, STAGES, PIECES>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 144) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-        consume_n144<STAGES, OVERLAP, CLUSTER, CLUSTER_N>(p, &tm_d, base, tid, role, cluster_id, clusters);
+        consume_n144<STAGES, OVERLAP, CLUSTER, CLUSTER_N, PIECES == 3>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 192) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         consume_n192<STAGES, OVERLAP, SPLIT, CLUSTER, CLUSTER_N>(p, &tm_d, base, tid, role, cluster_id, clusters);
@@ -2054,6 +2146,9 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     if (opt.pieces64 && (opt.tile_n == 128 || !opt.overlap || opt.split)) {
         throw std::invalid_argument("fp8_gemm wgmma: pieces64 runs with tile_n 192 or 256 and the overlap, without the split");
     }
+    if (opt.thirds_ahead && (opt.tile_n != 144 || !opt.overlap || multicast || opt.l2_prefetch != 0)) {
+        throw std::invalid_argument("fp8_gemm wgmma: thirds_ahead runs with tile_n 144 and the overlap, without a cluster and the L2 prefetch");
+    }
     if (opt.split && (opt.tile_n != 192 || !opt.overlap || opt.k_serpentine)) {
         // The serpentine's K order depends on a tile's place in its CTA's sequence, which differs
         // between the CTAs sharing a cut tile.
@@ -2188,6 +2283,7 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     if (tile_n == 144) {
         using cfg144 = config<144, stages_n144>;
         auto* kernel = opt.l2_prefetch > 0 ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 1, true>
+                       : opt.thirds_ahead  ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 3>
                        : opt.overlap       ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true>
                                            : fp8_gemm_wgmma_kernel<144, stages_n144, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg144::smem_bytes),

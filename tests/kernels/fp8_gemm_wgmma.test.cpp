@@ -386,6 +386,11 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
                                                  {1, true, false, false, 0, false, 144}, {1, false, false, false, 0, false, 144},
                                                  {1, true, true, false, 0, false, 144},  {1, false, true, false, 0, false, 144},
                                                  {1, true, true, false, 3, true, 144},
+                                                 // The 144-wide tile in three 48-column pieces (options.thirds_ahead, NOTES.md run 13;
+                                                 // k_blocks 1-64), both epilogues, the serpentine
+                                                 {1, true, true, false, 0, false, 144, false, false, false, 1, 0, true},
+                                                 {1, false, true, false, 0, false, 144, false, false, false, 1, 0, true},
+                                                 {1, true, true, false, 3, true, 144, false, false, false, 1, 0, true},
                                                  // Multicast clusters (M x N CTAs; ragged clusters: an odd row-block or a
                                                  // column-block count off the cluster leaves CTAs tiles of zeros to
                                                  // compute and nothing to store): 192-wide 2 x 1, 4 x 1; 144-wide 2 x 1,
@@ -429,7 +434,7 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
         CAPTURE(options[run / 2].cluster, options[run / 2].tma_store, options[run / 2].overlap, options[run / 2].cluster_grid_from_sms,
                 options[run / 2].k_stagger, options[run / 2].k_serpentine, options[run / 2].tile_n, options[run / 2].split,
                 options[run / 2].pieces64, options[run / 2].pieces_lookahead, options[run / 2].cluster_n,
-                options[run / 2].l2_prefetch);
+                options[run / 2].l2_prefetch, options[run / 2].thirds_ahead);
         std::size_t wrong = 0, first_wrong = m * n;
         for (std::size_t i = 0; i < m * n; ++i) {
             std::uint16_t g;
