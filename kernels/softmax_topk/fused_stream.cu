@@ -75,6 +75,16 @@ constexpr int keys_budget = 800;
 constexpr int hist_words = 128;
 // Deferred list (K > 32): a batch of U vectors per lane always fits, and a drain takes at least 32.
 template <int U> constexpr int list_cap = 32 * U + 32;
+// fused_stream's 16-bit kernels at K in (32, 256] load U = big16_u steps a batch (other 16-bit K > 32
+// kernels: 2). At U = 3 the launcher's cap is K + 32 W = 512 at K = 256, so compactions that made room
+// for a whole round (32 W) kept exactly K (several radix passes); they make room for the round's own
+// count instead (insert_round's CountRoom). H100 (GPU-f83ecb16, probes/stream_plain.cu, 4096 rows,
+// std 10, us, median of 2 interleaved rounds, U = 2 -> U = 3 with CountRoom): bf16 50257 K = 256
+// 221.3 -> 222.3, fp16 206.7 -> 201.3, bf16 32000 K = 256 152.4 -> 148.9, bf16 151936 K = 256
+// 519.3 -> 509.4, bf16 50257 K = 128 211.9 -> 209.0, K = 64 198.9 -> 197.2, fp16 K = 64 192.3 ->
+// 189.8 (U = 3 without CountRoom: bf16 50257 K = 256 227.0, bf16 32000 K = 256 161.9).
+constexpr int big16_u = 3;
+template <class T, int U> constexpr bool count_room = sizeof(T) == 2 && U == big16_u;
 // fused_stream_resample at K > 32 (big_pass' Mode): the sampled pass of a row it gives up leaves a
 // route in cthr's word (no composite of a kept element is 0 or 1: key 0 is a NaN); the in-order
 // function turns it into a mark in the row's first output index (never an index) for the retry
@@ -368,8 +378,11 @@ __device__ __forceinline__ void append_elems(const vec16<T>& v, std::uint32_t id
 // One round of the drain: each lane's vector v (elements idx0 .. idx0 + W - 1; all -inf for a lane
 // without one) has its elements that beat cthr appended. When they would not fit, the buffer is
 // compacted first and the round tested again against the raised threshold, so every key in the
-// buffer beats cthr (compact's lower bound).
-template <class T>
+// buffer beats cthr (compact's lower bound). CountRoom (count_room, above): the compaction makes room
+// for the round's cnt composites rather than for 32 W. The launcher keeps cap >= K + 32 W, so either
+// the limit is K (exactly K kept; K + 32 W fit) or at most cap - cnt are kept and the round, tested
+// again against the raised threshold, holds at most cnt: one compaction either way.
+template <class T, bool CountRoom = false>
 __device__ __forceinline__ void insert_round(const vec16<T>& v, std::uint32_t idx0, std::uint64_t* keys, unsigned* hist,
                                              int cap, sel_state& w, int K, int lane, float lane_max) {
     constexpr int W = vec16<T>::n;
@@ -381,8 +394,9 @@ __device__ __forceinline__ void insert_round(const vec16<T>& v, std::uint32_t id
         bits = 0;
 #pragma unroll
         for (int e = 0; e < W; ++e) bits |= static_cast<unsigned>(beats(elem_at(v, e), idx0 + e, cv, ci)) << e;
-        if (w.count + static_cast<int>(__reduce_add_sync(full_mask, __popc(bits))) <= cap) break;
-        w = compact<true>(keys, hist, w, K, big_limit(K, cap, 32 * W), lane, lane_max);  // room for 32 W
+        const int cnt = static_cast<int>(__reduce_add_sync(full_mask, __popc(bits)));
+        if (w.count + cnt <= cap) break;
+        w = compact<true>(keys, hist, w, K, big_limit(K, cap, CountRoom ? cnt : 32 * W), lane, lane_max);
     }
 #pragma unroll
     for (int e = 0; e < W; ++e) {
@@ -400,7 +414,7 @@ __device__ __forceinline__ void insert_round(const vec16<T>& v, std::uint32_t id
 // parked for the next drain (the list holds them and a batch: L = 32 U + 32), so no round runs
 // mostly empty. (Draining all: H200 fp32 4096 x 50257 K = 256 248.1 against 247.5 us, bf16 K = 50
 // 198.3 against 184.1.) lane_max: this lane's running maximum (compact's upper bound).
-template <class T>
+template <class T, bool CountRoom = false>
 __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, std::uint64_t* keys, unsigned* hist,
                                            int cap, sel_state& w, int K, float lane_max, bool whole) {
     __syncwarp();  // the pushes' writes before the reads
@@ -410,7 +424,7 @@ __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, st
         vec16<T> v;
         load_or_neg_inf(v, list.vec + b + lane, ok);
         const std::uint32_t idx0 = ok ? list.idx[b + lane] : 0u;
-        insert_round(v, idx0, keys, hist, cap, w, K, lane, lane_max);
+        insert_round<T, CountRoom>(v, idx0, keys, hist, cap, w, K, lane, lane_max);
     }
     __syncwarp();  // every lane has read the list before the next pushes
     w.vn = first;
@@ -944,8 +958,10 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
 // the keys); K > 256: finish_wide (at least K keys). Otherwise (or when its bins are too crowded) the
 // exact select, then a register sort up to 256 keys (8 per lane; the shared-memory sort of 256 keys
 // took ~25 us per row on the H100, this one ~7; 16 per lane spilled and was slower than selecting
-// down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256.
-template <class T>
+// down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256. One instantiation per
+// batch size U (whose list room is out_cap): with one for both U of a 16-bit type, out_cap was no
+// longer a constant to the compiler, and the U = 2 kernels' machine code changed with the U = 3 ones.
+template <class T, int U>
 __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::uint32_t hist_s, std::uint32_t out_s,
                                             int out_cap, sel_state w, const T* row, std::int64_t V, int K, float M,
                                             float S, float* p_out, std::int32_t* i_out) {
@@ -1194,7 +1210,7 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
             const std::uint32_t vi = (j0 + g) * jump + sl;
             vec16<T> v;
             load_or_neg_inf(v, vrow + vi, ok && j0 + g < n0);
-            insert_round(v, hd + vi * W, keys, hist, cap, w, K, lane, st.m);
+            insert_round<T, count_room<T, U>>(v, hd + vi * W, keys, hist, cap, w, K, lane, st.m);
         }
     }
     return {st, w.thr, w.count};
@@ -1262,7 +1278,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // compactions (towards r_sample) dropped only composites below the kept ones, and left at least
     // r_sample; with fewer, nothing was ever dropped.
     const auto end_sample = [&] {
-        if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, true);
+        if (w.vn > 0) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, true);
         if (w.count > Kc) w = compact<true>(keys, hist, w, Kc, Kc + Kc / 2, lane, st.m);
         thresholded = w.count >= Kc;
         Kc = K;
@@ -1304,7 +1320,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                 for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + (n + u) * jump, static_cast<std::uint32_t>(u) < pre);
 #pragma unroll
                 for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + (n + u) * jump * W, lane, st, keys, hist, list, w);
-                if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
+                if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
             }
         }
         std::uint32_t i = 0;
@@ -1314,7 +1330,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             for (int u = 0; u < U; ++u) v[u] = p[u * jump];
 #pragma unroll
             for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * jump * W, lane, st, keys, hist, list, w);
-            if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
+            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if (i < n) {  // the phase's last, partial batch
             vec16<T> v[U];
@@ -1322,7 +1338,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
 #pragma unroll
             for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * jump * W, lane, st, keys, hist, list, w);
-            if (w.vn + 32 * U > L) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, false);
+            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if constexpr (Sampled) {
             if (!maxima && phi == 0) {  // phase 0 is the sample
@@ -1383,7 +1399,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         load_or_neg_inf(t, vrow + jv, static_cast<std::uint32_t>(lane) < rem);
         vote_vec<T, Retry>(t, hd + jv * W, lane, st, keys, hist, list, w);
     }
-    if (w.vn > 0) drain_list(list, lane, keys, hist, cap, w, Kc, st.m, true);
+    if (w.vn > 0) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, true);
     scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
 
     float M, S;
@@ -1396,7 +1412,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         return false;
     }
     // The list is empty here: its vectors' room serves finish_by_bins as scatter space.
-    finish_big_row<T>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
+    finish_big_row<T, U>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
                       static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, S, p_out, i_out);
@@ -1837,8 +1853,25 @@ template <bool Resample> void launch_stream(const softmax_topk_args& a, cudaStre
     // SM).
     switch (a.type) {
         case elem::f32: launch_typed<float, 3, 3, Resample>(a, stream); break;
-        case elem::f16: launch_typed<__half, 3, 2, Resample>(a, stream); break;
-        case elem::bf16: launch_typed<__nv_bfloat16, 3, 2, Resample>(a, stream); break;
+        // 16-bit K in (32, 256]: U = big16_u in fused_stream (fused_stream_resample keeps 2).
+        case elem::f16:
+            if constexpr (!Resample) {
+                if (a.K <= 256) {
+                    launch_typed<__half, 3, big16_u, Resample>(a, stream);
+                    break;
+                }
+            }
+            launch_typed<__half, 3, 2, Resample>(a, stream);
+            break;
+        case elem::bf16:
+            if constexpr (!Resample) {
+                if (a.K <= 256) {
+                    launch_typed<__nv_bfloat16, 3, big16_u, Resample>(a, stream);
+                    break;
+                }
+            }
+            launch_typed<__nv_bfloat16, 3, 2, Resample>(a, stream);
+            break;
     }
 }
 }  // namespace
