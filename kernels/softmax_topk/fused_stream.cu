@@ -1821,13 +1821,15 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
                        "softmax_topk_stream_big_retry_kernel");
         }
     };
-    if (wide) {
-        set_smem<softmax_topk_stream_wide_kernel<T, UB>>(smem);
-        const auto grid_w = static_cast<unsigned>(std::min<std::int64_t>(sms, (a.rows + nwarps - 1) / nwarps));
-        softmax_topk_stream_wide_kernel<T, UB><<<grid_w, 32 * nwarps, smem, stream>>>(
-            static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, r_sample);
-        check_launch("softmax_topk_stream_wide_kernel");
-        return;
+    if constexpr (!count_room<T, UB>) {  // the 16-bit U = big16_u launch is K <= 256 only: never wide
+        if (wide) {
+            set_smem<softmax_topk_stream_wide_kernel<T, UB>>(smem);
+            const auto grid_w = static_cast<unsigned>(std::min<std::int64_t>(sms, (a.rows + nwarps - 1) / nwarps));
+            softmax_topk_stream_wide_kernel<T, UB><<<grid_w, 32 * nwarps, smem, stream>>>(
+                static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, r_sample);
+            check_launch("softmax_topk_stream_wide_kernel");
+            return;
+        }
     }
     if (P > 1 && (a.K > 256 || (nfull_max + P - 1) / P * 32 <= maxima_sample_vectors)) {
         launch(std::true_type{}, std::true_type{});
