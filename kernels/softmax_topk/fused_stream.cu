@@ -1852,7 +1852,7 @@ template <bool Resample> void launch_stream(const softmax_topk_args& a, cudaStre
     // U = 2 365.2 us, 3 350.0 (with 16-bit bins: at 1 KB of bins per warp U = 3 fit only 7 blocks per
     // SM, 446.7 us). K > 32 (H100, fp32 V = 50257 K = 256): U = 2 386.0 us, 3 380.9, 4 398.7; bf16
     // U = 1 365.8, 2 328.5 (U = 3 would leave too little shared memory for the keys at 8 blocks per
-    // SM).
+    // SM; with one block per SM it fits, and fused_stream's 16-bit K <= 256 takes it: big16_u).
     switch (a.type) {
         case elem::f32: launch_typed<float, 3, 3, Resample>(a, stream); break;
         // 16-bit K in (32, 256]: U = big16_u in fused_stream (fused_stream_resample keeps 2).
