@@ -1844,6 +1844,17 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
 }  // namespace
 
 namespace {
+// 16-bit K in (32, 256]: U = big16_u in fused_stream (fused_stream_resample keeps 2).
+template <class T, bool Resample> void launch_16bit(const softmax_topk_args& a, cudaStream_t stream) {
+    if constexpr (!Resample) {
+        if (a.K <= 256) {
+            launch_typed<T, 3, big16_u, Resample>(a, stream);
+            return;
+        }
+    }
+    launch_typed<T, 3, 2, Resample>(a, stream);
+}
+
 template <bool Resample> void launch_stream(const softmax_topk_args& a, cudaStream_t stream, const char* what) {
     topk_detail::validate(a, softmax_topk_max_k, what);
     if (a.rows == 0) return;
@@ -1855,25 +1866,8 @@ template <bool Resample> void launch_stream(const softmax_topk_args& a, cudaStre
     // SM; with one block per SM it fits, and fused_stream's 16-bit K <= 256 takes it: big16_u).
     switch (a.type) {
         case elem::f32: launch_typed<float, 3, 3, Resample>(a, stream); break;
-        // 16-bit K in (32, 256]: U = big16_u in fused_stream (fused_stream_resample keeps 2).
-        case elem::f16:
-            if constexpr (!Resample) {
-                if (a.K <= 256) {
-                    launch_typed<__half, 3, big16_u, Resample>(a, stream);
-                    break;
-                }
-            }
-            launch_typed<__half, 3, 2, Resample>(a, stream);
-            break;
-        case elem::bf16:
-            if constexpr (!Resample) {
-                if (a.K <= 256) {
-                    launch_typed<__nv_bfloat16, 3, big16_u, Resample>(a, stream);
-                    break;
-                }
-            }
-            launch_typed<__nv_bfloat16, 3, 2, Resample>(a, stream);
-            break;
+        case elem::f16: launch_16bit<__half, Resample>(a, stream); break;
+        case elem::bf16: launch_16bit<__nv_bfloat16, Resample>(a, stream); break;
     }
 }
 }  // namespace
