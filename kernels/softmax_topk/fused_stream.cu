@@ -1303,15 +1303,23 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         std::uint32_t n = (nfull - phi + stride - 1) / stride;  // steps of this phase (>= 1)
         const vec16<T>* p = vrow + phi * 32 + static_cast<std::uint32_t>(lane);
         std::uint32_t idx = hd + (phi * 32 + static_cast<std::uint32_t>(lane)) * W;
-        // The parked sample's last min(U, n) steps first (Mode 1 and the retry's safe sample): a row
-        // that rises along the index then sets the sample's threshold at once, instead of parking
-        // every vector of its sample (each one a new maximum: in Mode 1 ~5,100 elements and ~13
-        // compactions before an ascending fp32 row's give-up, against ~500 and one); a random row
-        // parks about as much in either order. Rows that fall or tie pay one compaction and ~384
-        // keys more. H100, suite, fp32 4096 x 50257 K = 256 (NOTES.md, "asc"): ascending 580 ->
-        // 451 us (1.73x -> 1.34x the random time), descending 394 -> 411, all_equal 462 -> 491
-        // (1.46x), random unchanged (fused_stream's kernels and the spills are as before).
-        if constexpr ((Retry && Sampled) || (Mode == 1 && !maxima)) {
+        // A rising row sets the sample's threshold at once when the sample's last steps come first,
+        // instead of parking every vector of its sample (each one a new maximum: in Mode 1 ~5,100
+        // elements and ~13 compactions before an ascending fp32 row's give-up, against ~500 and
+        // one); a random row parks about as much in either order. Mode 1 reads its sample's last
+        // step first (one step: rows that fall or tie then pay less than with U steps); the retry's
+        // safe sample its last min(U, n) steps. H100, suite, fp32 4096 x 50257 K = 256, time / the
+        // random time (NOTES.md, "asc" and "patch F"): in order: ascending 1.73x, descending 1.17x,
+        // all_equal 1.37x; last U steps first: 1.34-1.35x, 1.22x, 1.46-1.47x; last step first
+        // (kept): 1.33x, 1.17x, 1.38x; random unchanged.
+        if constexpr (Mode == 1 && !maxima) {
+            if (phi == 0) {  // the sample's last step first (n >= 1: with n == 1 it is the only step)
+                --n;
+                const vec16<T> v = p[n * jump];
+                vote_vec<T, Retry>(v, idx + n * jump * W, lane, st, keys, hist, list, w);
+            }
+        }
+        if constexpr (Retry && Sampled) {
             if (phi == 0) {  // the sample's last min(U, n) steps first
                 const std::uint32_t pre = n < static_cast<std::uint32_t>(U) ? n : static_cast<std::uint32_t>(U);
                 n -= pre;
