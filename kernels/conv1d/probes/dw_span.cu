@@ -6,7 +6,8 @@
 // ramp, the blocks per SM, the completion rate over time, the tail).
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. \
 //        kernels/conv1d/probes/dw_span.cu <build>/libfusebench_harness.a -lcupti -lcuda -lcublas \
-//        -lcublasLt -o dw_span && ./dw_span          (./dw_span ncu: one launch each, no tracer, for ncu)
+//        -lcublasLt -o dw_span && ./dw_span          (./dw_span ncu: one launch each, no tracer, for ncu;
+//        ./dw_span configs: the library kernel in other launch configurations at the target case)
 #include "kernels/conv1d/conv1d.cu"
 
 #include "harness/ceilings.hpp"
@@ -234,6 +235,7 @@ void summarize_stamps(const char* name, const std::vector<unsigned long long>& s
 
 int main(int argc, char** argv) {
     const bool ncu_mode = argc > 1 && std::strcmp(argv[1], "ncu") == 0;
+    const bool configs_mode = argc > 1 && std::strcmp(argv[1], "configs") == 0;
     std::string reason;
     std::unique_ptr<activity_tracer> tracer;
     if (!ncu_mode) {
@@ -393,6 +395,53 @@ int main(int argc, char** argv) {
                     k.traffic > 0 ? k.traffic / (r.stats.median * 1e3) : 0.0);
         std::fflush(stdout);
     };
+    if (configs_mode) {
+        // The library kernel in other launch configurations at the target case (same template, same
+        // outputs), beside the two best copy shapes, by the suite's timer, variants interleaved in
+        // rounds. The outputs are compared with the library launcher's first.
+        using fk::dw_config;
+        using fk::dw_grid;
+        auto cfg = [&](auto config, fk::elem t) {
+            return [=, &xb, &xh, &w16, &b16, &w16h, &b16h, &yb](cudaStream_t st) {
+                if (t == fk::elem::bf16)
+                    fk::launch_dw_vec<__nv_bfloat16, 4>(config, static_cast<const __nv_bfloat16*>(xb.get()), static_cast<const __nv_bfloat16*>(w16.get()),
+                                                       static_cast<const __nv_bfloat16*>(b16.get()), static_cast<__nv_bfloat16*>(yb.get()), dws, st);
+                else
+                    fk::launch_dw_vec<__half, 4>(config, static_cast<const __half*>(xh.get()), static_cast<const __half*>(w16h.get()),
+                                                static_cast<const __half*>(b16h.get()), static_cast<__half*>(yb.get()), dws, st);
+            };
+        };
+        std::vector<kern> cs;
+        for (fk::elem t : {fk::elem::bf16, fk::elem::f16}) {
+            const std::string n = t == fk::elem::bf16 ? " bf16" : " fp16";
+            cs.push_back({"lib" + n, t16, t == fk::elem::bf16 ? ks[0].launch : ks[1].launch});
+            cs.push_back({"rs256v1" + n, t16, cfg(dw_config<dw_grid::rows_spans, 256, 1>{}, t)});
+            cs.push_back({"scb256v2" + n, t16, cfg(dw_config<dw_grid::spans_channels_batch, 256, 2>{}, t)});
+            cs.push_back({"rs256v2" + n, t16, cfg(dw_config<dw_grid::rows_spans, 256, 2>{}, t)});
+            cs.push_back({"rs128v2" + n, t16, cfg(dw_config<dw_grid::rows_spans, 128, 2>{}, t)});
+            cs.push_back({"scb128v2" + n, t16, cfg(dw_config<dw_grid::spans_channels_batch, 128, 2>{}, t)});
+            cs.push_back({"scb256v1" + n, t16, cfg(dw_config<dw_grid::spans_channels_batch, 256, 1>{}, t)});
+        }
+        cs.push_back(ks[4]);
+        cs.push_back(ks[8]);
+        for (std::size_t g = 0; g < 2; ++g) {
+            std::vector<unsigned char> a(x16), b(x16);
+            cs[g * 7].launch(s);
+            CUDA_CHECK(cudaStreamSynchronize(s));
+            CUDA_CHECK(cudaMemcpy(a.data(), Y, x16, cudaMemcpyDeviceToHost));
+            for (std::size_t k = g * 7 + 1; k < g * 7 + 7; ++k) {
+                CUDA_CHECK(cudaMemset(Y, 0, x16));
+                cs[k].launch(s);
+                CUDA_CHECK(cudaStreamSynchronize(s));
+                CUDA_CHECK(cudaMemcpy(b.data(), Y, x16, cudaMemcpyDeviceToHost));
+                std::printf("CHECK %-16s y equals the library's: %s\n", cs[k].name.c_str(), std::memcmp(a.data(), b.data(), x16) == 0 ? "yes" : "NO");
+            }
+        }
+        std::fflush(stdout);
+        for (int round = 0; round < 3; ++round)
+            for (const auto& k : cs) report(k, time_one(k, true), ("serial r" + std::to_string(round + 1)).c_str());
+        return 0;
+    }
     // Round 1 and 2: every kernel by the suite's timer (serial KIND_KERNEL records); round 3: the
     // first ones by concurrent records (closer to the kernel's own span).
     for (int round = 0; round < 2; ++round)
