@@ -1388,17 +1388,17 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             // last phase; it is written only while the buffer holds fewer than K keys, so never over
             // a key). Rows whose top lies in the sampled steps or at the row's start gain nothing in
             // phase 1, rows that rise along the index nothing after phase 1. Not Mode 0's projection
-            // (gain x 4 x (P - phi) < K - now): phases differ when the data has a period that
-            // divides the stride's, and fp32 cluster256 at P = 10 puts its cluster in every other
-            // step, so in the rows whose sample holds the cluster (1 in 8: the row's head <= 3
-            // elements) the sample's 40 cluster elements leave ~24 of its tail above the threshold
-            // and each phase of odd steps gains ~24 (Poisson-like: P(gain <= 5) ~ 3e-4) against ~64
-            // in the rest. The projection gave up one such row in 4 of 20 seeds (CPU emulation of
-            // this pass on the suite's inputs, probes/resample_emulation.cpp; a row given up after
-            // phase 2 or later runs alone in the retry kernel: H100, 589.9 us, 1.76x the random
-            // time, after phase 1 in order: 1.22x); a phase of ~24 gains nothing with probability
-            // ~2^-24 (0 rows in those seeds, and none in K = 229 (P = 8) that gave up 12 a launch).
-            // The rows of the other kinds are given up as before (emulation, fp32 K = 256).
+            // (gain x 4 x (P - phi) < K - now): phases differ when the data's period shares a factor
+            // with P. fp32 cluster256 at P = 10 has its cluster in every other step; in the rows
+            // whose sample holds it (1 in 8: a head of <= 3 elements) the sample's 40 cluster
+            // elements leave ~24 of its tail above the threshold, and each phase of odd steps gains
+            // ~24 (P(gain <= 5) ~ 3e-4), against ~64 elsewhere. The projection gave up one such row
+            // in 4 of 20 seeds (CPU emulation on the suite's inputs, probes/resample_emulation.cpp),
+            // and the device agreed seed for seed (H100 GPU-e3cd45d1, 4096 x 50257 K = 256: 405-409
+            // us with a row read in order after phase 1, 585.7 us (1.74x the random time) with one
+            // run alone in the retry kernel after phase 5, 364-365 us otherwise; with this test all
+            // 20 seeds 364.0-366.8 us). A phase of ~24 gains nothing with probability ~2^-24. The
+            // other kinds' rows are given up as before (emulation, fp32 K = 256; suite times equal).
             if (Mode == 1 && phi >= 1 && thresholded && w.count + w.vn < K) {
                 __syncwarp();
                 const int sp = *s0_slot, now = w.count + w.vn;
