@@ -1383,14 +1383,26 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                 const int s0 = *s0_slot;
                 if ((w.count + w.vn - s0) * 4 * (P - 1) < K - s0) return false;
             }
-            // Mode 1: the same test after every phase past the sample, on that phase's gain against
-            // what the phases left must bring (the slot then holds the count after the last phase;
-            // it is written only while the buffer holds fewer than K keys, so never over a key).
-            // Rows that rise along the index gain their last step in phase 1 and nothing after.
+            // Mode 1: a test after every phase past the sample, while the row holds fewer than K: a
+            // phase that gained nothing gives the row up (the slot then holds the count after the
+            // last phase; it is written only while the buffer holds fewer than K keys, so never over
+            // a key). Rows whose top lies in the sampled steps or at the row's start gain nothing in
+            // phase 1, rows that rise along the index nothing after phase 1. Not Mode 0's projection
+            // (gain x 4 x (P - phi) < K - now): phases differ when the data's period shares a factor
+            // with P. fp32 cluster256 at P = 10 has its cluster in every other step; in the rows
+            // whose sample holds it (1 in 8: a head of <= 3 elements) the sample's 40 cluster
+            // elements leave ~24 of its tail above the threshold, and each phase of odd steps gains
+            // ~24 (P(gain <= 5) ~ 3e-4), against ~64 elsewhere. The projection gave up one such row
+            // in 4 of 20 seeds (CPU emulation on the suite's inputs, probes/resample_emulation.cpp),
+            // and the device agreed seed for seed (H100 GPU-e3cd45d1, 4096 x 50257 K = 256: 405-409
+            // us with a row read in order after phase 1, 585.7 us (1.74x the random time) with one
+            // run alone in the retry kernel after phase 5, 364-365 us otherwise; with this test all
+            // 20 seeds 364.0-366.8 us). A phase of ~24 gains nothing with probability ~2^-24. The
+            // other kinds' rows are given up as before (emulation, fp32 K = 256; suite times equal).
             if (Mode == 1 && phi >= 1 && thresholded && w.count + w.vn < K) {
                 __syncwarp();
                 const int sp = *s0_slot, now = w.count + w.vn;
-                if ((now - sp) * 4 * static_cast<int>(stride - phi) < K - now) {
+                if (now <= sp) {
                     if (phi >= 2 && lane == 0) cthr_of(hist) = route_safe;
                     return false;
                 }
