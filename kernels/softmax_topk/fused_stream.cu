@@ -1741,16 +1741,37 @@ void set_smem(std::size_t smem) {
     }
 }
 
+// The largest K that goes to the K <= 32 kernel (larger K: the K > 32 kernel); at most 32.
+// FUSEBENCH_STREAM_SMALL_MAX_K overrides it in probe builds (probes/stream_k.cu).
+#ifndef FUSEBENCH_STREAM_SMALL_MAX_K
+#define FUSEBENCH_STREAM_SMALL_MAX_K 32
+#endif
+static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K <= 32);
+// fused_stream's K <= 32 kernel keeps this many keys of room above kpad: its compactions keep up to
+// kpad + slack keys instead of kpad. Without it, at K = 32 (kpad = K) every compaction kept exactly
+// K, so any candidate after one made the next batch compact again (an exact radix select per batch
+// with a candidate). H100 (GPU-7ba55e45, probes/stream_k.cu, 4096 rows, std 10, events, us, slack 0 ->
+// 16): bf16 50257 K = 32 405.4 -> 194.5, fp16 319.8 -> 185.7, fp32 383.1 -> 288.4, bf16 151936 773.0 ->
+// 443.1, bf16 32000 323.5 -> 156.8; bf16 50257 K = 24 193.5 -> 177.1, K = 16 172.1 -> 169.7, K = 10
+// 166.8 -> 164.4; fp32 50257 K = 16 282.3 -> 282.7, bf16 151936 K = 16 427.8 -> 424.8 (the same indices).
+// 16 is the most that keeps 8 blocks an SM in 16-bit (4 x ((32 + 16 + 768) x 8 + 512) = 28,160
+// bytes a block). fused_stream_resample keeps 0 (its dense-batch test, count > cap / 2, was not
+// measured with it). FUSEBENCH_STREAM_SMALL_SLACK overrides it in probe builds.
+#ifndef FUSEBENCH_STREAM_SMALL_SLACK
+#define FUSEBENCH_STREAM_SMALL_SLACK 16
+#endif
+
 template <class T, int UK, int UB, bool Resample>
 void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
     const int kpad = kpad_of(a.K);
     const auto K = static_cast<int>(a.K);
-    if (a.K <= 32) {
+    if (a.K <= FUSEBENCH_STREAM_SMALL_MAX_K) {
         const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
-        // Room for the kept K (rounded up to a power of two for the final sort) plus one batch of
-        // candidates (compactions only at batch starts; the seeded threshold keeps them rare).
-        const int cap = kpad + UK * step;
+        // Room for the kept K (rounded up to a power of two for the final sort), the slack above it
+        // (fused_stream) and one batch of candidates (compactions only at batch starts; the seeded
+        // threshold keeps them rare).
+        const int cap = kpad + (Resample ? 0 : FUSEBENCH_STREAM_SMALL_SLACK) + UK * step;
         const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
         const auto kernel = softmax_topk_stream_kernel<T, UK, Resample>;
         set_smem<softmax_topk_stream_kernel<T, UK, Resample>>(smem);
