@@ -35,7 +35,8 @@
 // with its top K sorted by value-range bins (finish_by_bins; K > 256: finish_wide, which writes the
 // output from the bins) rather than a select and a sort. K > 256 (fused_stream): a sample of 1/10 by
 // maxima with a rank from the sampled share (wide_sample_rank), the keys given the shared memory the
-// block's warps leave, and softmax_topk_stream_wide_kernel, whose warps take rows in a loop.
+// block's warps leave, and softmax_topk_stream_wide_kernel, whose warps take rows in a loop (fp32: in
+// runs of 4 steps, the next run's loads in flight while a run is voted on).
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/globaltimer.cuh"
@@ -819,6 +820,13 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // Returns false, with the keys unchanged and the histogram words clear, when a bin above the K-th
 // key's holds more than 64 keys or that bin more than 64 (ties: bins are value ranges); the caller
 // then selects and sorts. Out of line: it runs once a row and keeps its registers to itself.
+// Fast (softmax_topk_stream_wide_kernel only, so that the big kernels, which serve K <= 256 too, keep
+// their machine code): a 32-bit bin multiply and rank loops that read four keys a step. ncu (fp32
+// K = 1024, before): this function held 18% of the wide kernel's stall samples and 20% of its
+// instructions, its one-key-a-step rank loop 6% of each. Suite, H100 GPU-21d38e6b, same seed, main
+// -> this change (16-bit rows change only here), us: fp16 K = 1024 378.4 -> 371.7 / 372.2, K = 512
+// 290.3 -> 288.0; bf16 K = 1024 398.8 -> 399.5 / 400.5, K = 512 299.1 -> 298.8 (fp32 changed with
+// the runs, so its share there is not separated).
 // H100 (GPU-cef945ca, probes/stream_plain.cu, 4096 x 50257, std 10, us, against the select and the
 // sort): fp32 K = 1024 857.5 -> 699.5, bf16 980.0 -> 823.1, fp16 882.0 -> 716.8, fp32 K = 512 621.8 ->
 // 532.5, bf16 581.5 -> 487.3; a row's end (timeline, p50) fp32 K = 1024 116 -> 32 us.
@@ -1628,10 +1636,29 @@ __global__ void __launch_bounds__(1024, 1)
 // 294.9. The same kernel held to 64 registers (launch bounds for 2 blocks an SM) was slower than the
 // big kernel (fp32 K = 1024 483.6 / 485.0, bf16 455.6 / 454.9); finish_wide's read-back of its copies
 // 4 rounds at a time, loads first: within ~1 us (451.6 / 452.0), not kept.
+// fp32 (wide_runs): the row's units are runs of wide_u = 4 consecutive steps (2 KB a warp) instead
+// of single 512-byte steps P apart, one run a batch, and the next run's loads go out before this one
+// is voted on and drained, so a warp has a batch in flight while it works (ncu of the single-step
+// kernel, fp32 K = 1024: 31% of its stall samples waited on the stream's loads, 5% on the sample's).
+// The sample is every P-th run (its rank from the run count), the steps past the last whole run
+// come after the phases. Its rows' ends go through finish_wide<true> (both types). H100
+// (GPU-53765fd3, probes/stream_ab.cu, 4096 x 50257, std 10, events, us, two rounds; main -> kept):
+// fp32 K = 1024 457.6 / 455.0 -> 412.6 / 412.8, K = 512 394.5 -> 365.7. Suite with finish_wide<true>
+// (GPU-21d38e6b, seed 2211, CUPTI medians, main -> kept): fp32 K = 1024 446.5 -> 398.8 / 399.2 us
+// (63.8% -> 71.4% of the floor), K = 512 383.4 -> 353.3 (72.8% -> 79.0%). Measured and not kept:
+// the next batch's loads in flight with single steps (U = 3: fp32 K = 1024 426.5 / 429.1, U = 4
+// 429.3 / 429.0; bf16 K = 1024 404.3 / 408.0 -> 477.6 / 477.6 and 506.9 / 502.5: 16-bit keeps the
+// batch of 2 single steps loaded and used at once); runs of 3 (fp32 434.1 / 435.9; bf16 421.6 /
+// 422.8; runs of 4 in bf16 454.9 / 454.7); runs of 3 with the next row's sample asked of L2 before
+// a row's end (434.1 / 436.1). probes/stream_pattern.cu (the same read orders without the
+// selection, 16 warps an SM, fp32): single steps P apart 311.2 us (342.6 with a busy loop standing
+// in for the vote), runs of 3 with the next run in flight 301.5 (303.7), in row order 297.4.
 constexpr int wide_warps = 16;
 #ifndef FUSEBENCH_STREAM_WIDE
 #define FUSEBENCH_STREAM_WIDE 1
 #endif
+// Probe builds may set the fp32 run length / batch (FUSEBENCH_WIDE_U32) or turn runs off
+// (FUSEBENCH_WIDE_RUNS32=0: single steps, batches of FUSEBENCH_WIDE_U32).
 #ifndef FUSEBENCH_WIDE_U32
 #define FUSEBENCH_WIDE_U32 4
 #endif
