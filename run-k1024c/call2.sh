@@ -1,7 +1,7 @@
 #!/bin/bash
 # k1024c call 2 (one board): build B (this branch), suite B, then the GPU tests on B while A (main's
-# run-k1024c/fused_stream_main.cu (not committed) = `git show 1b4e9e1:kernels/softmax_topk/fused_stream.cu` (main).
 # fused_stream.cu) is rebuilt, suite A, and a repeat of B's fp32 K = 1024 if time is left.
+# run-k1024c/fused_stream_main.cu (not committed) = `git show 1b4e9e1:kernels/softmax_topk/fused_stream.cu`.
 set -u
 O=${OUT:-/tmp/out}; mkdir -p $O
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
