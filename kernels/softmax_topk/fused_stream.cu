@@ -35,7 +35,8 @@
 // with its top K sorted by value-range bins (finish_by_bins; K > 256: finish_wide, which writes the
 // output from the bins) rather than a select and a sort. K > 256 (fused_stream): a sample of 1/10 by
 // maxima with a rank from the sampled share (wide_sample_rank), the keys given the shared memory the
-// block's warps leave, and softmax_topk_stream_wide_kernel, whose warps take rows in a loop.
+// block's warps leave, and softmax_topk_stream_wide_kernel, whose warps take rows in a loop (fp32: in
+// runs of 4 steps, the next run's loads in flight while a run is voted on).
 // No block barrier anywhere: a warp that selects never stalls the other rows of its SM.
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/globaltimer.cuh"
@@ -819,9 +820,17 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // Returns false, with the keys unchanged and the histogram words clear, when a bin above the K-th
 // key's holds more than 64 keys or that bin more than 64 (ties: bins are value ranges); the caller
 // then selects and sorts. Out of line: it runs once a row and keeps its registers to itself.
+// Fast (softmax_topk_stream_wide_kernel only, so that the big kernels, which serve K <= 256 too, keep
+// their machine code): a 32-bit bin multiply and rank loops that read four keys a step. ncu (fp32
+// K = 1024, before): this function held 18% of the wide kernel's stall samples and 20% of its
+// instructions, its one-key-a-step rank loop 6% of each. Suite, H100 GPU-21d38e6b, same seed, main
+// -> this change (16-bit rows change only here), us: fp16 K = 1024 378.4 -> 371.7 / 372.2, K = 512
+// 290.3 -> 288.0; bf16 K = 1024 398.8 -> 399.5 / 400.5, K = 512 299.1 -> 298.8 (fp32 changed with
+// the runs, so its share there is not separated).
 // H100 (GPU-cef945ca, probes/stream_plain.cu, 4096 x 50257, std 10, us, against the select and the
 // sort): fp32 K = 1024 857.5 -> 699.5, bf16 980.0 -> 823.1, fp16 882.0 -> 716.8, fp32 K = 512 621.8 ->
 // 532.5, bf16 581.5 -> 487.3; a row's end (timeline, p50) fp32 K = 1024 116 -> 32 us.
+template <bool Fast>
 __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std::uint32_t hist_s, std::uint32_t bins_s,
                                          int nbins, float* p_out, std::int32_t* i_out, float M, float S) {
     constexpr unsigned bin_max = 64;           // keys ranked pairwise within a bin: O(size^2) per bin
@@ -838,7 +847,12 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
     key_range(keys, n, hist, M, lane, lo, hi);
     const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
     const std::uint64_t mul = (static_cast<std::uint64_t>(nbins) << 32) / ((hi >> 32) - lo32 + 1ull);
-    const auto bin_of = [&](std::uint64_t c) {
+    // Fast: bin = (key - lo) nbins / span by one 32-bit high multiply instead of a 64-bit one; a span
+    // of at most nbins key steps clamps the multiplier to 2^32 - 1 (bin <= key - lo < nbins): any map
+    // that keeps the order of the values and stays below nbins will do.
+    const auto mul32 = static_cast<std::uint32_t>(mul < 0xFFFFFFFFull ? mul : 0xFFFFFFFFull);
+    const auto bin_of = [&](std::uint64_t c) -> unsigned {
+        if constexpr (Fast) return __umulhi(static_cast<std::uint32_t>(c >> 32) - lo32, mul32);
         return static_cast<unsigned>((static_cast<std::uint64_t>(static_cast<std::uint32_t>(c >> 32) - lo32) * mul) >> 32);
     };
     const int words = nbins / 2;
@@ -927,8 +941,18 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
         const unsigned b = bin_of(c);
         const int end = cursor(b);
         const int start = b + 1 < static_cast<unsigned>(nbins) ? cursor(b + 1) : 0;
+        // Fast: four keys a step with independent loads (one at a time, each step waited on its load
+        // and compare: ncu, fp32 K = 1024, 6% of the kernel's stall samples on that loop). A slot past
+        // the bin reads as 0, which beats no key.
         int rank = start;
-        for (int j = start; j < end; ++j) rank += keys[j] > c;
+        if constexpr (Fast) {
+            for (int j = start; j < end; j += 4) {
+#pragma unroll
+                for (int u = 0; u < 4; ++u) rank += (j + u < end ? keys[j + u] : 0ull) > c;
+            }
+        } else {
+            for (int j = start; j < end; ++j) rank += keys[j] > c;
+        }
         p_out[rank] = expf(composite_value(c) - M) * inv_S;
         i_out[rank] = static_cast<std::int32_t>(composite_index(c));
     }
@@ -936,7 +960,14 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
     for (int s = lane; s < kin; s += 32) {
         const std::uint64_t c = stage[s];
         int rank = na;
-        for (int j = 0; j < kin; ++j) rank += stage[j] > c;
+        if constexpr (Fast) {
+            for (int j = 0; j < kin; j += 4) {
+#pragma unroll
+                for (int u = 0; u < 4; ++u) rank += (j + u < kin ? stage[j + u] : 0ull) > c;
+            }
+        } else {
+            for (int j = 0; j < kin; ++j) rank += stage[j] > c;
+        }
         if (rank < K) {
             p_out[rank] = expf(composite_value(c) - M) * inv_S;
             i_out[rank] = static_cast<std::int32_t>(composite_index(c));
@@ -961,7 +992,7 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
 // down to 256 first: 374.6 against 360.4 us), the shared-memory sort above 256. One instantiation per
 // batch size U (whose list room is out_cap): with one for both U of a 16-bit type, out_cap was no
 // longer a constant to the compiler, and the U = 2 kernels' machine code changed with the U = 3 ones.
-template <class T, int U>
+template <class T, int U, bool Wide = false>
 __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::uint32_t hist_s, std::uint32_t out_s,
                                             int out_cap, sel_state w, const T* row, std::int64_t V, int K, float M,
                                             float S, float* p_out, std::int32_t* i_out) {
@@ -987,7 +1018,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
     }
     // K > 256: the end by bins written straight to the output (rows with at least K keys).
     if (K > 256 && w.count >= K &&
-        finish_wide(keys_s, w.count, K, hist_s, out_s, min(1024, out_cap * 4 / 64 * 64), p_out, i_out, M, S))
+        finish_wide<Wide>(keys_s, w.count, K, hist_s, out_s, min(1024, out_cap * 4 / 64 * 64), p_out, i_out, M, S))
         return;
     if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane, M);  // n <= 256 for K <= 256
     const int n = w.count;
@@ -1096,7 +1127,7 @@ struct sample_result {
     float thr;
     int count;  // composites in the buffer; -1: the row goes in order; -2 (Ties): every group max equal
 };
-template <class T, int U, bool Ties = false>
+template <class T, int U, bool Ties = false, bool Runs = false>
 __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, std::uint32_t nfull, std::uint32_t stride,
                                                        std::uint32_t hd, std::uint32_t keys_s, std::uint32_t hist_s,
                                                        std::uint32_t list_s, int cap, int K, int r) {
@@ -1108,8 +1139,12 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
     lane_stats st;
     sel_state w;
     constexpr int id_cap = list_cap<U> * 4;  // slot ids (32-bit) in the list's vector room
-    const std::uint32_t jump = stride * 32;
-    const std::uint32_t n0 = (nfull + stride - 1) / stride;             // the sample's steps: vectors per lane
+    // Runs: the row's units are runs of U consecutive steps (nfull / U of them), one a batch; the
+    // sample is units 0, stride, 2 stride, ...; its vector j (per lane) is step sample_step(j).
+    constexpr std::uint32_t R = Runs ? static_cast<std::uint32_t>(U) : 1u;
+    const std::uint32_t jump = stride * 32 * R;                          // vectors from one unit to the next
+    const std::uint32_t n0 = (nfull / R + stride - 1) / stride * R;     // the sample's steps: vectors per lane
+    const auto sample_step = [&](std::uint32_t j) { return Runs ? (j / R) * stride * R + j % R : j * stride; };
     const auto per_lane = static_cast<std::uint32_t>(4 * cap / 32);     // group maxima per lane that fit
     const std::uint32_t G = (n0 + per_lane - 1) / per_lane;             // vectors per group
     // A group maximum as the upper 16 bits of its key, rounded up (0 for -inf): a bound at or above
@@ -1133,17 +1168,33 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
         }
     };
     const vec16<T>* p = vrow + lane;
-    std::uint32_t i = 0;
-    for (; i + U <= n0; i += U, p += U * jump) {
+    if constexpr (Runs) {
+        // A unit's U steps at once, the next unit's loads issued before this one is consumed.
         vec16<T> v[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) v[u] = p[u * jump];
+        for (int u = 0; u < U; ++u) v[u] = p[u * 32];  // n0 >= U
+        for (std::uint32_t i = 0; i < n0; i += U, p += jump) {
+            vec16<T> nx[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) fold(consume_stats(v[u], st));
-    }
-    for (; i < n0; ++i, p += jump) {
-        const vec16<T> v = *p;
-        fold(consume_stats(v, st));
+            for (int u = 0; u < U; ++u) load_or_neg_inf(nx[u], p + jump + u * 32, i + U < n0);
+#pragma unroll
+            for (int u = 0; u < U; ++u) fold(consume_stats(v[u], st));
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = nx[u];
+        }
+    } else {
+        std::uint32_t i = 0;
+        for (; i + U <= n0; i += U, p += U * jump) {
+            vec16<T> v[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = p[u * jump];
+#pragma unroll
+            for (int u = 0; u < U; ++u) fold(consume_stats(v[u], st));
+        }
+        for (; i < n0; ++i, p += jump) {
+            const vec16<T> v = *p;
+            fold(consume_stats(v, st));
+        }
     }
     if (gc > 0) {
         gkey[ng * 32 + static_cast<std::uint32_t>(lane)] = key16(gm);
@@ -1207,7 +1258,7 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
         const std::uint32_t s = ok ? ids[b0 + lane] : 0u;
         const std::uint32_t j0 = (s / 32) * G, sl = s % 32;
         for (std::uint32_t g = 0; g < G; ++g) {
-            const std::uint32_t vi = (j0 + g) * jump + sl;
+            const std::uint32_t vi = sample_step(j0 + g) * 32 + sl;
             vec16<T> v;
             load_or_neg_inf(v, vrow + vi, ok && j0 + g < n0);
             insert_round<T, count_room<T, U>>(v, hd + vi * W, keys, hist, cap, w, K, lane, st.m);
@@ -1230,7 +1281,7 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
 // cannot fail in any order (the "safe sample"), and its last U steps are read first too (rows that
 // rise along the index then set a high threshold at once; rows that fall do with the sample's first
 // steps right after); no row is given up.
-template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0>
+template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0, bool Runs = false, bool Wide = false>
 __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                          int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
                                          const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
@@ -1248,7 +1299,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // threshold. Otherwise the sample parks and drains its candidates like the rest of the row.
     constexpr bool maxima = Sampled && ByMaxima;
     if constexpr (maxima) {
-        const sample_result sr = sample_by_maxima<T, U, Mode == 1>(
+        const sample_result sr = sample_by_maxima<T, U, Mode == 1, Runs>(
             vrow, nfull, stride, hd, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)), cap, K, r_sample);
@@ -1298,11 +1349,17 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // ~55). U steps are loaded at once, consumed, and the list drained if it might not hold the next
     // batch: U loads per lane in flight while the warp waits, and no vector live across a drain (a
     // drain between a refill and its use spilled the vectors in flight).
-    const std::uint32_t jump = stride * 32;  // vectors from one step of a phase to the next
-    for (std::uint32_t phi = maxima ? 1u : 0u; phi < stride && phi < nfull; ++phi) {
-        std::uint32_t n = (nfull - phi + stride - 1) / stride;  // steps of this phase (>= 1)
-        const vec16<T>* p = vrow + phi * 32 + static_cast<std::uint32_t>(lane);
-        std::uint32_t idx = hd + (phi * 32 + static_cast<std::uint32_t>(lane)) * W;
+    // Runs (the wide kernel): the units of the order are runs of U consecutive steps (1.5 KB of fp32
+    // per warp) instead of single steps (512 bytes), one unit a batch; the steps past the last whole
+    // run come after the phases.
+    static_assert(!Runs || (maxima && Mode == 0), "runs: the wide kernel's pass only");
+    constexpr std::uint32_t R = Runs ? static_cast<std::uint32_t>(U) : 1u;
+    const std::uint32_t nunits = nfull / R;
+    const std::uint32_t jump = stride * 32 * R;  // vectors from one unit of a phase to the next
+    for (std::uint32_t phi = maxima ? 1u : 0u; phi < stride && phi < nunits; ++phi) {
+        std::uint32_t n = (nunits - phi + stride - 1) / stride;  // units of this phase (>= 1)
+        const vec16<T>* p = vrow + phi * 32 * R + static_cast<std::uint32_t>(lane);
+        std::uint32_t idx = hd + (phi * 32 * R + static_cast<std::uint32_t>(lane)) * W;
         // A rising row sets the sample's threshold at once when the sample's last steps come first,
         // instead of parking every vector of its sample (each one a new maximum: in Mode 1 ~5,100
         // elements and ~13 compactions before an ascending fp32 row's give-up, against ~500 and
@@ -1332,6 +1389,21 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             }
         }
         std::uint32_t i = 0;
+        if constexpr (Runs) {
+            vec16<T> v[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = p[u * 32];
+            for (; i < n; ++i, p += jump, idx += jump * W) {
+                vec16<T> nx[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u) load_or_neg_inf(nx[u], p + jump + u * 32, i + 1 < n);
+#pragma unroll
+                for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * 32 * W, lane, st, keys, hist, list, w);
+                if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+#pragma unroll
+                for (int u = 0; u < U; ++u) v[u] = nx[u];
+            }
+        }
         for (; i + U <= n; i += U, p += U * jump, idx += U * jump * W) {
             vec16<T> v[U];
 #pragma unroll
@@ -1412,6 +1484,20 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         }
     }
     if (Sampled && !maxima && Kc != K) end_sample();  // a row without full steps (the host keeps nfull >= 2 P)
+    if constexpr (Runs) {  // the full steps past the last whole run (fewer than U)
+        const std::uint32_t first = nunits * R;
+        if (first < nfull) {
+            vec16<T> v[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+                load_or_neg_inf(v[u], vrow + (first + u) * 32 + lane, first + u < nfull);
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+                vote_vec<T, Retry>(v[u], hd + ((first + u) * 32 + static_cast<std::uint32_t>(lane)) * W, lane, st, keys,
+                                   hist, list, w);
+            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+        }
+    }
     const std::uint32_t rem = nvec % 32;
     if (rem > 0) {  // the last partial step (indices above every full step); room was made above
         vec16<T> t;
@@ -1432,7 +1518,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         return false;
     }
     // The list is empty here: its vectors' room serves finish_by_bins as scatter space.
-    finish_big_row<T, U>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
+    finish_big_row<T, U, Wide>(static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)), cap,
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                       static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
                       static_cast<int>(L * sizeof(vec16<T>) / sizeof(std::uint64_t)), w, row, V, K, M, S, p_out, i_out);
@@ -1562,10 +1648,37 @@ __global__ void __launch_bounds__(1024, 1)
 // 294.9. The same kernel held to 64 registers (launch bounds for 2 blocks an SM) was slower than the
 // big kernel (fp32 K = 1024 483.6 / 485.0, bf16 455.6 / 454.9); finish_wide's read-back of its copies
 // 4 rounds at a time, loads first: within ~1 us (451.6 / 452.0), not kept.
+// fp32 (wide_runs): the row's units are runs of wide_u = 4 consecutive steps (2 KB a warp) instead
+// of single 512-byte steps P apart, one run a batch, and the next run's loads go out before this one
+// is voted on and drained, so a warp has a batch in flight while it works (ncu of the single-step
+// kernel, fp32 K = 1024: 31% of its stall samples waited on the stream's loads, 5% on the sample's).
+// The sample is every P-th run (its rank from the run count), the steps past the last whole run
+// come after the phases. Its rows' ends go through finish_wide<true> (both types). H100
+// (GPU-53765fd3, probes/stream_ab.cu, 4096 x 50257, std 10, events, us, two rounds; main -> kept):
+// fp32 K = 1024 457.6 / 455.0 -> 412.6 / 412.8, K = 512 394.5 -> 365.7. Suite with finish_wide<true>
+// (GPU-21d38e6b, seed 2211, CUPTI medians, main -> kept): fp32 K = 1024 446.5 -> 398.8 / 399.2 us
+// (63.8% -> 71.4% of the floor), K = 512 383.4 -> 353.3 (72.8% -> 79.0%). Measured and not kept:
+// the next batch's loads in flight with single steps (U = 3: fp32 K = 1024 426.5 / 429.1, U = 4
+// 429.3 / 429.0; bf16 K = 1024 404.3 / 408.0 -> 477.6 / 477.6 and 506.9 / 502.5: 16-bit keeps the
+// batch of 2 single steps loaded and used at once); runs of 3 (fp32 434.1 / 435.9; bf16 421.6 /
+// 422.8; runs of 4 in bf16 454.9 / 454.7); runs of 3 with the next row's sample asked of L2 before
+// a row's end (434.1 / 436.1). probes/stream_pattern.cu (the same read orders without the
+// selection, 16 warps an SM, fp32): single steps P apart 311.2 us (342.6 with a busy loop standing
+// in for the vote), runs of 3 with the next run in flight 301.5 (303.7), in row order 297.4.
 constexpr int wide_warps = 16;
 #ifndef FUSEBENCH_STREAM_WIDE
 #define FUSEBENCH_STREAM_WIDE 1
 #endif
+// Probe builds may set the fp32 run length / batch (FUSEBENCH_WIDE_U32) or turn runs off
+// (FUSEBENCH_WIDE_RUNS32=0: single steps, batches of FUSEBENCH_WIDE_U32).
+#ifndef FUSEBENCH_WIDE_U32
+#define FUSEBENCH_WIDE_U32 4
+#endif
+#ifndef FUSEBENCH_WIDE_RUNS32
+#define FUSEBENCH_WIDE_RUNS32 1
+#endif
+template <class T> constexpr int wide_u = sizeof(T) == 4 ? FUSEBENCH_WIDE_U32 : 2;
+template <class T> constexpr bool wide_runs = sizeof(T) == 4 && FUSEBENCH_WIDE_RUNS32 != 0;
 template <class T, int U>
 __global__ void __launch_bounds__(32 * wide_warps, 1)
     softmax_topk_stream_wide_kernel(const T* __restrict__ logits, float* __restrict__ probs,
@@ -1592,8 +1705,9 @@ __global__ void __launch_bounds__(32 * wide_warps, 1)
         const auto nvec = static_cast<std::uint32_t>(rs.nvec);
         float* p_out = probs + r * K;
         std::int32_t* i_out = indices + r * K;
-        if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
-            big_pass<T, U, true, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane))
+        if (P > 1 && nvec / 32 / (wide_runs<T> ? U : 1) >= 2u * static_cast<std::uint32_t>(P) &&
+            big_pass<T, U, true, true, 0, wide_runs<T>, true>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list,
+                                                               p_out, i_out, lane))
             continue;
         big_pass_in_order<T, U>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
@@ -1818,7 +1932,8 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     // 783.3-783.5 -> 504.0-506.5. At most 4 kpad keys (small launches: few warps a block).
     // fused_stream's sampled rows at K > 256 go to softmax_topk_stream_wide_kernel (at most wide_warps
     // warps a block; FUSEBENCH_STREAM_WIDE=0 in probe builds: the big kernel instead).
-    const bool wide = FUSEBENCH_STREAM_WIDE && !Resample && a.K > 256 && a.V / step - 2 >= 2 * wide_sample_stride;
+    const bool wide = FUSEBENCH_STREAM_WIDE && !Resample && a.K > 256 &&
+                      (a.V / step - 2) / (wide_runs<T> ? wide_u<T> : 1) >= 2 * wide_sample_stride;
     if (wide) nwarps = std::min(nwarps, wide_warps);
     if (a.K > 256) {
         const std::size_t fixed = per_warp - static_cast<std::size_t>(cap) * 8;
@@ -1864,10 +1979,18 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     };
     if constexpr (!count_room<T, UB>) {  // the 16-bit U = big16_u launch is K <= 256 only: never wide
         if (wide) {
-            set_smem<softmax_topk_stream_wide_kernel<T, UB>>(smem);
+            // The wide kernel's own batch (wide_u): its list, and so the key room, follow from it.
+            constexpr int UW = wide_u<T>;
+            const std::size_t fixed_w = static_cast<std::size_t>(list_cap<UW>) * (16 + 4) + (hist_words + 2) * 4;
+            const std::size_t room_w = (static_cast<std::size_t>(smem_optin) / nwarps - fixed_w) / 8 / 2 * 2;
+            const int cap_w = static_cast<int>(std::min<std::size_t>(room_w, 4 * static_cast<std::size_t>(kpad)));
+            if (cap_w < K + 32 * vec16<T>::n) throw std::runtime_error("softmax_topk fused_stream: no key room for K");
+            const std::size_t smem_w = static_cast<std::size_t>(nwarps) * (fixed_w + static_cast<std::size_t>(cap_w) * 8);
+            set_smem<softmax_topk_stream_wide_kernel<T, UW>>(smem_w);
             const auto grid_w = static_cast<unsigned>(std::min<std::int64_t>(sms, (a.rows + nwarps - 1) / nwarps));
-            softmax_topk_stream_wide_kernel<T, UB><<<grid_w, 32 * nwarps, smem, stream>>>(
-                static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, r_sample);
+            softmax_topk_stream_wide_kernel<T, UW><<<grid_w, 32 * nwarps, smem_w, stream>>>(
+                static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap_w, P,
+                wide_runs<T> ? wide_sample_rank(a.K, P, (nfull_max - 1) / UW) : r_sample);
             check_launch("softmax_topk_stream_wide_kernel");
             return;
         }
