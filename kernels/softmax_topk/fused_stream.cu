@@ -1869,8 +1869,10 @@ static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K 
 // 443.1, bf16 32000 323.5 -> 156.8; bf16 50257 K = 24 193.5 -> 177.1, K = 16 172.1 -> 169.7, K = 10
 // 166.8 -> 164.4; fp32 50257 K = 16 282.3 -> 282.7, bf16 151936 K = 16 427.8 -> 424.8 (the same indices).
 // 16 is the most that keeps 8 blocks an SM in 16-bit (4 x ((32 + 16 + 768) x 8 + 512) = 28,160
-// bytes a block). fused_stream_resample keeps 0 (its dense-batch test, count > cap / 2, was not
-// measured with it). FUSEBENCH_STREAM_SMALL_SLACK overrides it in probe builds.
+// bytes a block). fused_stream_resample takes the same slack (its dense-batch test, count > cap / 2,
+// moves by 8 keys of ~800): without it, its K = 32 ran at 31.7% (bf16) / 42.0% (fp16) / 69.4% (fp32)
+// of the floor on H100 GPU-0d52a412 (kernels/softmax_topk/NOTES.md, "The K sweep").
+// FUSEBENCH_STREAM_SMALL_SLACK overrides it in probe builds.
 #ifndef FUSEBENCH_STREAM_SMALL_SLACK
 #define FUSEBENCH_STREAM_SMALL_SLACK 16
 #endif
@@ -1883,9 +1885,9 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     if (a.K <= FUSEBENCH_STREAM_SMALL_MAX_K) {
         const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
         // Room for the kept K (rounded up to a power of two for the final sort), the slack above it
-        // (fused_stream) and one batch of candidates (compactions only at batch starts; the seeded
-        // threshold keeps them rare).
-        const int cap = kpad + (Resample ? 0 : FUSEBENCH_STREAM_SMALL_SLACK) + UK * step;
+        // and one batch of candidates (compactions only at batch starts; the seeded threshold keeps
+        // them rare).
+        const int cap = kpad + FUSEBENCH_STREAM_SMALL_SLACK + UK * step;
         const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
         const auto kernel = softmax_topk_stream_kernel<T, UK, Resample>;
         set_smem<softmax_topk_stream_kernel<T, UK, Resample>>(smem);
