@@ -529,12 +529,16 @@ void register_softmax_topk(registry& reg) {
     v5.description =
         "v5: one warp per row like v4, per-element path cut to unpack/max/exp/add, one max and one candidate vote "
         "per 16-byte vector, inline warp radix-select compaction. K <= 32: rows in order, a rolling register "
-        "pipeline (2-3 loads per lane in flight), threshold seeded from the first batch. K > 32: rows in "
+        "pipeline (2-3 loads per lane in flight), threshold seeded from the first batch, 16 keys of room above K "
+        "(at K = 32 a buffer of exactly K compacted at every candidate). K > 32: rows in "
         "stratified order, the 64th largest of a 1/P sample (P = 5K/128) as threshold (~2.5K candidates per row), "
         "composite (value, index) tests, candidate vectors parked in a shared list and drained 32 at a time, loads "
-        "in batches of 3 (fp32) or 2 (16-bit) steps; a row with fewer than K above the sample's threshold is read "
+        "in batches of 3 steps (2 for 16-bit K > 256); a row with fewer than K above the sample's threshold is read "
         "again in order; one block per SM with the rows split evenly; the final top K ordered by value-range bins "
-        "(count, scatter, rank within a bin) or, when bins crowd, an exact select and a register sort. Best: the "
+        "(count, scatter, rank within a bin) or, when bins crowd, an exact select and a register sort. K > 256: a "
+        "wide kernel whose warps take rows in a loop, keys in the shared memory the block leaves, a 1/10 sample by "
+        "vector maxima, fp32 rows read in runs of 4 steps with the next run in flight, the output written from the "
+        "bins. Best: the "
         "fastest variant on logits in no particular order (every measured random-logit case, and every adversarial "
         "kind but rows rising along the index, where it slows 5-12x; H100, kernels/softmax_topk/NOTES.md)";
     v5.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_stream(args_of(a), a.stream); };
