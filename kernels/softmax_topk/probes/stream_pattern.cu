@@ -5,8 +5,10 @@
 // consecutive (runs of U steps, the runs stratified instead), the next batch's loads issued before
 // this one is consumed or not (pipe), and a busy loop of `spin` iterations a batch standing in for
 // the vote and the drains. Events, cold L2 (256 MB memset before each), median of 5.
-//   nvcc -O3 -std=c++20 -arch=sm_90 kernels/softmax_topk/probes/stream_pattern.cu -o stream_pattern
+//   nvcc -O3 -std=c++20 -arch=sm_90 -I. kernels/softmax_topk/probes/stream_pattern.cu -o stream_pattern
 //   ./stream_pattern rows V warps_per_block
+#include "kernels/common/probe_check.hpp"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -14,14 +16,6 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                                   \
-    do {                                                                                        \
-        cudaError_t e_ = (x);                                                                   \
-        if (e_ != cudaSuccess) {                                                                \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-            std::exit(1);                                                                       \
-        }                                                                                       \
-    } while (0)
 
 __device__ __forceinline__ float fold4(float a, float4 v, int spin) {
     float s = a + v.x * 1.0001f + v.y - v.z * 0.5f + v.w;
