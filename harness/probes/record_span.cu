@@ -12,6 +12,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/cupti_tracer.hpp"
 #include "harness/device.hpp"
+#include "harness/device_info.hpp"
 #include "harness/stats.hpp"
 #include "harness/stream_gate.hpp"
 #include "harness/timing.hpp"
@@ -61,14 +62,12 @@ double median(const std::vector<double>& v) { return summarize(v).median; }
 
 int main(int argc, char** argv) {
     const int reps = argc > 1 ? std::atoi(argv[1]) : 30;
-    int dev = 0, l2 = 0, sms = 0;
+    int dev = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    cudaDeviceProp prop{};
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    std::printf("device %s, %d SMs, L2 %d B, reps %d\n", prop.name, sms, l2, reps);
-    l2_flusher flusher(static_cast<std::size_t>(l2), sms);
+    const device_info di = query_device(dev);
+    const int sms = di.sm_count;
+    std::printf("device %s (%s), %d SMs, L2 %zu B, reps %d\n", di.name.c_str(), di.uuid.c_str(), sms, di.l2_bytes, reps);
+    l2_flusher flusher(di.l2_bytes, sms);
     const std::size_t max_bytes = std::size_t{256} << 20;
     device_buffer x(max_bytes), y(max_bytes), stamps(2 * sizeof(unsigned long long));
     CUDA_CHECK(cudaMemset(x.get(), 1, max_bytes));

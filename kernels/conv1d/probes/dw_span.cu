@@ -14,6 +14,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/cupti_tracer.hpp"
 #include "harness/device.hpp"
+#include "harness/device_info.hpp"
 #include "harness/stats.hpp"
 #include "harness/timing.hpp"
 
@@ -245,16 +246,14 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
-    int dev = 0, l2 = 0, sms = 0;
+    int dev = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    cudaDeviceProp prop{};
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-    std::printf("device %s, %d SMs, L2 %d B\n", prop.name, sms, l2);
+    const device_info di = query_device(dev);
+    const int sms = di.sm_count;
+    std::printf("device %s (%s), %d SMs, L2 %zu B\n", di.name.c_str(), di.uuid.c_str(), sms, di.l2_bytes);
     cudaStream_t s;
     CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    l2_flusher flusher(static_cast<std::size_t>(l2), sms);
+    l2_flusher flusher(di.l2_bytes, sms);
 
     double copy_gbps = 0;
     if (!ncu_mode) {

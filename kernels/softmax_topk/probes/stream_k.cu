@@ -1,5 +1,6 @@
 // Diagnostic (not part of the build): fused_stream at one K, cold L2 (a 256 MB memset before each
-// launch), event timing, median of 7 launches in each of 2 rounds, and an FNV-1a hash of the output
+// launch), event timing, probe_common's time_launches (median of 5 cold launches) in each of 2 rounds
+// (the figures in fused_stream.cu were taken at 93ee708 with a median of 7), and an FNV-1a hash of the output
 // indices, so that builds can be compared: the library's routing (K <= 32 to the K <= 32 kernel)
 // against -DFUSEBENCH_STREAM_SMALL_MAX_K=k (K > k to the K > 32 kernel), and the K <= 32 kernel's key
 // room above kpad, -DFUSEBENCH_STREAM_SMALL_SLACK=s (the library's: 16; the measurements in
@@ -10,6 +11,7 @@
 #include "kernels/softmax_topk/fused_stream.cu"
 #include "kernels/softmax_topk/probes/probe_common.cuh"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -27,23 +29,7 @@ int main(int argc, char** argv) {
     std::uint64_t h = 1469598103934665603ull;
     for (const std::int32_t v : idx) h = (h ^ static_cast<std::uint32_t>(v)) * 1099511628211ull;
     double t[2];
-    for (double& r : t) {
-        std::vector<double> us;
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        for (int rep = 0; rep < 7; ++rep) {
-            CK(cudaMemset(pr.flush, rep, probe_problem::flush_bytes));
-            CK(cudaEventRecord(e0));
-            launch();
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            us.push_back(ms * 1e3);
-        }
-        r = pct(us, 0.5);
-    }
+    for (double& r : t) r = time_launches(pr, launch, [](bool) {});
     const double floor_us = static_cast<double>(pr.logit_bytes) / 3010e3;  // at 3010 GB/s [us]
     std::printf("stream_k small_max_k %d slack %d %s %s x %s K %s sd %s: %.1f %.1f us (%.1f%% of logits/3010 GB/s) indices %016llx\n",
                 FUSEBENCH_STREAM_SMALL_MAX_K, FUSEBENCH_STREAM_SMALL_SLACK, argv[1], argv[2], argv[3], argv[4], argv[5], t[0], t[1],
