@@ -559,16 +559,6 @@ const wgmma_block_config wgmma_block_configs[] = {
      false,
      "every untimed case of the kernel's domain; timed at M >= 4096 (there the default where "
      "k::fp8_gemm_wgmma_default_tile_n picks 144) and wherever it is the default"},
-    {"c1_n144_u2",
-     "c1_n144_overlap with its K loop unrolled twice and a second set of A fragments (options.rs_unroll = 2, NOTES-kva4.md): "
-     "the next K block's A fragments are loaded and its first half issued while the current block's second half is still "
-     "on the tensor cores, so each consumer warpgroup's wgmma queue drains once per two K blocks instead of once per "
-     "block; 16 more registers a thread, within the consumers' setmaxnreg budget (no spills). Bit-identical D",
-     {1, true, true, false, 0, false, 144, false, false, false, 1, 0, false, 2}},
-    {"c1_n144_u2_spf",
-     "c1_n144_u2 with the tile's scale rows (A's 128 rows, B's two scale blocks) prefetched into L2 at the tile's start "
-     "(options.scale_prefetch, NOTES-kva4.md), so that per-block scale loads after a cold L2 do not wait for DRAM",
-     {1, true, true, false, 0, false, 144, false, false, false, 1, 0, false, 2, true}},
     {"c1_n192_mc2",
      "c1_n192_overlap in clusters of 2 CTAs along M (kernels/fp8/NOTES.md run 9): the two row blocks of a cluster share "
      "B's 192 x 128 tile of each K block, each CTA loading 96 rows of it into both (TMA multicast), so B's L2 -> "

@@ -161,18 +161,6 @@ struct fp8_gemm_wgmma_options {
     // at M = 4096 and 4.5% at M = 8192 (H100, same binary and board): not a default, not a suite
     // configuration; the exact kernel test covers it.
     bool thirds_ahead = false;
-    // tile_n 144 with the overlap, no cluster, prefetch or thirds_ahead (issue 19, NOTES-kva4.md): 2
-    // unrolls the default consumer's K loop (A from registers) that many times with a second set of
-    // A fragments, so that the next block's fragments are loaded and its first half issued while
-    // the current block's second half is still on the tensor cores: the consumer warpgroup's wgmma
-    // queue drains once per rs_unroll K blocks instead of once per block. Uses the consumers'
-    // setmaxnreg budget above the kernel's 168 entry registers. The same arithmetic in the same
-    // order: bit-identical D. 1: off.
-    int rs_unroll = 1;
-    // With rs_unroll 2: each consumer thread asks L2 for its tile's rows of the scales (A's two rows,
-    // B's two scale blocks) at the tile's start (prefetch.global.L2), so that the per-block scale
-    // loads after a cold L2 do not wait for DRAM. Hints only: the same D.
-    bool scale_prefetch = false;
 };
 void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const float* a_scale, const std::uint8_t* b,
                            const float* b_scale, void* d, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,

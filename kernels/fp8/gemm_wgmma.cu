@@ -1103,16 +1103,12 @@ __device__ __forceinline__ void stage_scales_n144(const params& p, std::uint32_t
 // multiple of 8 columns: no group straddles). Past the last scale block lo's scale is used (B's
 // rows there arrive as zeros and those columns are never stored).
 // CM x CN > 1: a multicast cluster, as in consume_n192 (OVERLAP only).
-template <int STAGES, bool OVERLAP, int CM = 1, int CN = 1, bool AHEAD = false, int RSU = 1, bool SPF = false>
+template <int STAGES, bool OVERLAP, int CM = 1, int CN = 1, bool AHEAD = false>
 __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap* tm_d, std::uint32_t base, int tid, int wg, int first_tile,
                                              int tile_step) {
     constexpr int BN = 144;
     static_assert(CM * CN == 1 || OVERLAP, "the multicast clusters run the overlapped consumer");
     static_assert(!AHEAD || (OVERLAP && CM * CN == 1), "the 48-column pieces (options.thirds_ahead): the overlapped consumer without a cluster");
-    static_assert(RSU == 1 || (RSU == 2 && OVERLAP && CM * CN == 1 && !AHEAD && FUSEBENCH_FP8_WGMMA_N144_RS),
-                  "the unrolled K loop with two A fragment sets (options.rs_unroll 2): the overlapped consumer with A from registers, "
-                  "without a cluster");
-    static_assert(!SPF || RSU == 2, "the scale rows' L2 prefetch (options.scale_prefetch) runs with rs_unroll 2");
     [[maybe_unused]] const int crank = CM * CN > 1 ? static_cast<int>(cluster_rank()) : 0;
     using cfg = config<BN, STAGES>;
     const std::uint32_t bar = base + cfg::bar_offset;
@@ -1384,127 +1380,6 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
             FP8_TRACE_WG(it, trace_c_p1);
             ++it;
         };
-        // RSU 2 (options.rs_unroll; NOTES-kva4.md): run_tile_rs with the K loop unrolled RSU
-        // times and a second set of A fragments, so that block j + 1's A fragments are loaded and its
-        // half 0 issued while block j's half 1 is still on the tensor cores (wait_group 1 retires
-        // it): the warpgroup's queue drains (wait_group 0) once per RSU blocks, at the loop's back
-        // edge, instead of once per block. Block j + 1 takes the fragment set that block j did not,
-        // so no wgmma in flight reads registers being loaded. Needs 16 more registers (acc 72 + 36 +
-        // 36 + 2 x 16): above the 168 of the kernel's entry budget, within the consumers' 232 of
-        // setmaxnreg, which ptxas 13.0 allocates from in the consumer's code (NOTES-kva4.md checks
-        // it). The same FMAs per accumulator in the same order as run_tile_rs: the same D.
-        [[maybe_unused]] std::uint32_t afb[16];
-        auto load_a_to = [&](std::uint32_t (&fr)[16], int s) __attribute__((always_inline)) {
-            const int r = warp * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
-            const std::uint32_t row_addr = stage_a(s) + static_cast<std::uint32_t>((wg * 64 + r) * bk);
-#pragma unroll
-            for (int ks = 0; ks < bk / 32; ++ks) {
-                const int c = 2 * ks + (lane >> 4);
-                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                             : "=r"(fr[4 * ks]), "=r"(fr[4 * ks + 1]), "=r"(fr[4 * ks + 2]), "=r"(fr[4 * ks + 3])
-                             : "r"(row_addr + static_cast<std::uint32_t>((c ^ (lane & 7)) << 4)));
-            }
-        };
-        auto issue_rs_to = [&](float (&hh)[36], std::uint32_t (&fr)[16], int fill, int h) __attribute__((always_inline)) {
-            const int s = fill % STAGES;
-            if (h == 0) load_a_to(fr, s);
-            wgmma_fence();
-#pragma unroll
-            for (int ks = 0; ks < bk / 32; ++ks) {
-                const std::uint64_t db = make_desc(stage_b(s) + h * (72 * bk) + ks * 32);
-                sm90::wgmma_fp8_op<72>::rs(hh, fr[4 * ks], fr[4 * ks + 1], fr[4 * ks + 2], fr[4 * ks + 3], db, ks > 0 ? 1 : 0);
-            }
-            wgmma_commit();
-            FP8_TRACE_WG(fill, h == 0 ? trace_c_i0 : trace_c_i1);
-        };
-        [[maybe_unused]] auto run_tile_rsu = [&](auto gbc, const tile_info& ti, bool store_prev) __attribute__((always_inline)) {
-            constexpr int GBC = decltype(gbc)::value;
-            if constexpr (SPF) {
-                // options.scale_prefetch: the tile's scale rows into L2 at once (this thread's two rows
-                // of A's scales, the four lanes of a row a 32-byte sector in four each; B's two rows by
-                // warp 0 of the warpgroup), so that the per-block scale loads of a cold L2 wait for L2,
-                // not DRAM, every 8 K blocks. Hints only: no data changes.
-                const int q = lane & 3;
-                for (int c = q * 8; c < p.k_blocks; c += 32) {
-                    if (ti.as0) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(ti.as0 + c));
-                    if (ti.as1) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(ti.as1 + c));
-                }
-                if (warp == 0) {
-                    for (int c = lane * 8; c < p.k_blocks; c += 256) {
-                        asm volatile("prefetch.global.L2 [%0];\n" ::"l"(ti.bs_lo + c));
-                        asm volatile("prefetch.global.L2 [%0];\n" ::"l"(ti.bs_hi + c));
-                    }
-                }
-            }
-            scales sc = block_scales(ti, 0);
-            full_wait(it);
-            issue_rs_to(h0, af, it, 0);
-            if (store_prev) store_block<BN>(acc, p, tm_d, stage_c, tid, wg, row_in_wg, col_q, prev.m_blk, prev.n_blk, prev.r0, prev.r1);
-#pragma unroll
-            for (int i = 0; i < 72; ++i) acc[i] = 0.f;
-            issue_rs_to(h1, af, it, 1);
-            factors f = factors_of(sc);
-            wgmma_wait<1>();
-            reg_fence(h0);
-            promote_n144<0, 9, 36, GBC>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
-            FP8_TRACE_FENCE(acc);
-            FP8_TRACE_WG(it, trace_c_p0);
-            if (p.k_blocks > 1) {
-                sc = block_scales(ti, 1);
-                full_wait(it + 1);
-            }
-            wgmma_wait<0>();  // half 1 of block 0: nothing in flight at the loop's head
-            FP8_TRACE_WG(it, trace_c_d);
-            reg_fence(h1);
-            // Block j + 1 into fragment set fr; on entry block j's half 1 is in flight or complete
-            // (its half 0 promoted), f holds block j's factors, sc block j + 1's scales, and fill
-            // it + 1 has landed. On exit block j + 1's half 1 is in flight, its half 0 promoted.
-            auto step = [&](std::uint32_t (&fr)[16], int j) __attribute__((always_inline)) {
-                issue_rs_to(h0, fr, it + 1, 0);
-                wgmma_wait<1>();  // half 1 of block j: its stage is free
-                FP8_TRACE_WG(it, trace_c_d);
-                reg_fence(h1);
-                release(it);
-                promote_n144<9, 9, 36, GBC>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
-                FP8_TRACE_FENCE(acc);
-                FP8_TRACE_WG(it, trace_c_p1);
-                f = factors_of(sc);
-                issue_rs_to(h1, fr, it + 1, 1);
-                wgmma_wait<1>();  // half 0 of block j + 1
-                reg_fence(h0);
-                promote_n144<0, 9, 36, GBC>(acc, h0, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
-                FP8_TRACE_FENCE(acc);
-                FP8_TRACE_WG(it + 1, trace_c_p0);
-                if (j + 2 < p.k_blocks) {
-                    sc = block_scales(ti, j + 2);
-                    full_wait(it + 2);
-                }
-                ++it;
-            };
-            // Block 0 took af, so block j + 1 takes afb where j is even: in the unrolled body, where
-            // a half 1 is in flight at the next block's fragment load, the sets alternate.
-            int j = 0;
-            for (; j + RSU < p.k_blocks; j += RSU) {
-#pragma unroll
-                for (int u = 0; u < RSU; u += 2) {
-                    step(afb, j + u);
-                    step(af, j + u + 1);
-                }
-                wgmma_wait<0>();  // the last half 1: no wgmma in flight across the back edge (C7512)
-                reg_fence(h1);
-            }
-            // The last k_blocks - 1 - j blocks (fewer than RSU), each drained.
-            for (; j + 1 < p.k_blocks; ++j) {
-                step(afb, j);
-                wgmma_wait<0>();
-                reg_fence(h1);
-            }
-            release(it);
-            promote_n144<9, 9, 36, GBC>(acc, h1, ti.gb, f.f0_lo, f.f1_lo, f.f0_hi, f.f1_hi);
-            FP8_TRACE_FENCE(acc);
-            FP8_TRACE_WG(it, trace_c_p1);
-            ++it;
-        };
 #endif
         // AHEAD (options.thirds_ahead; no cluster): each K block's product in three pieces of 48
         // columns (m64n48k32) into three 24-register buffers t0, t1, t2 (piece q in t q). Per block j:
@@ -1592,15 +1467,9 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
 #else
 #define FP8_RUN_TILE_DEFAULT run_tile
 #endif
-#if FUSEBENCH_FP8_WGMMA_N144_RS
-#define FP8_RUN_TILE_RSU(GB) run_tile_rsu(std::integral_constant<int, GB>{}, ti, store_prev)
-#else
-#define FP8_RUN_TILE_RSU(GB) ((void)0)
-#endif
 #define FP8_RUN_TILE(GB)                                                                          \
     do {                                                                                          \
         if constexpr (AHEAD) run_tile_ahead(std::integral_constant<int, GB>{}, ti, store_prev);  \
-        else if constexpr (RSU > 1) FP8_RUN_TILE_RSU(GB);                                        \
         else FP8_RUN_TILE_DEFAULT(std::integral_constant<int, GB>{}, ti, store_prev);            \
     } while (0)
                 switch (ti.gb) {  // 16 - 2 (n_blk % 8): 2 .. 16
@@ -1615,7 +1484,6 @@ __device__ __forceinline__ void consume_n144(const params& p, const CUtensorMap*
                 }
 #undef FP8_RUN_TILE
 #undef FP8_RUN_TILE_DEFAULT
-#undef FP8_RUN_TILE_RSU
             } else {
                 run_tile(std::integral_constant<int, -1>{}, ti, store_prev);
             }
@@ -1658,11 +1526,9 @@ __global__ void __launch_bounds__(threads, 1)
                   "the L2 prefetch: the overlapped 144- and 192-wide kernels without cluster, split or pieces");
     static_assert(BN != 256 || (OVERLAP && PIECES != 0), "the 128 x 256 tile runs with the 64-column piece consumer only");
     static_assert(PIECES == 0 || ((PIECES == 1 || PIECES == 2) && OVERLAP && !SPLIT && BN != 128) ||
-                      ((PIECES == 3 || PIECES == 4 || PIECES == 5) && BN == 144 && OVERLAP && !SPLIT && ctas == 1 && !L2PF),
+                      (PIECES == 3 && BN == 144 && OVERLAP && !SPLIT && ctas == 1 && !L2PF),
                   "64-column pieces (form 1 or 2): 192- or 256-wide tiles, the overlap, no split; 3: the 144-wide tile's "
-                  "three 48-column pieces (options.thirds_ahead); 4: the 144-wide tile's K loop unrolled twice "
-                  "(options.rs_unroll 2), 5: and the scale rows' L2 prefetch (options.scale_prefetch); these with the overlap, "
-                  "no cluster, split or prefetch");
+                  "three 48-column pieces (options.thirds_ahead), the overlap, no cluster, split or prefetch");
     static_assert(!SPLIT || (BN == 192 && OVERLAP), "the work split runs on the overlapped 128 x 192 consumer only");
     using cfg = config<BN, STAGES>;
     extern __shared__ unsigned char smem_raw[];
@@ -1876,8 +1742,7 @@ __global__ void __launch_bounds__(threads, 1)
         consume_pieces<BN, STAGES, PIECES>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 144) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-        consume_n144<STAGES, OVERLAP, CLUSTER, CLUSTER_N, PIECES == 3, PIECES == 4 || PIECES == 5 ? 2 : 1, PIECES == 5>(
-            p, &tm_d, base, tid, role, cluster_id, clusters);
+        consume_n144<STAGES, OVERLAP, CLUSTER, CLUSTER_N, PIECES == 3>(p, &tm_d, base, tid, role, cluster_id, clusters);
     } else if constexpr (BN == 192) {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
         consume_n192<STAGES, OVERLAP, SPLIT, CLUSTER, CLUSTER_N>(p, &tm_d, base, tid, role, cluster_id, clusters);
@@ -2284,12 +2149,6 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
     if (opt.thirds_ahead && (opt.tile_n != 144 || !opt.overlap || multicast || opt.l2_prefetch != 0)) {
         throw std::invalid_argument("fp8_gemm wgmma: thirds_ahead runs with tile_n 144 and the overlap, without a cluster and the L2 prefetch");
     }
-    if (opt.rs_unroll != 1 && (opt.rs_unroll != 2 || opt.tile_n != 144 || !opt.overlap || multicast || opt.l2_prefetch != 0 || opt.thirds_ahead ||
-                               FUSEBENCH_FP8_WGMMA_N144_RS == 0)) {
-        throw std::invalid_argument("fp8_gemm wgmma: rs_unroll (1 or 2) 2 runs with tile_n 144 and the overlap, without a cluster, the L2 "
-                                    "prefetch and thirds_ahead (and A from registers), got " + std::to_string(opt.rs_unroll));
-    }
-    if (opt.scale_prefetch && opt.rs_unroll != 2) throw std::invalid_argument("fp8_gemm wgmma: scale_prefetch runs with rs_unroll 2");
     if (opt.split && (opt.tile_n != 192 || !opt.overlap || opt.k_serpentine)) {
         // The serpentine's K order depends on a tile's place in its CTA's sequence, which differs
         // between the CTAs sharing a cut tile.
@@ -2425,8 +2284,6 @@ void launch_fp8_gemm_wgmma(const fp8_gemm_shape& s, const std::uint8_t* a, const
         using cfg144 = config<144, stages_n144>;
         auto* kernel = opt.l2_prefetch > 0 ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 0, 1, true>
                        : opt.thirds_ahead  ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 3>
-                       : opt.rs_unroll == 2 ? (opt.scale_prefetch ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 5>
-                                                                  : fp8_gemm_wgmma_kernel<144, stages_n144, 1, true, false, 4>)
                        : opt.overlap       ? fp8_gemm_wgmma_kernel<144, stages_n144, 1, true>
                                            : fp8_gemm_wgmma_kernel<144, stages_n144, 1, false>;
         check_call(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg144::smem_bytes),

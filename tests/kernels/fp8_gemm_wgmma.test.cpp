@@ -391,15 +391,6 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
                                                  {1, true, true, false, 0, false, 144, false, false, false, 1, 0, true},
                                                  {1, false, true, false, 0, false, 144, false, false, false, 1, 0, true},
                                                  {1, true, true, false, 3, true, 144, false, false, false, 1, 0, true},
-                                                 // The 144-wide tile's K loop unrolled twice with two A fragment sets
-                                                 // (options.rs_unroll 2, NOTES-kva4.md; k_blocks 1, 2, 3, 4, 6, 32, 64:
-                                                 // with and without the remainder step), both epilogues, the serpentine, and
-                                                 // the scale rows' L2 prefetch
-                                                 {1, true, true, false, 0, false, 144, false, false, false, 1, 0, false, 2},
-                                                 {1, false, true, false, 0, false, 144, false, false, false, 1, 0, false, 2},
-                                                 {1, true, true, false, 3, true, 144, false, false, false, 1, 0, false, 2},
-                                                 {1, true, true, false, 0, false, 144, false, false, false, 1, 0, false, 2, true},
-                                                 {1, false, true, false, 3, true, 144, false, false, false, 1, 0, false, 2, true},
                                                  // Multicast clusters (M x N CTAs; ragged clusters: an odd row-block or a
                                                  // column-block count off the cluster leaves CTAs tiles of zeros to
                                                  // compute and nothing to store): 192-wide 2 x 1, 4 x 1; 144-wide 2 x 1,
@@ -443,7 +434,7 @@ TEST_CASE("fp8_gemm wgmma: exact on exactly representable inputs, every element 
         CAPTURE(options[run / 2].cluster, options[run / 2].tma_store, options[run / 2].overlap, options[run / 2].cluster_grid_from_sms,
                 options[run / 2].k_stagger, options[run / 2].k_serpentine, options[run / 2].tile_n, options[run / 2].split,
                 options[run / 2].pieces64, options[run / 2].pieces_lookahead, options[run / 2].cluster_n,
-                options[run / 2].l2_prefetch, options[run / 2].thirds_ahead, options[run / 2].rs_unroll, options[run / 2].scale_prefetch);
+                options[run / 2].l2_prefetch, options[run / 2].thirds_ahead);
         std::size_t wrong = 0, first_wrong = m * n;
         for (std::size_t i = 0; i < m * n; ++i) {
             std::uint16_t g;
