@@ -494,45 +494,6 @@ __device__ __forceinline__ void park_vec(const vec16<T>& v, std::uint32_t idx0, 
     w.vn += __popc(m);
 }
 
-// Probe knob (FUSEBENCH_WIDE_BSTATS16, the 16-bit wide kernel's stream batches only): a batch's U
-// vectors share one rescale (the batch maximum) and their terms go to four partial sums, so the
-// vectors' exps do not wait on each other's rescale and the sum is not one chain of 8 U adds.
-#ifndef FUSEBENCH_WIDE_BSTATS16
-#define FUSEBENCH_WIDE_BSTATS16 0
-#endif
-template <class T, int U>
-__device__ __forceinline__ void consume_batch_wide(const vec16<T> (&v)[U], std::uint32_t idx0, std::uint32_t didx,
-                                                   int lane, lane_stats& st, const vec_list<T>& list, sel_state& w) {
-    constexpr int W = vec16<T>::n;
-    float vm[U];
-    float bm = -INFINITY;
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-        vm[u] = vec_max(v[u]);
-        bm = fmaxf(bm, vm[u]);
-    }
-    rescale_to(st, bm);
-    const float base = st.base;
-    float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-#pragma unroll
-        for (int e = 0; e < W; ++e) s[(u * W + e) % 4] += fast_exp2((elem_at(v[u], e) - base) * log2e);
-    }
-    st.s += (s[0] + s[1]) + (s[2] + s[3]);
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-        const bool pred = vm[u] > w.thr;
-        const unsigned m = __ballot_sync(full_mask, pred);
-        if (pred) {
-            const int pos = w.vn + __popc(m & ((1u << lane) - 1u));
-            list.vec[pos] = v[u];
-            list.idx[pos] = idx0 + static_cast<std::uint32_t>(u) * didx;
-        }
-        w.vn += __popc(m);
-    }
-}
-
 template <class T, bool IndexAware>
 __device__ __forceinline__ void vote_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
                                          std::uint64_t* keys, const unsigned* hist, const vec_list<T>& list,
@@ -1447,12 +1408,8 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             vec16<T> v[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) v[u] = p[u * jump];
-            if constexpr (Wide && sizeof(T) == 2 && FUSEBENCH_WIDE_BSTATS16 != 0) {
-                consume_batch_wide<T, U>(v, idx, jump * W, lane, st, list, w);
-            } else {
 #pragma unroll
-                for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * jump * W, lane, st, keys, hist, list, w);
-            }
+            for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * jump * W, lane, st, keys, hist, list, w);
             if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if (i < n) {  // the phase's last, partial batch
@@ -1728,6 +1685,7 @@ constexpr int wide_warps = 16;
 #ifndef FUSEBENCH_WIDE_RUNS32
 #define FUSEBENCH_WIDE_RUNS32 1
 #endif
+// FUSEBENCH_WIDE_U16: the 16-bit batch (single steps loaded together), for probe builds.
 #ifndef FUSEBENCH_WIDE_U16
 #define FUSEBENCH_WIDE_U16 2
 #endif
