@@ -383,7 +383,12 @@ __device__ __forceinline__ void append_elems(const vec16<T>& v, std::uint32_t id
 // for the round's cnt composites rather than for 32 W. The launcher keeps cap >= K + 32 W, so either
 // the limit is K (exactly K kept; K + 32 W fit) or at most cap - cnt are kept and the round, tested
 // again against the raised threshold, holds at most cnt: one compaction either way.
-template <class T, bool CountRoom = false>
+// Scan (the 16-bit wide kernel): each lane writes its own elements at its place from a warp prefix sum
+// of the lanes' counts, instead of one ballot per element (W = 8: in the ballot form every element
+// took ~20 instructions with the divergence checks around its ballot and store; ncu, bf16 4096 x
+// 50257 K = 1024, H100 GPU-45d70c48: that append was ~10% of the wide kernel's instructions). The
+// buffer's order within a round changes, which nothing depends on.
+template <class T, bool CountRoom = false, bool Scan = false>
 __device__ __forceinline__ void insert_round(const vec16<T>& v, std::uint32_t idx0, std::uint64_t* keys, unsigned* hist,
                                              int cap, sel_state& w, int K, int lane, float lane_max) {
     constexpr int W = vec16<T>::n;
@@ -399,12 +404,29 @@ __device__ __forceinline__ void insert_round(const vec16<T>& v, std::uint32_t id
         if (w.count + cnt <= cap) break;
         w = compact<true>(keys, hist, w, K, big_limit(K, cap, CountRoom ? cnt : 32 * W), lane, lane_max);
     }
+    if constexpr (Scan) {
+        const auto mine = static_cast<unsigned>(__popc(bits));
+        unsigned incl = mine;
 #pragma unroll
-    for (int e = 0; e < W; ++e) {
-        const bool pred = (bits >> e) & 1u;
-        const unsigned m = __ballot_sync(full_mask, pred);
-        if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(elem_at(v, e)), idx0 + e);
-        w.count += __popc(m);
+        for (int d = 1; d < 32; d <<= 1) {
+            const unsigned t = __shfl_up_sync(full_mask, incl, d);
+            if (lane >= d) incl += t;
+        }
+        const int pos = w.count + static_cast<int>(incl - mine);
+#pragma unroll
+        for (int e = 0; e < W; ++e) {
+            if ((bits >> e) & 1u)
+                keys[pos + __popc(bits & ((1u << e) - 1u))] = composite(float_key(elem_at(v, e)), idx0 + e);
+        }
+        w.count += static_cast<int>(__shfl_sync(full_mask, incl, 31));
+    } else {
+#pragma unroll
+        for (int e = 0; e < W; ++e) {
+            const bool pred = (bits >> e) & 1u;
+            const unsigned m = __ballot_sync(full_mask, pred);
+            if (pred) keys[w.count + __popc(m & ((1u << lane) - 1u))] = composite(float_key(elem_at(v, e)), idx0 + e);
+            w.count += __popc(m);
+        }
     }
 }
 
@@ -415,7 +437,7 @@ __device__ __forceinline__ void insert_round(const vec16<T>& v, std::uint32_t id
 // parked for the next drain (the list holds them and a batch: L = 32 U + 32), so no round runs
 // mostly empty. (Draining all: H200 fp32 4096 x 50257 K = 256 248.1 against 247.5 us, bf16 K = 50
 // 198.3 against 184.1.) lane_max: this lane's running maximum (compact's upper bound).
-template <class T, bool CountRoom = false>
+template <class T, bool CountRoom = false, bool Scan = false>
 __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, std::uint64_t* keys, unsigned* hist,
                                            int cap, sel_state& w, int K, float lane_max, bool whole) {
     __syncwarp();  // the pushes' writes before the reads
@@ -425,7 +447,7 @@ __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, st
         vec16<T> v;
         load_or_neg_inf(v, list.vec + b + lane, ok);
         const std::uint32_t idx0 = ok ? list.idx[b + lane] : 0u;
-        insert_round<T, CountRoom>(v, idx0, keys, hist, cap, w, K, lane, lane_max);
+        insert_round<T, CountRoom, Scan>(v, idx0, keys, hist, cap, w, K, lane, lane_max);
     }
     __syncwarp();  // every lane has read the list before the next pushes
     w.vn = first;
@@ -830,7 +852,21 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // H100 (GPU-cef945ca, probes/stream_plain.cu, 4096 x 50257, std 10, us, against the select and the
 // sort): fp32 K = 1024 857.5 -> 699.5, bf16 980.0 -> 823.1, fp16 882.0 -> 716.8, fp32 K = 512 621.8 ->
 // 532.5, bf16 581.5 -> 487.3; a row's end (timeline, p50) fp32 K = 1024 116 -> 32 us.
-template <bool Fast>
+// HS > 0 (the 16-bit wide kernels: key_low_bits): the bins are spread over a 32-bit projection of
+// the composite instead of its value key: the value key without its HS low bits, which are the same
+// for every key of a 16-bit row (bf16: 16, fp16: 13; -0 is folded onto +0), then HS bits of ~index
+// from bit idx_shift (the row's index width less HS, at least 0, so that ~index is all ones above
+// them). The projection keeps the order of the composites (its ties are ranked by the full composite
+// as before), so the keys of one value spread over several bins by index. bf16 rows hold few distinct
+// values near the K-th (std 10: ~30 keys a value), so each value bin held ~30 keys and the rank loop
+// compared every key with its whole bin: ncu, bf16 4096 x 50257 K = 1024 (H100 GPU-45d70c48, helper
+// w16): that loop's line alone was 12.7% of the wide kernel's instructions and 8.7% of its stall
+// samples. CPU emulation of these bins on std-10 rows (NOTES-w16.md): the rank loop's warp steps a row
+// bf16 K = 1024 175 -> 68, K = 512 56 -> 25, fp16 K = 1024 68 -> 62; output equal to a sort. NOT
+// MEASURED ON A GPU. idx_shift rides in nbins' low 6 bits (nbins is a multiple of 64): an extra
+// parameter changed the machine code of the 25 big and retry kernels that call finish_wide<false>
+// (nvcc 13.0 -cubin sm_90, per-section md5); this way only the two 16-bit wide kernels change.
+template <bool Fast, int HS = 0>
 __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std::uint32_t hist_s, std::uint32_t bins_s,
                                          int nbins, float* p_out, std::int32_t* i_out, float M, float S) {
     constexpr unsigned bin_max = 64;           // keys ranked pairwise within a bin: O(size^2) per bin
@@ -843,16 +879,24 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
     auto* stage = reinterpret_cast<std::uint64_t*>(hist);
     auto* s_hi = reinterpret_cast<unsigned*>(p_out);
     auto* s_lo = reinterpret_cast<unsigned*>(i_out);
+    // HS > 0: nbins (a multiple of 64) carries the index shift in its low 6 bits.
+    const int idx_shift = HS > 0 ? nbins & 63 : 0;
+    if constexpr (HS > 0) nbins &= ~63;
+    const auto proj = [&](std::uint64_t c) -> std::uint32_t {
+        constexpr std::uint32_t low = HS > 0 ? (1u << HS) - 1u : 0u;
+        return (static_cast<std::uint32_t>(c >> 32) & ~low) | ((static_cast<std::uint32_t>(c) >> idx_shift) & low);
+    };
     std::uint64_t lo, hi;
     key_range(keys, n, hist, M, lane, lo, hi);
-    const auto lo32 = static_cast<std::uint32_t>(lo >> 32);
-    const std::uint64_t mul = (static_cast<std::uint64_t>(nbins) << 32) / ((hi >> 32) - lo32 + 1ull);
+    const auto lo32 = HS == 0 ? static_cast<std::uint32_t>(lo >> 32) : proj(lo);
+    const std::uint64_t mul = (static_cast<std::uint64_t>(nbins) << 32) /
+                              (HS == 0 ? (hi >> 32) - lo32 + 1ull : static_cast<std::uint64_t>(proj(hi)) - lo32 + 1ull);
     // Fast: bin = (key - lo) nbins / span by one 32-bit high multiply instead of a 64-bit one; a span
     // of at most nbins key steps clamps the multiplier to 2^32 - 1 (bin <= key - lo < nbins): any map
     // that keeps the order of the values and stays below nbins will do.
     const auto mul32 = static_cast<std::uint32_t>(mul < 0xFFFFFFFFull ? mul : 0xFFFFFFFFull);
     const auto bin_of = [&](std::uint64_t c) -> unsigned {
-        if constexpr (Fast) return __umulhi(static_cast<std::uint32_t>(c >> 32) - lo32, mul32);
+        if constexpr (Fast) return __umulhi((HS == 0 ? static_cast<std::uint32_t>(c >> 32) : proj(c)) - lo32, mul32);
         return static_cast<unsigned>((static_cast<std::uint64_t>(static_cast<std::uint32_t>(c >> 32) - lo32) * mul) >> 32);
     };
     const int words = nbins / 2;
@@ -978,6 +1022,7 @@ __device__ __noinline__ bool finish_wide(std::uint32_t keys_s, int n, int K, std
     __syncwarp();
     return true;
 }
+template <class T> constexpr int key_low_bits = std::is_same_v<T, __nv_bfloat16> ? 16 : std::is_same_v<T, __half> ? 13 : 0;
 
 // The end of a K > 32 row: the exact top K, sorted, written. Out of line: the call saves almost
 // nothing (the stream's registers are dead here), and the function gets its own register
@@ -1017,9 +1062,19 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
         return;
     }
     // K > 256: the end by bins written straight to the output (rows with at least K keys).
-    if (K > 256 && w.count >= K &&
-        finish_wide<Wide>(keys_s, w.count, K, hist_s, out_s, min(1024, out_cap * 4 / 64 * 64), p_out, i_out, M, S))
-        return;
+    if constexpr (Wide && key_low_bits<T> > 0) {
+        // finish_wide's idx_shift (in nbins' low bits): the row's index width less key_low_bits<T>.
+        const int ibits = V > 1 ? 64 - __clzll(static_cast<unsigned long long>(V - 1)) : 0;
+        if (K > 256 && w.count >= K &&
+            finish_wide<true, key_low_bits<T>>(keys_s, w.count, K, hist_s, out_s,
+                                               min(1024, out_cap * 4 / 64 * 64) | max(0, ibits - key_low_bits<T>), p_out,
+                                               i_out, M, S))
+            return;
+    } else {
+        if (K > 256 && w.count >= K &&
+            finish_wide<Wide>(keys_s, w.count, K, hist_s, out_s, min(1024, out_cap * 4 / 64 * 64), p_out, i_out, M, S))
+            return;
+    }
     if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane, M);  // n <= 256 for K <= 256
     const int n = w.count;
     if (n <= 64) {
@@ -1127,7 +1182,7 @@ struct sample_result {
     float thr;
     int count;  // composites in the buffer; -1: the row goes in order; -2 (Ties): every group max equal
 };
-template <class T, int U, bool Ties = false, bool Runs = false>
+template <class T, int U, bool Ties = false, bool Runs = false, bool Scan = false>
 __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, std::uint32_t nfull, std::uint32_t stride,
                                                        std::uint32_t hd, std::uint32_t keys_s, std::uint32_t hist_s,
                                                        std::uint32_t list_s, int cap, int K, int r) {
@@ -1261,7 +1316,7 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
             const std::uint32_t vi = sample_step(j0 + g) * 32 + sl;
             vec16<T> v;
             load_or_neg_inf(v, vrow + vi, ok && j0 + g < n0);
-            insert_round<T, count_room<T, U>>(v, hd + vi * W, keys, hist, cap, w, K, lane, st.m);
+            insert_round<T, count_room<T, U>, Scan>(v, hd + vi * W, keys, hist, cap, w, K, lane, st.m);
         }
     }
     return {st, w.thr, w.count};
@@ -1287,6 +1342,8 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                                          const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
     constexpr int W = vec16<T>::n;
     constexpr int L = list_cap<U>;
+    // The 16-bit wide kernel appends a drain round's elements by a prefix sum (insert_round's Scan).
+    constexpr bool scan16 = Wide && sizeof(T) == 2;
     const std::uint32_t nfull = nvec / 32;
     const auto* vrow = reinterpret_cast<const vec16<T>*>(row + hd);
     if (lane == 0) cthr_of(hist) = cthr_start;
@@ -1299,7 +1356,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // threshold. Otherwise the sample parks and drains its candidates like the rest of the row.
     constexpr bool maxima = Sampled && ByMaxima;
     if constexpr (maxima) {
-        const sample_result sr = sample_by_maxima<T, U, Mode == 1, Runs>(
+        const sample_result sr = sample_by_maxima<T, U, Mode == 1, Runs, scan16>(
             vrow, nfull, stride, hd, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)), cap, K, r_sample);
@@ -1329,7 +1386,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // compactions (towards r_sample) dropped only composites below the kept ones, and left at least
     // r_sample; with fewer, nothing was ever dropped.
     const auto end_sample = [&] {
-        if (w.vn > 0) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, true);
+        if (w.vn > 0) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, true);
         if (w.count > Kc) w = compact<true>(keys, hist, w, Kc, Kc + Kc / 2, lane, st.m);
         thresholded = w.count >= Kc;
         Kc = K;
@@ -1385,7 +1442,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                 for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + (n + u) * jump, static_cast<std::uint32_t>(u) < pre);
 #pragma unroll
                 for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + (n + u) * jump * W, lane, st, keys, hist, list, w);
-                if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+                if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
             }
         }
         std::uint32_t i = 0;
@@ -1399,7 +1456,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                 for (int u = 0; u < U; ++u) load_or_neg_inf(nx[u], p + jump + u * 32, i + 1 < n);
 #pragma unroll
                 for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * 32 * W, lane, st, keys, hist, list, w);
-                if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+                if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
 #pragma unroll
                 for (int u = 0; u < U; ++u) v[u] = nx[u];
             }
@@ -1410,7 +1467,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             for (int u = 0; u < U; ++u) v[u] = p[u * jump];
 #pragma unroll
             for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * jump * W, lane, st, keys, hist, list, w);
-            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if (i < n) {  // the phase's last, partial batch
             vec16<T> v[U];
@@ -1418,7 +1475,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
 #pragma unroll
             for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * jump * W, lane, st, keys, hist, list, w);
-            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
         if constexpr (Sampled) {
             if (!maxima && phi == 0) {  // phase 0 is the sample
@@ -1495,7 +1552,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             for (int u = 0; u < U; ++u)
                 vote_vec<T, Retry>(v[u], hd + ((first + u) * 32 + static_cast<std::uint32_t>(lane)) * W, lane, st, keys,
                                    hist, list, w);
-            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
         }
     }
     const std::uint32_t rem = nvec % 32;
@@ -1505,7 +1562,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         load_or_neg_inf(t, vrow + jv, static_cast<std::uint32_t>(lane) < rem);
         vote_vec<T, Retry>(t, hd + jv * W, lane, st, keys, hist, list, w);
     }
-    if (w.vn > 0) drain_list<T, count_room<T, U>>(list, lane, keys, hist, cap, w, Kc, st.m, true);
+    if (w.vn > 0) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, true);
     scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
 
     float M, S;
@@ -1685,7 +1742,11 @@ constexpr int wide_warps = 16;
 #ifndef FUSEBENCH_WIDE_RUNS32
 #define FUSEBENCH_WIDE_RUNS32 1
 #endif
-template <class T> constexpr int wide_u = sizeof(T) == 4 ? FUSEBENCH_WIDE_U32 : 2;
+// FUSEBENCH_WIDE_U16: the 16-bit batch (single steps loaded together), for probe builds.
+#ifndef FUSEBENCH_WIDE_U16
+#define FUSEBENCH_WIDE_U16 2
+#endif
+template <class T> constexpr int wide_u = sizeof(T) == 4 ? FUSEBENCH_WIDE_U32 : FUSEBENCH_WIDE_U16;
 template <class T> constexpr bool wide_runs = sizeof(T) == 4 && FUSEBENCH_WIDE_RUNS32 != 0;
 template <class T, int U>
 __global__ void __launch_bounds__(32 * wide_warps, 1)
