@@ -719,6 +719,9 @@ __device__ __forceinline__ void key_range(const std::uint64_t* keys, int n, unsi
 // K-th's more than 32 (ties: bins are value ranges), or `out` is too small; the caller then
 // selects and sorts. Bins: the warp's 16-bit histogram words, rewritten after the scan as (count,
 // cursor) byte pairs (counts <= 64 and cursors < 256 then).
+#ifndef FUSEBENCH_BINS_RANK4
+#define FUSEBENCH_BINS_RANK4 0
+#endif
 __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K, unsigned* hist, std::uint64_t* out,
                                                int out_cap, int lane, float M) {
     constexpr unsigned bin_max = 64;  // keys ranked pairwise within a bin: O(size^2) per bin
@@ -798,7 +801,17 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
         const int end = static_cast<int>(half & 255u);  // the cursor ends past the bin's last slot
         const int start = end - static_cast<int>(half >> 8);
         int rank = 0;
+#if FUSEBENCH_BINS_RANK4
+        // Probe builds only (FUSEBENCH_BINS_RANK4, 0 in the library): four keys a step with independent
+        // loads, as finish_wide<true>; ncu (big16, bf16 4096 x 50257 K = 256) put 4.5% of the big kernel's
+        // stall samples on the one-key loop below (wait 42%). A slot past the bin reads as 0 (beats no key).
+        for (int j = start; j < end; j += 4) {
+#pragma unroll
+            for (int u = 0; u < 4; ++u) rank += (j + u < end ? out[j + u] : 0ull) > c;
+        }
+#else
         for (int j = start; j < end; ++j) rank += out[j] > c;
+#endif
         keys[start + rank] = c;
     }
     if (lane < need - static_cast<int>(k_above)) keys[k_above + lane] = kv;
