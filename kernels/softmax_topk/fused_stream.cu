@@ -1151,6 +1151,51 @@ __device__ __forceinline__ void prefetch_phase1(const vec16<T>* vrow, std::uint3
         if (step < nfull) asm volatile("prefetch.global.L2 [%0];" ::"l"(vrow + step * 32 + static_cast<std::uint32_t>(lane)));
     }
 }
+// Probe builds only (0 in the library: no code): FUSEBENCH_BIG_SEED = 1 starts a 16-bit big kernel's parked
+// sample (or its in-order pass) with cthr at the Kc-th largest value of its first batch (Kc = r in the
+// sample, K in order) instead of -inf: every member of the sample's (row's) top Kc is at or above it,
+// since the batch is part of the sample. CPU emulation (probes/big_emulation.py, bf16 std 10, 32 rows):
+// K = 64 P = 2 inserts 762 composites a row instead of 1170, 2.0 compactions / 2.0 radix passes instead
+// of 4.0 / 4.9; K = 33 in order 575 instead of 1081, 1.0 / 1.0 instead of 2.5 / 3.3. The value is found
+// on the upper 16 bits of its key (16 warp counts; exact for bf16, a lower bound for fp16); keys the
+// scalar head put in the buffer below it are dropped (they are not in the top Kc either).
+#ifndef FUSEBENCH_BIG_SEED
+#define FUSEBENCH_BIG_SEED 0
+#endif
+template <class T, int U>
+__device__ __forceinline__ void seed_first_batch(const vec16<T> (&v)[U], int Kc, int lane, std::uint64_t* keys,
+                                                 unsigned* hist, sel_state& w) {
+    std::uint32_t t = 0;
+#pragma unroll 1
+    for (int b = 15; b >= 0; --b) {
+        const std::uint32_t c = t | (1u << b);
+        const float fc = topk_detail::key_float(c << 16);  // NaN below -inf's key and above +inf's: counts 0
+        unsigned cnt = 0;
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int e = 0; e < vec16<T>::n; ++e) cnt += elem_at(v[u], e) >= fc;
+        if (__reduce_add_sync(full_mask, cnt) >= static_cast<unsigned>(Kc)) t = c;
+    }
+    const float ft = topk_detail::key_float(t << 16);
+    if (!(ft > -INFINITY)) return;  // no Kc finite elements at or above any bound: no seed
+    const std::uint64_t c0 = composite(t << 16, 0xFFFFFFFFu);  // every element >= ft beats it
+    __syncwarp();  // the head's appends before the reads below
+    int out = 0;
+    for (int t0 = 0; t0 < w.count; t0 += 32) {
+        const int i = t0 + lane;
+        const std::uint64_t c = i < w.count ? keys[i] : 0ull;
+        const bool keep = i < w.count && c > c0;
+        __syncwarp();  // every lane has read its key before any lane writes (out <= t0)
+        const unsigned m = __ballot_sync(full_mask, keep);
+        if (keep) keys[out + __popc(m & ((1u << lane) - 1u))] = c;
+        out += __popc(m);
+    }
+    w.count = out;
+    if (lane == 0) cthr_of(hist) = c0;
+    __syncwarp();
+    w.thr = nextafterf(ft, -INFINITY);
+}
 struct sample_result {
     lane_stats st;
     float thr;
@@ -1330,6 +1375,8 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     constexpr bool maxima = Sampled && ByMaxima;
     // FUSEBENCH_BIG_SAMPLE_PF (probe builds): the big kernel's sampled pass only (not the wide or retry passes).
     constexpr bool big_sample_pf = FUSEBENCH_BIG_SAMPLE_PF > 0 && Sampled && Mode == 0 && !Wide && !Runs;
+    // FUSEBENCH_BIG_SEED (probe builds): the parked sample's / in-order pass' first batch seeds cthr.
+    constexpr bool big_seed = FUSEBENCH_BIG_SEED != 0 && sizeof(T) == 2 && !maxima && Mode == 0 && !Wide && !Runs;
     if constexpr (maxima) {
         const sample_result sr = sample_by_maxima<T, U, Mode == 1, Runs, big_sample_pf>(
             vrow, nfull, stride, hd, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
@@ -1388,6 +1435,17 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     constexpr std::uint32_t R = Runs ? static_cast<std::uint32_t>(U) : 1u;
     const std::uint32_t nunits = nfull / R;
     const std::uint32_t jump = stride * 32 * R;  // vectors from one unit of a phase to the next
+    if constexpr (big_seed) {
+        // Phase 0's first batch (steps 0, stride, 2 stride) read for the seed only; the phase loop reads
+        // it again (from L2) and votes it as before, so the loop's code is unchanged (a peeled first
+        // batch with its own vote and drain doubled the 16-bit kernels' spills, ptxas).
+        if ((nunits + stride - 1) / stride >= static_cast<std::uint32_t>(U)) {
+            vec16<T> v[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = vrow[u * jump + static_cast<std::uint32_t>(lane)];
+            seed_first_batch<T, U>(v, Kc, lane, keys, hist, w);
+        }
+    }
     for (std::uint32_t phi = maxima ? 1u : 0u; phi < stride && phi < nunits; ++phi) {
         std::uint32_t n = (nunits - phi + stride - 1) / stride;  // units of this phase (>= 1)
         const vec16<T>* p = vrow + phi * 32 * R + static_cast<std::uint32_t>(lane);
