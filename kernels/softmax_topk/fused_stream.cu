@@ -741,6 +741,9 @@ __device__ __forceinline__ void key_range(const std::uint64_t* keys, int n, unsi
 // K-th's more than 32 (ties: bins are value ranges), or `out` is too small; the caller then
 // selects and sorts. Bins: the warp's 16-bit histogram words, rewritten after the scan as (count,
 // cursor) byte pairs (counts <= 64 and cursors < 256 then).
+#ifndef FUSEBENCH_BINS_RANK4
+#define FUSEBENCH_BINS_RANK4 0
+#endif
 __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K, unsigned* hist, std::uint64_t* out,
                                                int out_cap, int lane, float M) {
     constexpr unsigned bin_max = 64;  // keys ranked pairwise within a bin: O(size^2) per bin
@@ -820,7 +823,17 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
         const int end = static_cast<int>(half & 255u);  // the cursor ends past the bin's last slot
         const int start = end - static_cast<int>(half >> 8);
         int rank = 0;
+#if FUSEBENCH_BINS_RANK4
+        // Probe builds only (FUSEBENCH_BINS_RANK4, 0 in the library): four keys a step with independent
+        // loads, as finish_wide<true>; ncu (big16, bf16 4096 x 50257 K = 256) put 4.5% of the big kernel's
+        // stall samples on the one-key loop below (wait 42%). A slot past the bin reads as 0 (beats no key).
+        for (int j = start; j < end; j += 4) {
+#pragma unroll
+            for (int u = 0; u < 4; ++u) rank += (j + u < end ? out[j + u] : 0ull) > c;
+        }
+#else
         for (int j = start; j < end; ++j) rank += out[j] > c;
+#endif
         keys[start + rank] = c;
     }
     if (lane < need - static_cast<int>(k_above)) keys[k_above + lane] = kv;
@@ -1177,12 +1190,78 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 // and compacts towards its top r while its threshold forms (every vector of its first batch is a
 // candidate): costly in 16-bit, where the whole launch does it at once. Returns count -1 (the row
 // goes in order) when more groups pass than the list's room holds as ids (ties).
+// Probe builds only (0 in the library: no code): FUSEBENCH_BIG_SAMPLE_PF = D > 0 asks L2, at the end of the
+// K <= 256 big kernel's sample stream (before sample_by_maxima's end, or the parked sample's end_sample),
+// for this lane's vectors of phase 1's first D steps (1, 1 + P, ...). Every row of a launch reaches the
+// sample's end at about the same time (H100 timeline, bf16 4096 x 50257 K = 256: 37.5 us for a tenth
+// of the row, ~16 us of it streaming), and the end works on shared memory while DRAM idles.
+#ifndef FUSEBENCH_BIG_SAMPLE_PF
+#define FUSEBENCH_BIG_SAMPLE_PF 0
+#endif
+template <class T>
+__device__ __forceinline__ void prefetch_phase1(const vec16<T>* vrow, std::uint32_t nfull, std::uint32_t stride, int lane) {
+#pragma unroll 1
+    for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(FUSEBENCH_BIG_SAMPLE_PF); ++k) {
+        const std::uint32_t step = 1u + k * stride;
+        if (step < nfull) asm volatile("prefetch.global.L2 [%0];" ::"l"(vrow + step * 32 + static_cast<std::uint32_t>(lane)));
+    }
+}
+// The library default since 2026-11-26 (-DFUSEBENCH_BIG_SEED=0 gives the previous code): FUSEBENCH_BIG_SEED = 1 starts a
+// 16-bit big kernel's parked
+// sample (or its in-order pass) with cthr at the Kc-th largest value of its first batch (Kc = r in the
+// sample, K in order) instead of -inf: every member of the sample's (row's) top Kc is at or above it,
+// since the batch is part of the sample. CPU emulation (probes/big_emulation.py, bf16 std 10, 32 rows):
+// K = 64 P = 2 inserts 762 composites a row instead of 1170, 2.0 compactions / 2.0 radix passes instead
+// of 4.0 / 4.9; K = 33 in order 575 instead of 1081, 1.0 / 1.0 instead of 2.5 / 3.3. The value is found
+// on the upper 16 bits of its key (16 warp counts; exact for bf16, a lower bound for fp16); keys the
+// scalar head put in the buffer below it are dropped (they are not in the top Kc either).
+// Measured (H100 GPU-efc27386, probes/stream_ab.cu, 4096 x 50257 std 10, two rounds, us, 0 vs 1):
+// bf16 K = 33 198.8 / 197.7 -> 182.9 / 184.6, K = 64 197.9 / 197.9 -> 192.9 / 193.0, K = 128
+// 211.0 / 209.3 -> 202.6 / 204.0, K = 256 (maxima sample, unchanged code path) 220.9 / 219.9 ->
+// 220.9 / 222.0; fp16 K = 64 188.2 / 188.1 -> 183.3 / 182.9.
+#ifndef FUSEBENCH_BIG_SEED
+#define FUSEBENCH_BIG_SEED 1
+#endif
+template <class T, int U>
+__device__ __forceinline__ void seed_first_batch(const vec16<T> (&v)[U], int Kc, int lane, std::uint64_t* keys,
+                                                 unsigned* hist, sel_state& w) {
+    std::uint32_t t = 0;
+#pragma unroll 1
+    for (int b = 15; b >= 0; --b) {
+        const std::uint32_t c = t | (1u << b);
+        const float fc = topk_detail::key_float(c << 16);  // NaN below -inf's key and above +inf's: counts 0
+        unsigned cnt = 0;
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int e = 0; e < vec16<T>::n; ++e) cnt += elem_at(v[u], e) >= fc;
+        if (__reduce_add_sync(full_mask, cnt) >= static_cast<unsigned>(Kc)) t = c;
+    }
+    const float ft = topk_detail::key_float(t << 16);
+    if (!(ft > -INFINITY)) return;  // no Kc finite elements at or above any bound: no seed
+    const std::uint64_t c0 = composite(t << 16, 0xFFFFFFFFu);  // every element >= ft beats it
+    __syncwarp();  // the head's appends before the reads below
+    int out = 0;
+    for (int t0 = 0; t0 < w.count; t0 += 32) {
+        const int i = t0 + lane;
+        const std::uint64_t c = i < w.count ? keys[i] : 0ull;
+        const bool keep = i < w.count && c > c0;
+        __syncwarp();  // every lane has read its key before any lane writes (out <= t0)
+        const unsigned m = __ballot_sync(full_mask, keep);
+        if (keep) keys[out + __popc(m & ((1u << lane) - 1u))] = c;
+        out += __popc(m);
+    }
+    w.count = out;
+    if (lane == 0) cthr_of(hist) = c0;
+    __syncwarp();
+    w.thr = nextafterf(ft, -INFINITY);
+}
 struct sample_result {
     lane_stats st;
     float thr;
     int count;  // composites in the buffer; -1: the row goes in order; -2 (Ties): every group max equal
 };
-template <class T, int U, bool Ties = false, bool Runs = false, bool Scan = false>
+template <class T, int U, bool Ties = false, bool Runs = false, bool Scan = false, bool PF = false>
 __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, std::uint32_t nfull, std::uint32_t stride,
                                                        std::uint32_t hd, std::uint32_t keys_s, std::uint32_t hist_s,
                                                        std::uint32_t list_s, int cap, int K, int r) {
@@ -1251,6 +1330,7 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
             fold(consume_stats(v, st));
         }
     }
+    if constexpr (PF) prefetch_phase1(vrow, nfull, stride, lane);
     if (gc > 0) {
         gkey[ng * 32 + static_cast<std::uint32_t>(lane)] = key16(gm);
         ++ng;
@@ -1355,8 +1435,12 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // its elements at or above it in the buffer; the scalar head comes after it, against that
     // threshold. Otherwise the sample parks and drains its candidates like the rest of the row.
     constexpr bool maxima = Sampled && ByMaxima;
+    // FUSEBENCH_BIG_SAMPLE_PF (probe builds): the big kernel's sampled pass only (not the wide or retry passes).
+    constexpr bool big_sample_pf = FUSEBENCH_BIG_SAMPLE_PF > 0 && Sampled && Mode == 0 && !Wide && !Runs;
+    // FUSEBENCH_BIG_SEED (on in the library): the parked sample's / in-order pass' first batch seeds cthr.
+    constexpr bool big_seed = FUSEBENCH_BIG_SEED != 0 && sizeof(T) == 2 && !maxima && Mode == 0 && !Wide && !Runs;
     if constexpr (maxima) {
-        const sample_result sr = sample_by_maxima<T, U, Mode == 1, Runs, scan16>(
+        const sample_result sr = sample_by_maxima<T, U, Mode == 1, Runs, scan16, big_sample_pf>(
             vrow, nfull, stride, hd, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)), cap, K, r_sample);
@@ -1413,6 +1497,17 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     constexpr std::uint32_t R = Runs ? static_cast<std::uint32_t>(U) : 1u;
     const std::uint32_t nunits = nfull / R;
     const std::uint32_t jump = stride * 32 * R;  // vectors from one unit of a phase to the next
+    if constexpr (big_seed) {
+        // Phase 0's first batch (steps 0, stride, 2 stride) read for the seed only; the phase loop reads
+        // it again (from L2) and votes it as before, so the loop's code is unchanged (a peeled first
+        // batch with its own vote and drain doubled the 16-bit kernels' spills, ptxas).
+        if ((nunits + stride - 1) / stride >= static_cast<std::uint32_t>(U)) {
+            vec16<T> v[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = vrow[u * jump + static_cast<std::uint32_t>(lane)];
+            seed_first_batch<T, U>(v, Kc, lane, keys, hist, w);
+        }
+    }
     for (std::uint32_t phi = maxima ? 1u : 0u; phi < stride && phi < nunits; ++phi) {
         std::uint32_t n = (nunits - phi + stride - 1) / stride;  // units of this phase (>= 1)
         const vec16<T>* p = vrow + phi * 32 * R + static_cast<std::uint32_t>(lane);
@@ -1479,6 +1574,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         }
         if constexpr (Sampled) {
             if (!maxima && phi == 0) {  // phase 0 is the sample
+                if constexpr (big_sample_pf) prefetch_phase1(vrow, nfull, stride, lane);
                 end_sample();
                 if (lane == 0) *s0_slot = w.count;
                 // Ties at the top: the sample's kept keys all hold the row's (read) maximum, so every

@@ -5,7 +5,9 @@ has no hooks there; this inserts them at fixed anchors and fails loudly when an 
   python3 kernels/softmax_topk/probes/big_timeline_patch.py kernels/softmax_topk/fused_stream.cu out.cu
 Points (slot of row r: big_tl[r * 16 + point]): 0 start, 1 end of sample, 2 end of stream (before
 the row statistics), 3 end of the final select, 4 end of the sort, 5 row written; counters: 6 SM,
-7 compactions, 8 composites inserted, 9 vectors drained, 10 in-order passes, 11 keys at the end."""
+7 compactions, 8 composites inserted, 9 vectors drained, 10 in-order passes, 11 keys at the end,
+12 radix passes (K > 32 compactions), 13 insert rounds (drain and sample rounds), 14 finish_by_bins
+gave up, 15 composites inserted by the end of the sample."""
 import sys
 
 src, dst = sys.argv[1], sys.argv[2]
@@ -35,15 +37,21 @@ sub("    if (r >= static_cast<std::int64_t>(blockIdx.x + 1) * rows / gridDim.x) 
     "    if (lane == 0) big_row[blockIdx.x * 32 + warp] = r;\n    __syncwarp();\n"
     "    { unsigned sm; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(sm)); BTS(6, sm); }\n    BTL(0);\n")
 _sr = "            return false;\n        }\n        st = sr.st;\n"
-sub(_sr, _sr.replace("        st = sr.st;\n", "        BTL(1);\n        st = sr.st;\n"))
+sub(_sr, _sr.replace("        st = sr.st;\n", "        BTL(1);\n        if (big_tl != nullptr && lane == 0) BTL_SLOT(15) = BTL_SLOT(8);\n        st = sr.st;\n"))
 sub("                end_sample();\n                if (lane == 0) *s0_slot = w.count;\n",
-    "                end_sample();\n                if (lane == 0) *s0_slot = w.count;\n                BTL(1);\n")
+    "                end_sample();\n                if (lane == 0) *s0_slot = w.count;\n                BTL(1);\n"
+    "                if (big_tl != nullptr && lane == 0) BTL_SLOT(15) = BTL_SLOT(8);\n")
 sub("    float M, S;\n    if (!row_stats(st, M, S)) {\n        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);\n        return true;\n    }\n    if (Sampled",
     "    BTL(2);\n    BTS(11, w.count);\n    float M, S;\n    if (!row_stats(st, M, S)) {\n        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);\n        return true;\n    }\n    if (Sampled")
 sub("    if (!Big) STREAM_COUNT_SMALL(stl_compactions);\n", "    if (!Big) STREAM_COUNT_SMALL(stl_compactions);\n    if (Big) BTC(7, 1);\n")
-sub("        w = compact<true>(keys, hist, w, K, big_limit(K, cap, 32 * W), lane, lane_max);  // room for 32 W\n    }\n",
-    "        w = compact<true>(keys, hist, w, K, big_limit(K, cap, 32 * W), lane, lane_max);  // room for 32 W\n    }\n"
-    "    { const unsigned ins_ = __reduce_add_sync(full_mask, __popc(bits)); BTC(8, ins_); }\n")
+_ir = "        w = compact<true>(keys, hist, w, K, big_limit(K, cap, CountRoom ? cnt : 32 * W), lane, lane_max);\n    }\n"
+sub(_ir, _ir + "    { const unsigned ins_ = __reduce_add_sync(full_mask, __popc(bits)); BTC(8, ins_); BTC(13, 1); }\n")
+# radix passes of the K > 32 compactions (warp_radix_select<true>: Plain = Big)
+sub("        if (static_cast<int>(K - need + in_bin) <= limit || shift == 0) return prefix;\n",
+    "        if (Plain) BTC(12, 1);\n        if (static_cast<int>(K - need + in_bin) <= limit || shift == 0) return prefix;\n")
+# finish_by_bins gave up (crowded bins): the select and sort instead
+sub("        for (int b = lane; b < hist_words; b += 32) hist[b] = 0;\n        __syncwarp();\n        return false;\n",
+    "        for (int b = lane; b < hist_words; b += 32) hist[b] = 0;\n        __syncwarp();\n        BTC(14, 1);\n        return false;\n")
 sub("    const int first = whole ? 0 : w.vn % 32;\n", "    const int first = whole ? 0 : w.vn % 32;\n    BTC(9, w.vn - first);\n")
 # the in-order pass (big_pass_in_order: after the retry variant's mark, if any)
 sub("        }\n    }\n    auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));\n",

@@ -57,11 +57,11 @@ int main(int argc, char** argv) {
     constexpr int np = 6;
     const char* names[np] = {"start", "sample", "stream", "select", "sort", "end"};
     std::vector<std::vector<double>> at(np);
-    std::vector<double> cnt[6];
+    std::vector<double> cnt[10];
     for (std::int64_t r = 0; r < rows; ++r) {
         const unsigned long long* x = &tl[r * 16];
         for (int q = 0; q < np; ++q) at[q].push_back(x[q] ? (x[q] - t0) * 1e-3 : -1.0);
-        for (int c = 0; c < 6; ++c) cnt[c].push_back(static_cast<double>(x[6 + c]));
+        for (int c = 0; c < 10; ++c) cnt[c].push_back(static_cast<double>(x[6 + c]));
     }
     std::printf("us from the earliest row start: point p0 p10 p50 p90 p100\n");
     for (int q = 0; q < np; ++q) {
@@ -85,8 +85,9 @@ int main(int argc, char** argv) {
         std::printf("  %-6s -> %-6s %8.2f %8.2f %8.2f %8.2f\n", names[from[k]], names[to[k]], pct(d, 0.1), pct(d, 0.5),
                     pct(d, 0.9), d.empty() ? 0.0 : s / d.size());
     }
-    const char* cn[6] = {"sm", "compactions", "inserted", "drained vectors", "in-order passes", "keys at end"};
-    for (int c = 1; c < 6; ++c) {
+    const char* cn[10] = {"sm", "compactions", "inserted", "drained vectors", "in-order passes", "keys at end",
+                          "radix passes", "insert rounds", "bins gave up", "inserted by sample end"};
+    for (int c = 1; c < 10; ++c) {
         double s = 0;
         for (double v : cnt[c]) s += v;
         std::printf("per row %-16s mean %8.2f p50 %8.1f p90 %8.1f max %8.1f\n", cn[c], s / rows, pct(cnt[c], 0.5),
