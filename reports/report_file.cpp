@@ -11,6 +11,10 @@
 #include <fstream>
 #include <sstream>
 
+#if FUSEBENCH_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
 #ifndef FUSEBENCH_SCHEMA_PATH
 #define FUSEBENCH_SCHEMA_PATH "reports/schema/fusebench-report-v1.schema.json"
 #endif
@@ -18,6 +22,44 @@
 namespace fusebench::reports {
 
 namespace {
+
+bool is_gzip(const std::string& bytes) {
+    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+// A report stored gzip-compressed (`.json.gz`, as the device returns large reports) is read as its
+// decompressed text. Corrupt or cut-off data is an error naming the file, never a partial report.
+std::string gunzip(const std::string& bytes, const std::string& path) {
+#if FUSEBENCH_HAVE_ZLIB
+    z_stream zs{};
+    if (inflateInit2(&zs, 15 + 32) != Z_OK) throw bad_input(path + ": cannot start zlib to read gzip data");  // 32: gzip or zlib header
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+    zs.avail_in = static_cast<uInt>(bytes.size());
+    std::string out;
+    std::string chunk(1 << 20, '\0');
+    int rc = Z_OK;
+    while (rc != Z_STREAM_END) {
+        zs.next_out = reinterpret_cast<Bytef*>(chunk.data());
+        zs.avail_out = static_cast<uInt>(chunk.size());
+        rc = inflate(&zs, Z_NO_FLUSH);
+        if (rc != Z_OK && rc != Z_STREAM_END) {
+            const std::string why = zs.msg != nullptr ? zs.msg : (rc == Z_BUF_ERROR ? "the data ends early" : "zlib error " + std::to_string(rc));
+            inflateEnd(&zs);
+            throw bad_input(path + ": corrupt or truncated gzip data (" + why + ")");
+        }
+        out.append(chunk.data(), chunk.size() - zs.avail_out);
+        if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
+            inflateEnd(&zs);
+            throw bad_input(path + ": truncated gzip data (the compressed stream ends after " + std::to_string(bytes.size()) + " bytes)");
+        }
+    }
+    inflateEnd(&zs);
+    return out;
+#else
+    (void)bytes;
+    throw bad_input(path + ": gzip-compressed, and this build of fusebench has no zlib: gunzip it first");
+#endif
+}
 
 // One line: a parser's or validator's message may span lines.
 std::string one_line(std::string s) {
@@ -142,7 +184,8 @@ loaded_report load_report(const std::string& path) {
     std::ostringstream ss;
     ss << in.rdbuf();
     if (in.bad()) throw bad_input(path + ": read error");
-    const std::string text = ss.str();
+    std::string raw = ss.str();
+    const std::string text = is_gzip(raw) ? gunzip(raw, path) : std::move(raw);
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw bad_input(path + ": empty file, not a fusebench report");
     nlohmann::json doc;
     try {

@@ -15,6 +15,7 @@ FUSEBENCH_WITH_PLOTS=1). A report merged from several GPUs (fusebench merge) giv
 per device.
 """
 import argparse
+import gzip
 import json
 import os
 import sys
@@ -39,7 +40,7 @@ def ceiling(ceilings, key):
 
 def sources(path):
     """(label, device, ceilings, results) per device of a report."""
-    with open(path) as f:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         doc = json.load(f)
     if doc.get("schema", {}).get("name") != "fusebench-report":
         sys.exit(f"plot_report: {path}: not a fusebench report")

@@ -13,6 +13,7 @@ A result missing from a report, or not timed there, prints "-" with no figure ma
 column headers name each report's board label (device.label).
 """
 import argparse
+import gzip
 import json
 import sys
 
@@ -20,7 +21,7 @@ MEMORY_SUITES = ("glu", "rmsnorm", "softmax_topk")
 
 
 def load(path):
-    with open(path) as f:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         r = json.load(f)
     label = (r.get("device") or {}).get("label") or path
     return label.upper(), r["results"]

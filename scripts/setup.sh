@@ -23,6 +23,7 @@ probe libbenchmark-dev    '/usr/lib/*/cmake/benchmark/benchmarkConfig.cmake' '/u
 probe catch2              '/usr/lib/*/cmake/Catch2/Catch2Config.cmake' '/usr/local/lib*/cmake/Catch2/Catch2Config.cmake' \
                           '/usr/lib/cmake/Catch2/Catch2Config.cmake' '/usr/local/lib/*/cmake/Catch2/Catch2Config.cmake' \
                           '/usr/local/share/Catch2/cmake/Catch2Config.cmake'
+probe zlib1g-dev        /usr/include/zlib.h /usr/local/include/zlib.h
 command -v cmake >/dev/null || need+=(cmake)
 command -v g++ >/dev/null || need+=(g++)
 if [ "${FUSEBENCH_WITH_PLOTS:-0}" = 1 ]; then

@@ -142,6 +142,41 @@ TEST_CASE("bad input: one clear line, exit 2, nothing overwritten", "[reports][c
     CHECK_FALSE(std::filesystem::exists(d.file("merged.json")));
 }
 
+TEST_CASE("a gzip-compressed report reads as its JSON; corrupt or cut-off gzip is one clear line, exit 2", "[reports][cli]") {
+    temp_dir d;
+    const auto base = d.write("base.json", make_report({timed_result("fused_vec", 80), timed_result("naive", 390)}));
+    const auto slow = d.write("slow.json", make_report({timed_result("fused_vec", 89), timed_result("naive", 390)}));
+    // gzip -k keeps the plain file beside the compressed one.
+    REQUIRE(run_shell("gzip -k " + slow + " && gzip -k " + base).code == 0);
+    const std::string gz = read_text(slow + ".gz");
+    REQUIRE(gz.size() > 20);
+    d.write("cut.json.gz", gz.substr(0, gz.size() / 2));
+    std::string flipped = gz;
+    flipped[gz.size() / 2] = static_cast<char>(flipped[gz.size() / 2] ^ 0x5A);
+    d.write("flipped.json.gz", flipped);
+
+    const auto plain = run_fusebench(d, "compare " + base + " " + slow);
+    const auto packed = run_fusebench(d, "compare " + base + ".gz " + slow + ".gz");
+    const auto cut = run_fusebench(d, "compare " + base + " " + d.file("cut.json.gz"));
+    const auto bad = run_fusebench(d, "table " + d.file("flipped.json.gz"));
+#if FUSEBENCH_TEST_HAVE_ZLIB
+    CHECK(plain.code == 1);
+    CHECK(packed.code == plain.code);
+    CHECK_THAT(packed.out, ContainsSubstring("SLOWER") && ContainsSubstring("fused_vec"));
+    CHECK(lines(packed.out) == lines(plain.out));
+    CHECK(cut.code == 2);
+    CHECK(lines(cut.err) == 1);
+    CHECK_THAT(cut.err, ContainsSubstring("cut.json.gz") && ContainsSubstring("gzip"));
+    CHECK(bad.code == 2);
+    CHECK(lines(bad.err) == 1);
+    CHECK_THAT(bad.err, ContainsSubstring("flipped.json.gz") && ContainsSubstring("gzip"));
+#else
+    CHECK(plain.code == 1);
+    CHECK(packed.code == 2);
+    CHECK_THAT(packed.err, ContainsSubstring("has no zlib: gunzip it first"));
+#endif
+}
+
 TEST_CASE("table writes Markdown and one CSV per suite and dtype", "[reports][cli]") {
     temp_dir d;
     synth_result fp32 = timed_result("fused_vec", 160);
