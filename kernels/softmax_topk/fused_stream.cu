@@ -741,9 +741,6 @@ __device__ __forceinline__ void key_range(const std::uint64_t* keys, int n, unsi
 // K-th's more than 32 (ties: bins are value ranges), or `out` is too small; the caller then
 // selects and sorts. Bins: the warp's 16-bit histogram words, rewritten after the scan as (count,
 // cursor) byte pairs (counts <= 64 and cursors < 256 then).
-#ifndef FUSEBENCH_BINS_RANK4
-#define FUSEBENCH_BINS_RANK4 0
-#endif
 __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K, unsigned* hist, std::uint64_t* out,
                                                int out_cap, int lane, float M) {
     constexpr unsigned bin_max = 64;  // keys ranked pairwise within a bin: O(size^2) per bin
@@ -823,17 +820,9 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
         const int end = static_cast<int>(half & 255u);  // the cursor ends past the bin's last slot
         const int start = end - static_cast<int>(half >> 8);
         int rank = 0;
-#if FUSEBENCH_BINS_RANK4
-        // Probe builds only (FUSEBENCH_BINS_RANK4, 0 in the library): four keys a step with independent
-        // loads, as finish_wide<true>; ncu (big16, bf16 4096 x 50257 K = 256) put 4.5% of the big kernel's
-        // stall samples on the one-key loop below (wait 42%). A slot past the bin reads as 0 (beats no key).
-        for (int j = start; j < end; j += 4) {
-#pragma unroll
-            for (int u = 0; u < 4; ++u) rank += (j + u < end ? out[j + u] : 0ull) > c;
-        }
-#else
+        // One key a step: four a step (as finish_wide<true>) measured no faster here (bf16 K = 33 .. 256,
+        // H100 GPU-efc27386, NOTES.md "The two sets of cuts timed by the lead").
         for (int j = start; j < end; ++j) rank += out[j] > c;
-#endif
         keys[start + rank] = c;
     }
     if (lane < need - static_cast<int>(k_above)) keys[k_above + lane] = kv;
@@ -874,9 +863,11 @@ __device__ __forceinline__ bool finish_by_bins(std::uint64_t* keys, int n, int K
 // values near the K-th (std 10: ~30 keys a value), so each value bin held ~30 keys and the rank loop
 // compared every key with its whole bin: ncu, bf16 4096 x 50257 K = 1024 (H100 GPU-45d70c48, helper
 // w16): that loop's line alone was 12.7% of the wide kernel's instructions and 8.7% of its stall
-// samples. CPU emulation of these bins on std-10 rows (NOTES-w16.md): the rank loop's warp steps a row
-// bf16 K = 1024 175 -> 68, K = 512 56 -> 25, fp16 K = 1024 68 -> 62; output equal to a sort. NOT
-// MEASURED ON A GPU. idx_shift rides in nbins' low 6 bits (nbins is a multiple of 64): an extra
+// samples. CPU emulation of these bins on std-10 rows (NOTES.md, helper w16): the rank loop's warp steps
+// a row bf16 K = 1024 175 -> 68, K = 512 56 -> 25, fp16 K = 1024 68 -> 62; output equal to a sort. With
+// insert_round's Scan, H100 GPU-efc27386 (probes/stream_ab.cu, 4096 x 50257 std 10): bf16 K = 1024
+// 405.8 / 408.7 -> 386.0 / 389.2 us, K = 512 305.0 / 303.7 -> 295.5 / 295.2, fp16 K = 1024 -1.2%,
+// K = 512 -0.5%. idx_shift rides in nbins' low 6 bits (nbins is a multiple of 64): an extra
 // parameter changed the machine code of the 25 big and retry kernels that call finish_wide<false>
 // (nvcc 13.0 -cubin sm_90, per-section md5); this way only the two 16-bit wide kernels change.
 template <bool Fast, int HS = 0>
@@ -1075,19 +1066,14 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
         return;
     }
     // K > 256: the end by bins written straight to the output (rows with at least K keys).
-    if constexpr (Wide && key_low_bits<T> > 0) {
-        // finish_wide's idx_shift (in nbins' low bits): the row's index width less key_low_bits<T>.
-        const int ibits = V > 1 ? 64 - __clzll(static_cast<unsigned long long>(V - 1)) : 0;
-        if (K > 256 && w.count >= K &&
-            finish_wide<true, key_low_bits<T>>(keys_s, w.count, K, hist_s, out_s,
-                                               min(1024, out_cap * 4 / 64 * 64) | max(0, ibits - key_low_bits<T>), p_out,
-                                               i_out, M, S))
-            return;
-    } else {
-        if (K > 256 && w.count >= K &&
-            finish_wide<Wide>(keys_s, w.count, K, hist_s, out_s, min(1024, out_cap * 4 / 64 * 64), p_out, i_out, M, S))
-            return;
-    }
+    // The 16-bit wide kernels bin by value and index bits (finish_wide's HS): its idx_shift, the row's
+    // index width less HS, rides in nbins' low bits.
+    constexpr int hs = Wide ? key_low_bits<T> : 0;
+    const int ibits = hs > 0 && V > 1 ? 64 - __clzll(static_cast<unsigned long long>(V - 1)) : 0;
+    if (K > 256 && w.count >= K &&
+        finish_wide<Wide, hs>(keys_s, w.count, K, hist_s, out_s,
+                              min(1024, out_cap * 4 / 64 * 64) | (hs > 0 ? max(0, ibits - hs) : 0), p_out, i_out, M, S))
+        return;
     if (w.count > K) w = compact<true>(keys, hist, w, K, K, lane, M);  // n <= 256 for K <= 256
     const int n = w.count;
     if (n <= 64) {
@@ -1206,9 +1192,8 @@ __device__ __forceinline__ void prefetch_phase1(const vec16<T>* vrow, std::uint3
         if (step < nfull) asm volatile("prefetch.global.L2 [%0];" ::"l"(vrow + step * 32 + static_cast<std::uint32_t>(lane)));
     }
 }
-// The library default since 2026-11-26 (-DFUSEBENCH_BIG_SEED=0 gives the previous code): FUSEBENCH_BIG_SEED = 1 starts a
-// 16-bit big kernel's parked
-// sample (or its in-order pass) with cthr at the Kc-th largest value of its first batch (Kc = r in the
+// FUSEBENCH_BIG_SEED (1 in the library since 2026-11-26; 0 gives the previous code) starts a 16-bit big
+// kernel's parked sample (or its in-order pass) with cthr at the Kc-th largest value of its first batch (Kc = r in the
 // sample, K in order) instead of -inf: every member of the sample's (row's) top Kc is at or above it,
 // since the batch is part of the sample. CPU emulation (probes/big_emulation.py, bf16 std 10, 32 rows):
 // K = 64 P = 2 inserts 762 composites a row instead of 1170, 2.0 compactions / 2.0 radix passes instead
