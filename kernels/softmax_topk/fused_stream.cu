@@ -564,20 +564,16 @@ __device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* fr
     return nextafterf(composite_value(static_cast<std::uint64_t>(t) << 32), -INFINITY);
 }
 
-// How many batches ahead the K <= 32 stream asks L2 for a lane's vectors (0: no prefetch);
-// FUSEBENCH_STREAM_L2PF overrides it in probe builds.
-#ifdef FUSEBENCH_STREAM_L2PF
-constexpr std::uint32_t stream_l2_prefetch_batches = FUSEBENCH_STREAM_L2PF;
-#else
-constexpr std::uint32_t stream_l2_prefetch_batches = 1;
-#endif
+// How many batches ahead the K <= 32 stream asks L2 for a lane's vectors (0: no prefetch) is the
+// kernel's PF, chosen per device at launch (stream_l2_prefetch_batches below); FUSEBENCH_STREAM_L2PF
+// fixes it in probe builds (probes/l2pf_ab.sh builds it both ways).
 
 // One batch of U vectors per lane (K <= 32; room for all its elements is made first): each vector
 // is consumed and its registers refilled with the matching vector of the next batch right away, so
 // U - 1 to U vectors per lane stay in flight while the warp computes (v4 and the first v5 issued U
 // loads and then waited on all of them). `p` points at this lane's vector j of the batch (j = the
 // batch's first vector + lane), `idx` is its first element's index.
-template <class T, int U, bool MaskedRefill, bool Resample>
+template <class T, int U, bool MaskedRefill, bool Resample, std::uint32_t PF>
 __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec16<T>* __restrict__ p, std::uint32_t j,
                                                      std::uint32_t nvec, std::uint32_t idx, int lane, lane_stats& st,
                                                      std::uint64_t* keys, unsigned* hist, int cap, sel_state& w,
@@ -598,14 +594,15 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
             }
         }
     }
-    // Ask L2 for this lane's vectors of the batch stream_l2_prefetch_batches ahead, so the refills
-    // below find them in L2: 1.4-4.3% faster on every K = 10 case on two H100s (kernels/softmax_topk/
-    // NOTES.md, "An L2 prefetch one batch ahead"); 2 and 4 batches ahead were slower.
-    if constexpr (stream_l2_prefetch_batches > 0) {
+    // Ask L2 for this lane's vectors of the batch PF ahead, so the refills below find them in L2: on
+    // two H100s 1.4-4.3% faster on every K = 10 case (2 and 4 batches ahead slower); on an H200 up to
+    // 8.6% slower (kernels/softmax_topk/NOTES.md, "An L2 prefetch one batch ahead" and "The K <= 32
+    // L2 prefetch on an H200").
+    if constexpr (PF > 0) {
 #pragma unroll
         for (int u = 0; u < U; ++u) {
-            const std::uint32_t ja = j + stream_l2_prefetch_batches * per_batch + u * 32;
-            if (ja < nvec) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + stream_l2_prefetch_batches * per_batch + u * 32));
+            const std::uint32_t ja = j + PF * per_batch + u * 32;
+            if (ja < nvec) asm volatile("prefetch.global.L2 [%0];" ::"l"(p + PF * per_batch + u * 32));
         }
     }
     const vec_list<T> no_list{nullptr, nullptr};
@@ -1091,7 +1088,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
 
 // K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
 // once (rare after the seed), compactions at batch starts.
-template <class T, int U, bool Resample>
+template <class T, int U, bool Resample, std::uint32_t PF>
 __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     softmax_topk_stream_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K, int cap) {
@@ -1131,7 +1128,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     auto j = static_cast<std::uint32_t>(lane);
     std::uint32_t idx = static_cast<std::uint32_t>(rs.head) + j * W;
     for (; j + 2 * per_batch - lane <= nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, false, Resample>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        consume_batch_refill<T, U, false, Resample, PF>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
 #ifdef FUSEBENCH_STREAM_TIMELINE
         {  // batches done / full batches, from the live j and nv32
             const std::uint32_t b = (j - lane) / per_batch + 1, nb = nv32 / per_batch;
@@ -1141,7 +1138,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 #endif
     }
     for (; j - lane < nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, true, Resample>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        consume_batch_refill<T, U, true, Resample, PF>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
     }
     scalar_range<false>(row, rs.tail, V, lane, st, keys, hist, cap, w, K);
     STREAM_STAMP(r, stl_stream);
@@ -2015,6 +2012,26 @@ static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K 
 #define FUSEBENCH_STREAM_SMALL_SLACK 16
 #endif
 
+#ifndef FUSEBENCH_STREAM_L2PF
+// The K <= 32 stream's L2 prefetch, per device: one batch ahead where the peak DRAM bandwidth (memory
+// clock x bus width) is under 4 TB/s, none above. Measured both ways on each kind (probes/l2pf_ab.sh,
+// 4096 rows, K = 10, events, medians of three interleaved rounds): H100 SXM (3.35 TB/s peak, two
+// boards) 1.4-4.3% faster with it on every case; H200 (4.8 TB/s, GPU-93e77610) 2.7-8.6% slower on
+// fp32 and bf16 151936, within 1% elsewhere (kernels/softmax_topk/NOTES.md). A device that does not
+// report its memory clock keeps the prefetch (the H100 default since d53f312).
+std::uint32_t stream_l2_prefetch_batches() {
+    int dev = 0, khz = 0, bits = 0;
+    check_call(cudaGetDevice(&dev), "cudaGetDevice");
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
+        (void)cudaGetLastError();
+        return 1;
+    }
+    const double peak_bytes_per_s = 2.0 * khz * 1e3 * bits / 8.0;  // double data rate
+    return peak_bytes_per_s < 4.0e12 ? 1u : 0u;
+}
+#endif
+
 template <class T, int UK, int UB, bool Resample>
 void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
@@ -2027,10 +2044,21 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         // them rare).
         const int cap = kpad + FUSEBENCH_STREAM_SMALL_SLACK + UK * step;
         const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
-        const auto kernel = softmax_topk_stream_kernel<T, UK, Resample>;
-        set_smem<softmax_topk_stream_kernel<T, UK, Resample>>(smem);
-        kernel<<<blocks, 32 * stream_warps, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
-                                                           a.rows, a.V, K, cap);
+        const auto run = [&](auto pf) {
+            constexpr std::uint32_t PF = decltype(pf)::value;
+            set_smem<softmax_topk_stream_kernel<T, UK, Resample, PF>>(smem);
+            softmax_topk_stream_kernel<T, UK, Resample, PF><<<blocks, 32 * stream_warps, smem, stream>>>(
+                static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap);
+        };
+#ifdef FUSEBENCH_STREAM_L2PF
+        run(std::integral_constant<std::uint32_t, FUSEBENCH_STREAM_L2PF>{});
+#else
+        if (stream_l2_prefetch_batches() > 0) {
+            run(std::integral_constant<std::uint32_t, 1>{});
+        } else {
+            run(std::integral_constant<std::uint32_t, 0>{});
+        }
+#endif
         check_launch("softmax_topk_stream_kernel");
         return;
     }
