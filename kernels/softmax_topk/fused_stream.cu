@@ -492,6 +492,104 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     }
 }
 
+// Lean (the K <= 32 kernel on devices with fast DRAM: see stream_fast_dram below; the H100's
+// kernels are built without it). There the 16-bit stream is bound by the SM's issue slots, not by
+// DRAM (H200: bf16 4096 x 50257 K = 10 at 63% of the floor in ~the H100's cycle count), so fewer
+// instructions per element pay:
+// - lean_elem: a bf16 element straight from its packed 32-bit word (the low half a shift, the high
+//   half a mask): the same float as elem_at (a bf16 is its float's upper 16 bits), one instruction
+//   where the compiler's high-half conversion took two (PRMT + IMAD.U32);
+// - append_lanes_lean (below): one ballot per vector that holds a candidate instead of W per warp step.
+template <class T> __device__ __forceinline__ float lean_elem(const vec16<T>& v, int e) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        const std::uint32_t u = reinterpret_cast<const std::uint32_t*>(v.v)[e >> 1];
+        return __uint_as_float((e & 1) == 0 ? u << 16 : u & 0xFFFF0000u);
+    } else {
+        return elem_at(v, e);
+    }
+}
+template <class T> __device__ __forceinline__ float vec_max_lean(const vec16<T>& v) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        const auto* h = reinterpret_cast<const __nv_bfloat162*>(v.v);
+        const __nv_bfloat162 m = __hmax2(__hmax2(h[0], h[1]), __hmax2(h[2], h[3]));
+        const std::uint32_t u = *reinterpret_cast<const std::uint32_t*>(&m);
+        return fmaxf(__uint_as_float(u << 16), __uint_as_float(u & 0xFFFF0000u));
+    } else {
+        return vec_max(v);
+    }
+}
+template <class T> __device__ __forceinline__ float consume_stats_lean(const vec16<T>& v, lane_stats& st) {
+    constexpr int W = vec16<T>::n;
+    const float vm = vec_max_lean(v);
+    rescale_to(st, vm);
+    const float base = st.base;
+#pragma unroll
+    for (int e = 0; e < W; ++e) st.s += fast_exp2((lean_elem(v, e) - base) * log2e);
+    return vm;
+}
+// The candidate element of word k of a vector: lane e < W of the warp takes element e of the four
+// 32-bit words w0..w3 that it was sent (warp-uniform words: no per-lane register indexing).
+template <class T>
+__device__ __forceinline__ float lane_elem_of_words(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2, std::uint32_t w3,
+                                                    int e) {
+    constexpr int per_word = 4 / sizeof(T);
+    const int k = e / per_word;
+    const std::uint32_t u = (k & 2) ? ((k & 1) ? w3 : w2) : ((k & 1) ? w1 : w0);
+    if constexpr (std::is_same_v<T, float>) {
+        return __uint_as_float(u);
+    } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        return __uint_as_float((e & 1) ? u & 0xFFFF0000u : u << 16);
+    } else {
+        return __half2float(__ushort_as_half(static_cast<unsigned short>((e & 1) ? u >> 16 : u & 0xFFFFu)));
+    }
+}
+// The appends of one warp step, lane by lane (m: the lanes whose vector holds a candidate, ~1.5 on
+// random rows): each such vector is sent to the warp (4 shuffles and its index), lane e < W tests
+// element e, one ballot places the vector's candidates. append_elems runs W ballots with their
+// divergence checks over all lanes whatever the candidates (~100 instructions a step in 16-bit); this
+// is ~30 a candidate vector. The buffer holds the same keys in another order (vector by vector
+// instead of element by element), which nothing depends on: compactions keep by value, the row end
+// sorts.
+template <class T>
+__device__ __forceinline__ void append_lanes_lean(const vec16<T>& v, std::uint32_t idx0, int lane, std::uint64_t* keys,
+                                                  sel_state& w, unsigned m) {
+    STREAM_COUNT_SMALL(stl_appends);
+    constexpr int W = vec16<T>::n;
+    const auto* words = reinterpret_cast<const std::uint32_t*>(v.v);
+    const int e = lane & (W - 1);
+    do {  // warp-uniform
+        const int src = __ffs(m) - 1;
+        m &= m - 1u;
+        const std::uint32_t w0 = __shfl_sync(full_mask, words[0], src), w1 = __shfl_sync(full_mask, words[1], src),
+                            w2 = __shfl_sync(full_mask, words[2], src), w3 = __shfl_sync(full_mask, words[3], src);
+        const std::uint32_t i0 = __shfl_sync(full_mask, idx0, src);
+        const float x = lane_elem_of_words<T>(w0, w1, w2, w3, e);
+        const bool pred = lane < W && x > w.thr;
+        const unsigned b = __ballot_sync(full_mask, pred);
+        if (pred) keys[w.count + __popc(b & ((1u << lane) - 1u))] = composite(float_key(x), i0 + static_cast<std::uint32_t>(e));
+        w.count += __popc(b);
+    } while (m != 0u);
+}
+// consume_vec<T, false> with the lean pieces above. Steps where more than lean_lanes_max lanes hold a
+// candidate (dense rows: ascending, a row's first batches) keep append_elems, whose W ballots cost
+// less than that many vectors sent one by one.
+#ifndef FUSEBENCH_LEAN_LANES_MAX
+#define FUSEBENCH_LEAN_LANES_MAX 4
+#endif
+template <class T>
+__device__ __forceinline__ void consume_vec_lean(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+                                                 std::uint64_t* keys, sel_state& w) {
+    const float vm = consume_stats_lean(v, st);
+    const unsigned m = __ballot_sync(full_mask, vm > w.thr);
+    if (m != 0u) {
+        if (__popc(m) <= FUSEBENCH_LEAN_LANES_MAX) {
+            append_lanes_lean(v, idx0, lane, keys, w, m);
+        } else {
+            append_elems(v, idx0, lane, keys, w);
+        }
+    }
+}
+
 // consume_vec<T, true> with a vote aware of indices, for the retry kernel only (big_pass' Retry): a
 // vector whose max equals the threshold's value (cthr's) is parked only when its first element's
 // index is below cthr's, since only an element of that value at a lower index beats cthr (the drain
@@ -565,7 +663,7 @@ __device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* fr
 }
 
 // How many batches ahead the K <= 32 stream asks L2 for a lane's vectors (0: no prefetch) is the
-// kernel's PF, chosen per device at launch (stream_l2_prefetch_batches below); FUSEBENCH_STREAM_L2PF
+// kernel's PF, chosen per device at launch (stream_fast_dram below); FUSEBENCH_STREAM_L2PF
 // fixes it in probe builds (probes/l2pf_ab.sh builds it both ways).
 
 // One batch of U vectors per lane (K <= 32; room for all its elements is made first): each vector
@@ -573,7 +671,7 @@ __device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* fr
 // U - 1 to U vectors per lane stay in flight while the warp computes (v4 and the first v5 issued U
 // loads and then waited on all of them). `p` points at this lane's vector j of the batch (j = the
 // batch's first vector + lane), `idx` is its first element's index.
-template <class T, int U, bool MaskedRefill, bool Resample, std::uint32_t PF>
+template <class T, int U, bool MaskedRefill, bool Resample, std::uint32_t PF, bool Lean>
 __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec16<T>* __restrict__ p, std::uint32_t j,
                                                      std::uint32_t nvec, std::uint32_t idx, int lane, lane_stats& st,
                                                      std::uint64_t* keys, unsigned* hist, int cap, sel_state& w,
@@ -608,7 +706,11 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
     const vec_list<T> no_list{nullptr, nullptr};
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-        consume_vec<T, false>(v[u], idx + u * 32 * W, lane, st, keys, no_list, w);
+        if constexpr (Lean) {
+            consume_vec_lean<T>(v[u], idx + u * 32 * W, lane, st, keys, w);
+        } else {
+            consume_vec<T, false>(v[u], idx + u * 32 * W, lane, st, keys, no_list, w);
+        }
         load_or_neg_inf(v[u], p + per_batch + u * 32, !MaskedRefill || j + per_batch + u * 32 < nvec);
     }
 }
@@ -1088,7 +1190,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
 
 // K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
 // once (rare after the seed), compactions at batch starts.
-template <class T, int U, bool Resample, std::uint32_t PF>
+template <class T, int U, bool Resample, std::uint32_t PF, bool Lean>
 __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     softmax_topk_stream_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K, int cap) {
@@ -1128,7 +1230,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     auto j = static_cast<std::uint32_t>(lane);
     std::uint32_t idx = static_cast<std::uint32_t>(rs.head) + j * W;
     for (; j + 2 * per_batch - lane <= nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, false, Resample, PF>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        consume_batch_refill<T, U, false, Resample, PF, Lean>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
 #ifdef FUSEBENCH_STREAM_TIMELINE
         {  // batches done / full batches, from the live j and nv32
             const std::uint32_t b = (j - lane) / per_batch + 1, nb = nv32 / per_batch;
@@ -1138,7 +1240,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 #endif
     }
     for (; j - lane < nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, true, Resample, PF>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        consume_batch_refill<T, U, true, Resample, PF, Lean>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
     }
     scalar_range<false>(row, rs.tail, V, lane, st, keys, hist, cap, w, K);
     STREAM_STAMP(r, stl_stream);
@@ -1398,14 +1500,16 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
 // cannot fail in any order (the "safe sample"), and its last U steps are read first too (rows that
 // rise along the index then set a high threshold at once; rows that fall do with the sample's first
 // steps right after); no row is given up.
-template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0, bool Runs = false, bool Wide = false>
+template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0, bool Runs = false, bool Wide = false,
+          bool Lean = false>
 __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                          int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
                                          const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
     constexpr int W = vec16<T>::n;
     constexpr int L = list_cap<U>;
-    // The 16-bit wide kernel appends a drain round's elements by a prefix sum (insert_round's Scan).
-    constexpr bool scan16 = Wide && sizeof(T) == 2;
+    // The 16-bit wide kernel appends a drain round's elements by a prefix sum (insert_round's Scan);
+    // so does the 16-bit big kernel where Lean (fast DRAM: stream_fast_dram, the launcher's choice).
+    constexpr bool scan16 = (Wide || Lean) && sizeof(T) == 2;
     const std::uint32_t nfull = nvec / 32;
     const auto* vrow = reinterpret_cast<const vec16<T>*>(row + hd);
     if (lane == 0) cthr_of(hist) = cthr_start;
@@ -1674,7 +1778,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
 // read here but marked for the retry kernel (its first output index := mark_safe / mark_ties). The
 // mark is made here rather than at the kernel's call site: a branch and a store there moved ptxas'
 // allocation of the fp32 maxima kernel (spills 28 / 32 -> 52 / 120 bytes).
-template <class T, int U, bool MarkSampled = false>
+template <class T, int U, bool MarkSampled = false, bool Lean = false>
 __device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec,
                                                int K, int cap, std::uint32_t keys_s, std::uint32_t hist_s,
                                                std::uint32_t list_vec_s, std::uint32_t list_idx_s, float* p_out,
@@ -1693,7 +1797,8 @@ __device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std
     auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
     const vec_list<T> list{static_cast<vec16<T>*>(__cvta_shared_to_generic(list_vec_s)),
                            static_cast<std::uint32_t*>(__cvta_shared_to_generic(list_idx_s))};
-    big_pass<T, U, false>(row, V, hd, nvec, K, cap, 1, 0, keys, hist, list, p_out, i_out, lane);
+    big_pass<T, U, false, false, 0, false, false, Lean>(row, V, hd, nvec, K, cap, 1, 0, keys, hist, list, p_out, i_out,
+                                                        lane);
 }
 
 // The K > 32 kernels' shared memory (big, wide and retry kernels), per block: [keys: nwarps x cap]
@@ -1738,7 +1843,7 @@ __device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std
 // against 212.9).
 // Retry (fused_stream_resample): the sampled pass in Mode 1, and the rows it gives up with a route
 // marked for softmax_topk_stream_big_retry_kernel, launched after this one.
-template <class T, int U, bool Sampling, bool ByMaxima, bool Retry = false>
+template <class T, int U, bool Sampling, bool ByMaxima, bool Retry = false, bool Lean = false>
 __global__ void __launch_bounds__(1024, 1)
     softmax_topk_stream_big_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                    std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
@@ -1766,16 +1871,17 @@ __global__ void __launch_bounds__(1024, 1)
         if constexpr (Retry) asm volatile("griddepcontrol.launch_dependents;");  // the retry kernel may be placed
 #endif
         if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
-            big_pass<T, U, true, ByMaxima, Retry ? 1 : 0>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list,
-                                                           p_out, i_out, lane))
+            big_pass<T, U, true, ByMaxima, Retry ? 1 : 0, false, false, Lean>(row, V, hd, nvec, K, cap, P, r_sample, keys,
+                                                                               hist, list, p_out, i_out, lane))
             return;
         // Retry: a row given up with a route is only marked there, for the retry kernel.
-        big_pass_in_order<T, U, Retry>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+        big_pass_in_order<T, U, Retry, Lean>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(list.idx)), p_out, i_out);
     } else {
-        big_pass<T, U, false>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane);
+        big_pass<T, U, false, false, 0, false, false, Lean>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list,
+                                                            p_out, i_out, lane);
     }
 }
 
@@ -2012,25 +2118,28 @@ static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K 
 #define FUSEBENCH_STREAM_SMALL_SLACK 16
 #endif
 
-#ifndef FUSEBENCH_STREAM_L2PF
-// The K <= 32 stream's L2 prefetch, per device: one batch ahead where the peak DRAM bandwidth (memory
-// clock x bus width) is under 4 TB/s, none above. Measured both ways on each kind (probes/l2pf_ab.sh,
-// 4096 rows, K = 10, events, medians of three interleaved rounds): H100 SXM (3.35 TB/s peak, two
-// boards) 1.4-4.3% faster with it on every case; H200 (4.8 TB/s, GPU-93e77610) 2.7-8.6% slower on
-// fp32 and bf16 151936, within 1% elsewhere (kernels/softmax_topk/NOTES.md). A device that does not
-// report its memory clock keeps the prefetch (the H100 default since d53f312).
-std::uint32_t stream_l2_prefetch_batches() {
+// Whether the device's peak DRAM bandwidth (memory clock x bus width, from the device attributes: H100
+// SXM 2619 MHz x 5120 bits = 3.35 TB/s, H200 3201 MHz x 6016 bits = 4.81 TB/s) is 4 TB/s or more; a
+// device that reports neither counts as slow (the H100's choices, the defaults since d53f312). Two
+// choices of the K <= 32 kernel follow it, each measured both ways on each kind (4096 rows, K = 10,
+// events, medians of three interleaved rounds; kernels/softmax_topk/NOTES.md):
+// - its L2 prefetch one batch ahead (PF = 1) where slow: H100 SXM (two boards) 1.4-4.3% faster with
+//   it on every case; H200 (GPU-93e77610) 2.7-8.6% slower on fp32 and bf16 151936, within 1%
+//   elsewhere (probes/l2pf_ab.sh);
+// - Lean (consume_vec_lean) where fast: see NOTES-h2s.md (H200); not measured on an H100, whose
+//   kernels are the ones it had before (Lean = false: machine code byte-identical).
+// FUSEBENCH_STREAM_L2PF / FUSEBENCH_STREAM_LEAN fix either in probe builds.
+bool stream_fast_dram() {
     int dev = 0, khz = 0, bits = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
         (void)cudaGetLastError();
-        return 1;
+        return false;
     }
     const double peak_bytes_per_s = 2.0 * khz * 1e3 * bits / 8.0;  // double data rate
-    return peak_bytes_per_s < 4.0e12 ? 1u : 0u;
+    return peak_bytes_per_s >= 4.0e12;
 }
-#endif
 
 template <class T, int UK, int UB, bool Resample>
 void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
@@ -2044,19 +2153,35 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         // them rare).
         const int cap = kpad + FUSEBENCH_STREAM_SMALL_SLACK + UK * step;
         const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
-        const auto run = [&](auto pf) {
+        const auto run = [&](auto pf, auto lean) {
             constexpr std::uint32_t PF = decltype(pf)::value;
-            set_smem<softmax_topk_stream_kernel<T, UK, Resample, PF>>(smem);
-            softmax_topk_stream_kernel<T, UK, Resample, PF><<<blocks, 32 * stream_warps, smem, stream>>>(
+            constexpr bool Lean = decltype(lean)::value;
+            set_smem<softmax_topk_stream_kernel<T, UK, Resample, PF, Lean>>(smem);
+            softmax_topk_stream_kernel<T, UK, Resample, PF, Lean><<<blocks, 32 * stream_warps, smem, stream>>>(
                 static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap);
         };
+        using pf_on = std::integral_constant<std::uint32_t, 1>;
+        using pf_off = std::integral_constant<std::uint32_t, 0>;
+#if defined(FUSEBENCH_STREAM_L2PF) || defined(FUSEBENCH_STREAM_LEAN)
+        // Probe builds: a fixed knob, the other one per device.
+        const bool fast = stream_fast_dram();
+        const auto with_pf = [&](auto lean) {
 #ifdef FUSEBENCH_STREAM_L2PF
-        run(std::integral_constant<std::uint32_t, FUSEBENCH_STREAM_L2PF>{});
+            run(std::integral_constant<std::uint32_t, FUSEBENCH_STREAM_L2PF>{}, lean);
 #else
-        if (stream_l2_prefetch_batches() > 0) {
-            run(std::integral_constant<std::uint32_t, 1>{});
+            if (fast) run(pf_off{}, lean); else run(pf_on{}, lean);
+#endif
+        };
+#ifdef FUSEBENCH_STREAM_LEAN
+        with_pf(std::bool_constant<FUSEBENCH_STREAM_LEAN != 0>{});
+#else
+        if (fast) with_pf(std::true_type{}); else with_pf(std::false_type{});
+#endif
+#else
+        if (stream_fast_dram()) {
+            run(pf_off{}, std::true_type{});
         } else {
-            run(std::integral_constant<std::uint32_t, 0>{});
+            run(pf_on{}, std::false_type{});
         }
 #endif
         check_launch("softmax_topk_stream_kernel");
@@ -2118,11 +2243,19 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     const int r_sample = a.K > 256 ? wide_sample_rank(a.K, P, nfull_max - 1) : sample_rank;
     // Without a sample (P = 1) the kernel leaves the sampled pass out; a sample of at most
     // maxima_sample_vectors vectors goes through sample_by_maxima.
-    const auto launch = [&](auto sampling, auto by_maxima) {
+    // Lean (fused_stream's 16-bit K <= 256 kernels on fast-DRAM devices, stream_fast_dram): drains by a
+    // prefix sum (insert_round's Scan), for the same reason as the K <= 32 kernel's Lean.
+#ifdef FUSEBENCH_BIG_LEAN
+    const bool big_lean = FUSEBENCH_BIG_LEAN != 0;
+#else
+    const bool big_lean = count_room<T, UB> && !Resample && stream_fast_dram();
+#endif
+    const auto launch_l = [&](auto sampling, auto by_maxima, auto lean) {
         constexpr bool S = decltype(sampling)::value, M = decltype(by_maxima)::value;
         constexpr bool R = S && Resample;
-        set_smem<softmax_topk_stream_big_kernel<T, UB, S, M, R>>(smem);
-        softmax_topk_stream_big_kernel<T, UB, S, M, R><<<grid, 32 * nwarps, smem, stream>>>(
+        constexpr bool Ln = decltype(lean)::value;
+        set_smem<softmax_topk_stream_big_kernel<T, UB, S, M, R, Ln>>(smem);
+        softmax_topk_stream_big_kernel<T, UB, S, M, R, Ln><<<grid, 32 * nwarps, smem, stream>>>(
             static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, r_sample);
         if constexpr (R) {  // the rows it gave up (softmax_topk_stream_big_retry_kernel)
             check_launch("softmax_topk_stream_big_kernel");
@@ -2144,6 +2277,15 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
                                           cap, P),
                        "softmax_topk_stream_big_retry_kernel");
         }
+    };
+    const auto launch = [&](auto sampling, auto by_maxima) {
+        if constexpr (count_room<T, UB> && !Resample) {
+            if (big_lean) {
+                launch_l(sampling, by_maxima, std::true_type{});
+                return;
+            }
+        }
+        launch_l(sampling, by_maxima, std::false_type{});
     };
     if constexpr (!count_room<T, UB>) {  // the 16-bit U = big16_u launch is K <= 256 only: never wide
         if (wide) {
