@@ -46,6 +46,7 @@
 #include "kernels/softmax_topk/warp_row.cuh"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -492,10 +493,10 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     }
 }
 
-// Lean (the K <= 32 kernel on devices with fast DRAM: see stream_fast_dram below; the H100's
-// kernels are built without it). There the 16-bit stream is bound by the SM's issue slots, not by
-// DRAM (H200: bf16 4096 x 50257 K = 10 at 63% of the floor in ~the H100's cycle count), so fewer
-// instructions per element pay:
+// Lean (the bf16 K <= 32 kernel on devices with fast DRAM: see stream_fast_dram below; the H100's
+// kernels are built without it; written for 16-bit and fp32 alike). There the 16-bit stream is bound inside the SM, not by DRAM (ncu,
+// bf16 4096 x 50257 K = 10: 288k cycles on an H200, 300k on an H100; the H200's 1.4x bandwidth buys
+// ~4%), so fewer instructions per element pay:
 // - lean_elem: a bf16 element straight from its packed 32-bit word (the low half a shift, the high
 //   half a mask): the same float as elem_at (a bf16 is its float's upper 16 bits), one instruction
 //   where the compiler's high-half conversion took two (PRMT + IMAD.U32);
@@ -1500,16 +1501,16 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
 // cannot fail in any order (the "safe sample"), and its last U steps are read first too (rows that
 // rise along the index then set a high threshold at once; rows that fall do with the sample's first
 // steps right after); no row is given up.
-template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0, bool Runs = false, bool Wide = false,
-          bool Lean = false>
+template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0, bool Runs = false, bool Wide = false>
 __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                          int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
                                          const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
     constexpr int W = vec16<T>::n;
     constexpr int L = list_cap<U>;
-    // The 16-bit wide kernel appends a drain round's elements by a prefix sum (insert_round's Scan);
-    // so does the 16-bit big kernel where Lean (fast DRAM: stream_fast_dram, the launcher's choice).
-    constexpr bool scan16 = (Wide || Lean) && sizeof(T) == 2;
+    // The 16-bit wide kernel appends a drain round's elements by a prefix sum (insert_round's Scan).
+    // (The same in the 16-bit big kernel at K <= 256 on an H200, GPU-a4ca70f0: bf16 4096 x 151936
+    // K = 256 +3.0%, bf16 50257 K = 64 +1.1%, fp16 50257 K = 256 -2.9%: not kept; NOTES-h2s.md.)
+    constexpr bool scan16 = Wide && sizeof(T) == 2;
     const std::uint32_t nfull = nvec / 32;
     const auto* vrow = reinterpret_cast<const vec16<T>*>(row + hd);
     if (lane == 0) cthr_of(hist) = cthr_start;
@@ -1778,7 +1779,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
 // read here but marked for the retry kernel (its first output index := mark_safe / mark_ties). The
 // mark is made here rather than at the kernel's call site: a branch and a store there moved ptxas'
 // allocation of the fp32 maxima kernel (spills 28 / 32 -> 52 / 120 bytes).
-template <class T, int U, bool MarkSampled = false, bool Lean = false>
+template <class T, int U, bool MarkSampled = false>
 __device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec,
                                                int K, int cap, std::uint32_t keys_s, std::uint32_t hist_s,
                                                std::uint32_t list_vec_s, std::uint32_t list_idx_s, float* p_out,
@@ -1797,8 +1798,7 @@ __device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std
     auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
     const vec_list<T> list{static_cast<vec16<T>*>(__cvta_shared_to_generic(list_vec_s)),
                            static_cast<std::uint32_t*>(__cvta_shared_to_generic(list_idx_s))};
-    big_pass<T, U, false, false, 0, false, false, Lean>(row, V, hd, nvec, K, cap, 1, 0, keys, hist, list, p_out, i_out,
-                                                        lane);
+    big_pass<T, U, false>(row, V, hd, nvec, K, cap, 1, 0, keys, hist, list, p_out, i_out, lane);
 }
 
 // The K > 32 kernels' shared memory (big, wide and retry kernels), per block: [keys: nwarps x cap]
@@ -1843,7 +1843,7 @@ __device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std
 // against 212.9).
 // Retry (fused_stream_resample): the sampled pass in Mode 1, and the rows it gives up with a route
 // marked for softmax_topk_stream_big_retry_kernel, launched after this one.
-template <class T, int U, bool Sampling, bool ByMaxima, bool Retry = false, bool Lean = false>
+template <class T, int U, bool Sampling, bool ByMaxima, bool Retry = false>
 __global__ void __launch_bounds__(1024, 1)
     softmax_topk_stream_big_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                    std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
@@ -1871,17 +1871,16 @@ __global__ void __launch_bounds__(1024, 1)
         if constexpr (Retry) asm volatile("griddepcontrol.launch_dependents;");  // the retry kernel may be placed
 #endif
         if (P > 1 && nvec / 32 >= 2u * static_cast<std::uint32_t>(P) &&
-            big_pass<T, U, true, ByMaxima, Retry ? 1 : 0, false, false, Lean>(row, V, hd, nvec, K, cap, P, r_sample, keys,
-                                                                               hist, list, p_out, i_out, lane))
+            big_pass<T, U, true, ByMaxima, Retry ? 1 : 0>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list,
+                                                           p_out, i_out, lane))
             return;
         // Retry: a row given up with a route is only marked there, for the retry kernel.
-        big_pass_in_order<T, U, Retry, Lean>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
+        big_pass_in_order<T, U, Retry>(row, V, hd, nvec, K, cap, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)),
                                 static_cast<std::uint32_t>(__cvta_generic_to_shared(list.idx)), p_out, i_out);
     } else {
-        big_pass<T, U, false, false, 0, false, false, Lean>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list,
-                                                            p_out, i_out, lane);
+        big_pass<T, U, false>(row, V, hd, nvec, K, cap, P, r_sample, keys, hist, list, p_out, i_out, lane);
     }
 }
 
@@ -2121,24 +2120,42 @@ static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K 
 // Whether the device's peak DRAM bandwidth (memory clock x bus width, from the device attributes: H100
 // SXM 2619 MHz x 5120 bits = 3.35 TB/s, H200 3201 MHz x 6016 bits = 4.81 TB/s) is 4 TB/s or more; a
 // device that reports neither counts as slow (the H100's choices, the defaults since d53f312). Two
-// choices of the K <= 32 kernel follow it, each measured both ways on each kind (4096 rows, K = 10,
-// events, medians of three interleaved rounds; kernels/softmax_topk/NOTES.md):
+// choices of the K <= 32 kernel follow it, each measured both ways on an H200 only and kept for it
+// alone (kernels/softmax_topk/NOTES.md, "The K <= 32 L2 prefetch on an H200", and NOTES-h2s.md):
 // - its L2 prefetch one batch ahead (PF = 1) where slow: H100 SXM (two boards) 1.4-4.3% faster with
-//   it on every case; H200 (GPU-93e77610) 2.7-8.6% slower on fp32 and bf16 151936, within 1%
-//   elsewhere (probes/l2pf_ab.sh);
-// - Lean (consume_vec_lean) where fast: see NOTES-h2s.md (H200); not measured on an H100, whose
-//   kernels are the ones it had before (Lean = false: machine code byte-identical).
+//   it on every case (events, medians of three interleaved rounds, 4096 rows, K = 10); H200
+//   (GPU-93e77610) 2.7-8.6% slower on fp32 and bf16 151936, within 1% elsewhere (probes/l2pf_ab.sh);
+// - Lean (consume_vec_lean) in bf16 where fast (lean_type): H200 GPU-a4ca70f0, ncu of one launch each
+//   (clocks left alone), bf16 4096 x 50257 K = 10: 150.3 -> 144.4 us, 92.8 -> 82.9 M warp
+//   instructions; fp32 K = 10 with it 219.2 -> 226.3 us (+6.3% instructions: W = 4 ballots are
+//   cheap), so fp32 keeps append_elems; fp16 passed the GPU tests with it but was not timed cleanly
+//   (NOTES-h2s.md), so it keeps its kernel until it is. The H100's kernels are the ones it had
+//   before (PF = 1, Lean = false).
 // FUSEBENCH_STREAM_L2PF / FUSEBENCH_STREAM_LEAN fix either in probe builds.
+// The answer is kept per device: the memory-clock attribute costs about 0.5 ms of host time a call
+// (H200 GPU-a4ca70f0: event-timed probe launches that asked it read 0.5-0.6 ms above the kernel's ncu
+// duration, every K <= 32 case; those whose launch path did not ask read at the kernel's time).
+template <class T> constexpr bool lean_type = std::is_same_v<T, __nv_bfloat16>;
 bool stream_fast_dram() {
-    int dev = 0, khz = 0, bits = 0;
+    int dev = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
+    constexpr int cached_devices = 64;
+    static std::atomic<int> known[cached_devices]{};  // per device: 0 not asked yet, 1 slow, 2 fast
+    if (dev >= 0 && dev < cached_devices) {
+        const int k = known[dev].load(std::memory_order_relaxed);
+        if (k != 0) return k == 2;
+    }
+    int khz = 0, bits = 0;
+    bool fast = false;
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
         (void)cudaGetLastError();
-        return false;
+    } else {
+        const double peak_bytes_per_s = 2.0 * khz * 1e3 * bits / 8.0;  // double data rate
+        fast = peak_bytes_per_s >= 4.0e12;
     }
-    const double peak_bytes_per_s = 2.0 * khz * 1e3 * bits / 8.0;  // double data rate
-    return peak_bytes_per_s >= 4.0e12;
+    if (dev >= 0 && dev < cached_devices) known[dev].store(fast ? 2 : 1, std::memory_order_relaxed);
+    return fast;
 }
 
 template <class T, int UK, int UB, bool Resample>
@@ -2164,22 +2181,21 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         using pf_off = std::integral_constant<std::uint32_t, 0>;
 #if defined(FUSEBENCH_STREAM_L2PF) || defined(FUSEBENCH_STREAM_LEAN)
         // Probe builds: a fixed knob, the other one per device.
-        const bool fast = stream_fast_dram();
         const auto with_pf = [&](auto lean) {
 #ifdef FUSEBENCH_STREAM_L2PF
             run(std::integral_constant<std::uint32_t, FUSEBENCH_STREAM_L2PF>{}, lean);
 #else
-            if (fast) run(pf_off{}, lean); else run(pf_on{}, lean);
+            if (stream_fast_dram()) run(pf_off{}, lean); else run(pf_on{}, lean);
 #endif
         };
 #ifdef FUSEBENCH_STREAM_LEAN
         with_pf(std::bool_constant<FUSEBENCH_STREAM_LEAN != 0>{});
 #else
-        if (fast) with_pf(std::true_type{}); else with_pf(std::false_type{});
+        if (stream_fast_dram()) with_pf(std::bool_constant<lean_type<T>>{}); else with_pf(std::false_type{});
 #endif
 #else
         if (stream_fast_dram()) {
-            run(pf_off{}, std::true_type{});
+            run(pf_off{}, std::bool_constant<lean_type<T>>{});
         } else {
             run(pf_on{}, std::false_type{});
         }
@@ -2243,19 +2259,11 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     const int r_sample = a.K > 256 ? wide_sample_rank(a.K, P, nfull_max - 1) : sample_rank;
     // Without a sample (P = 1) the kernel leaves the sampled pass out; a sample of at most
     // maxima_sample_vectors vectors goes through sample_by_maxima.
-    // Lean (fused_stream's 16-bit K <= 256 kernels on fast-DRAM devices, stream_fast_dram): drains by a
-    // prefix sum (insert_round's Scan), for the same reason as the K <= 32 kernel's Lean.
-#ifdef FUSEBENCH_BIG_LEAN
-    const bool big_lean = FUSEBENCH_BIG_LEAN != 0;
-#else
-    const bool big_lean = count_room<T, UB> && !Resample && stream_fast_dram();
-#endif
-    const auto launch_l = [&](auto sampling, auto by_maxima, auto lean) {
+    const auto launch = [&](auto sampling, auto by_maxima) {
         constexpr bool S = decltype(sampling)::value, M = decltype(by_maxima)::value;
         constexpr bool R = S && Resample;
-        constexpr bool Ln = decltype(lean)::value;
-        set_smem<softmax_topk_stream_big_kernel<T, UB, S, M, R, Ln>>(smem);
-        softmax_topk_stream_big_kernel<T, UB, S, M, R, Ln><<<grid, 32 * nwarps, smem, stream>>>(
+        set_smem<softmax_topk_stream_big_kernel<T, UB, S, M, R>>(smem);
+        softmax_topk_stream_big_kernel<T, UB, S, M, R><<<grid, 32 * nwarps, smem, stream>>>(
             static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap, P, r_sample);
         if constexpr (R) {  // the rows it gave up (softmax_topk_stream_big_retry_kernel)
             check_launch("softmax_topk_stream_big_kernel");
@@ -2277,15 +2285,6 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
                                           cap, P),
                        "softmax_topk_stream_big_retry_kernel");
         }
-    };
-    const auto launch = [&](auto sampling, auto by_maxima) {
-        if constexpr (count_room<T, UB> && !Resample) {
-            if (big_lean) {
-                launch_l(sampling, by_maxima, std::true_type{});
-                return;
-            }
-        }
-        launch_l(sampling, by_maxima, std::false_type{});
     };
     if constexpr (!count_room<T, UB>) {  // the 16-bit U = big16_u launch is K <= 256 only: never wide
         if (wide) {
