@@ -46,6 +46,7 @@
 #include "kernels/softmax_topk/warp_row.cuh"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -2019,16 +2020,29 @@ static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K 
 // boards) 1.4-4.3% faster with it on every case; H200 (4.8 TB/s, GPU-93e77610) 2.7-8.6% slower on
 // fp32 and bf16 151936, within 1% elsewhere (kernels/softmax_topk/NOTES.md). A device that does not
 // report its memory clock keeps the prefetch (the H100 default since d53f312).
+// Cached per device: the memory clock query costs ~600 us of host time a call on the H200's driver
+// (the H200 baseline at c94de34, which queried it at every launch, read e2e 778.5 us for a 154.0 us
+// kernel, bf16 4096 x 50257 K = 10; the kernel time, behind the launch gate, did not see it).
 std::uint32_t stream_l2_prefetch_batches() {
-    int dev = 0, khz = 0, bits = 0;
+    constexpr int max_devices = 64;
+    static std::atomic<int> cached[max_devices];  // 0: not asked yet, else the choice + 1
+    int dev = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
+    const bool cacheable = dev >= 0 && dev < max_devices;
+    if (cacheable) {
+        if (const int c = cached[dev].load(std::memory_order_relaxed)) return static_cast<std::uint32_t>(c - 1);
+    }
+    int khz = 0, bits = 0;
+    std::uint32_t pf = 1;
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
         (void)cudaGetLastError();
-        return 1;
+    } else {
+        const double peak_bytes_per_s = 2.0 * khz * 1e3 * bits / 8.0;  // double data rate
+        pf = peak_bytes_per_s < 4.0e12 ? 1u : 0u;
     }
-    const double peak_bytes_per_s = 2.0 * khz * 1e3 * bits / 8.0;  // double data rate
-    return peak_bytes_per_s < 4.0e12 ? 1u : 0u;
+    if (cacheable) cached[dev].store(static_cast<int>(pf) + 1, std::memory_order_relaxed);
+    return pf;
 }
 #endif
 
