@@ -488,6 +488,11 @@ TEST_CASE("host work added to the launcher is E2E SLOWER and fails the gate whil
     const std::string text = format_compare_terminal(c, false);
     CHECK_THAT(text, ContainsSubstring("E2E SLOWER"));
     CHECK_THAT(format_compare_markdown(c), ContainsSubstring("E2E SLOWER"));
+    const auto j = compare_to_json(c, test_policy());
+    CHECK(j["results"][0]["verdict"] == "E2E SLOWER");
+    CHECK(j["results"][0]["fails_gate"] == true);
+    CHECK_THAT(j["results"][0]["e2e_ratio"].get<double>(), WithinRel(778.5 / 160.3, 1e-9));
+    CHECK_THAT(format_compare_junit(c, test_policy()), ContainsSubstring("failures=\"1\""));
 }
 
 TEST_CASE("end-to-end changes under the policy's floor or threshold are not E2E SLOWER", "[reports][gate]") {
