@@ -1991,9 +1991,13 @@ void set_smem(std::size_t smem) {
     }
 }
 
-// The largest K that goes to the K <= 32 kernel (larger K: the K > 32 kernel); at most 32.
-// FUSEBENCH_STREAM_SMALL_MAX_K overrides it in probe builds (probes/stream_k.cu).
-#ifndef FUSEBENCH_STREAM_SMALL_MAX_K
+// The largest K that goes to the K <= 32 kernel (larger K: the K > 32 kernel); at most 32; on a
+// device with fast memory fused_stream's 16-bit rows go there only up to K = 15
+// (stream_small_max_k below). FUSEBENCH_STREAM_SMALL_MAX_K fixes it for every device and type in
+// probe builds (probes/stream_k.cu).
+#ifdef FUSEBENCH_STREAM_SMALL_MAX_K
+#define FUSEBENCH_STREAM_SMALL_MAX_K_FIXED 1
+#else
 #define FUSEBENCH_STREAM_SMALL_MAX_K 32
 #endif
 static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K <= 32);
@@ -2013,45 +2017,66 @@ static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K 
 #define FUSEBENCH_STREAM_SMALL_SLACK 16
 #endif
 
-#ifndef FUSEBENCH_STREAM_L2PF
-// The K <= 32 stream's L2 prefetch, per device: one batch ahead where the peak DRAM bandwidth (memory
-// clock x bus width) is under 4 TB/s, none above. Measured both ways on each kind (probes/l2pf_ab.sh,
-// 4096 rows, K = 10, events, medians of three interleaved rounds): H100 SXM (3.35 TB/s peak, two
-// boards) 1.4-4.3% faster with it on every case; H200 (4.8 TB/s, GPU-93e77610) 2.7-8.6% slower on
-// fp32 and bf16 151936, within 1% elsewhere (kernels/softmax_topk/NOTES.md). A device that does not
-// report its memory clock keeps the prefetch (the H100 default since d53f312).
-// Cached per device: the memory clock query costs ~600 us of host time a call on the H200's driver
-// (the H200 baseline at c94de34, which queried it at every launch, read e2e 778.5 us for a 154.0 us
-// kernel, bf16 4096 x 50257 K = 10; the kernel time, behind the launch gate, did not see it).
-std::uint32_t stream_l2_prefetch_batches() {
+// Whether the device's peak DRAM bandwidth (2 x memory clock x bus width, from the device
+// attributes) is at least 4 TB/s: H200 (3201 MHz x 6016 bits = 4.81 TB/s) yes, H100 SXM (2619 MHz x
+// 5120 bits = 3.35 TB/s) no; a device that reports neither counts as no. Cached per device: the
+// memory clock query costs ~600 us of host time a call on the H200's driver (the H200 baseline at
+// c94de34, which queried it at every launch, read e2e 778.5 us for a 154.0 us kernel, bf16 4096 x
+// 50257 K = 10; the kernel time, behind the launch gate, did not see it).
+bool stream_fast_memory() {
     constexpr int max_devices = 64;
-    static std::atomic<int> cached[max_devices];  // 0: not asked yet, else the choice + 1
+    static std::atomic<int> cached[max_devices];  // 0: not asked yet, 1: no, 2: yes
     int dev = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
     const bool cacheable = dev >= 0 && dev < max_devices;
     if (cacheable) {
-        if (const int c = cached[dev].load(std::memory_order_relaxed)) return static_cast<std::uint32_t>(c - 1);
+        if (const int c = cached[dev].load(std::memory_order_relaxed)) return c == 2;
     }
     int khz = 0, bits = 0;
-    std::uint32_t pf = 1;
+    bool fast = false;
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
         (void)cudaGetLastError();
     } else {
-        const double peak_bytes_per_s = 2.0 * khz * 1e3 * bits / 8.0;  // double data rate
-        pf = peak_bytes_per_s < 4.0e12 ? 1u : 0u;
+        fast = 2.0 * khz * 1e3 * bits / 8.0 >= 4.0e12;  // double data rate
     }
-    if (cacheable) cached[dev].store(static_cast<int>(pf) + 1, std::memory_order_relaxed);
-    return pf;
+    if (cacheable) cached[dev].store(fast ? 2 : 1, std::memory_order_relaxed);
+    return fast;
 }
+
+#ifndef FUSEBENCH_STREAM_L2PF
+// The K <= 32 stream's L2 prefetch, per device: one batch ahead unless the memory is fast. Measured
+// both ways on each kind (probes/l2pf_ab.sh, 4096 rows, K = 10, events, medians of three interleaved
+// rounds): H100 SXM (two boards) 1.4-4.3% faster with it on every case; H200 (GPU-93e77610) 2.7-8.6%
+// slower on fp32 and bf16 151936, within 1% elsewhere (kernels/softmax_topk/NOTES.md).
+std::uint32_t stream_l2_prefetch_batches() { return stream_fast_memory() ? 0u : 1u; }
 #endif
+
+// The largest K that fused_stream (not _resample) sends to the K <= 32 kernel. On fast memory, 16-bit
+// rows with K >= 16 run faster in the K > 32 kernel: an H200 (probes/stream_k.cu, 4096 rows,
+// std 10, events, two rounds of two; kernels/softmax_topk/NOTES.md "Routing 16-bit K >= 16 to the
+// K > 32 kernel on an H200") bf16 V 50257 K = 16 / 24 / 32 159.6 / 175.1 / 192.8 -> 146.4 / 150.2 /
+// 153.6 us, V 32000 -6 to -29%, fp16 alike; bf16 V 151936 K = 16 +1.0% (the one case slower); at
+// K = 10 and 12 the K <= 32 kernel stays ahead at V 32000 and 151936. fp32 within 2% either way, not
+// moved. fused_stream_resample keeps its K <= 32 kernel (its order-robust resample is that kernel's).
+template <class T, bool Resample>
+int stream_small_max_k() {
+#ifdef FUSEBENCH_STREAM_SMALL_MAX_K_FIXED
+    return FUSEBENCH_STREAM_SMALL_MAX_K;
+#else
+    if constexpr (sizeof(T) == 2 && !Resample) {
+        if (stream_fast_memory()) return 15;
+    }
+    return FUSEBENCH_STREAM_SMALL_MAX_K;
+#endif
+}
 
 template <class T, int UK, int UB, bool Resample>
 void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
     const int kpad = kpad_of(a.K);
     const auto K = static_cast<int>(a.K);
-    if (a.K <= FUSEBENCH_STREAM_SMALL_MAX_K) {
+    if (a.K <= stream_small_max_k<T, Resample>()) {
         const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
         // Room for the kept K (rounded up to a power of two for the final sort), the slack above it
         // and one batch of candidates (compactions only at batch starts; the seeded threshold keeps
