@@ -192,6 +192,10 @@ nlohmann::json compare_to_json(const comparison& c, const policy& pol) {
             r["interval"] = {p.interval->lo, p.interval->hi};
             r["method"] = p.interval->method;
         }
+        if (p.e2e_interval) {
+            r["e2e_ratio"] = p.e2e_interval->ratio;
+            r["e2e_interval"] = {p.e2e_interval->lo, p.e2e_interval->hi};
+        }
         r["base"] = side(p.base);
         r["new"] = side(p.now);
         j["results"].push_back(r);

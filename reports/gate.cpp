@@ -57,7 +57,7 @@ policy parse_policy(const nlohmann::json& j, const std::string& source) {
     if (!j.is_object()) throw bad_input(source + ": a policy is a JSON object");
     static const std::set<std::string> known{"fusebench_policy", "comment", "threshold", "overrides", "noise_z", "bootstrap",
                                              "fail_on_missing", "cross_board_min_pct_of_ceiling",
-                                             "cross_board_gate_reference_rows"};
+                                             "cross_board_gate_reference_rows", "e2e_threshold", "e2e_min_delta_us"};
     for (const auto& [k, v] : j.items()) {
         if (!known.count(k)) throw bad_input(source + ": unknown policy key '" + k + "'");
     }
@@ -114,6 +114,14 @@ policy parse_policy(const nlohmann::json& j, const std::string& source) {
         }
         p.cross_board_gate_reference_rows = j["cross_board_gate_reference_rows"].get<bool>();
     }
+    if (j.contains("e2e_threshold")) p.e2e_threshold = positive_threshold(j["e2e_threshold"], source + ": e2e_threshold");
+    if (j.contains("e2e_min_delta_us")) {
+        const auto& v = j["e2e_min_delta_us"];
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+            throw bad_input(source + ": e2e_min_delta_us must be a non-negative number of microseconds");
+        }
+        p.e2e_min_delta_us = v.get<double>();
+    }
     if (j.contains("fail_on_missing")) {
         if (!j["fail_on_missing"].is_boolean()) throw bad_input(source + ": fail_on_missing must be true or false");
         p.fail_on_missing = j["fail_on_missing"].get<bool>();
@@ -149,6 +157,7 @@ const char* to_string(verdict v) noexcept {
     switch (v) {
         case verdict::correctness_regression: return "CORRECTNESS REGRESSION";
         case verdict::slower: return "SLOWER";
+        case verdict::e2e_slower: return "E2E SLOWER";
         case verdict::missing: return "MISSING";
         case verdict::inconclusive: return "INCONCLUSIVE";
         case verdict::still_failing: return "STILL FAILING";
@@ -165,7 +174,8 @@ const char* to_string(verdict v) noexcept {
 }
 
 bool fails_gate(verdict v, const policy& p) noexcept {
-    return v == verdict::correctness_regression || v == verdict::slower || (p.fail_on_missing && v == verdict::missing);
+    return v == verdict::correctness_regression || v == verdict::slower || v == verdict::e2e_slower ||
+           (p.fail_on_missing && v == verdict::missing);
 }
 
 const char* to_string(device_relation d) noexcept {
@@ -314,6 +324,37 @@ std::optional<std::size_t> kernels_per_launch(const nlohmann::json& r) {
     return static_cast<std::size_t>(k->get<long long>());
 }
 
+// timing.e2e's median and noise; nullopt when a report has none (reports before e2e, events).
+std::optional<timing_side> e2e_of(const nlohmann::json& r) {
+    const auto& t = r["timing"];
+    if (!t.is_object()) return std::nullopt;
+    const auto it = t.find("e2e");
+    if (it == t.end() || !it->is_object()) return std::nullopt;
+    const auto m = number_or_null(*it, "median_us");
+    if (!m || *m <= 0) return std::nullopt;
+    timing_side s;
+    s.median_us = *m;
+    s.noise = number_or_null(*it, "noise").value_or(0);
+    return s;
+}
+
+// E2E SLOWER: the kernel time did not fail, but the host's end-to-end time grew (policy e2e_*).
+// Not between GPU models (their hosts and drivers differ as much as their GPUs).
+void judge_e2e(pair_result& p, const nlohmann::json& rb, const nlohmann::json& rn, const policy& pol) {
+    const auto eb = e2e_of(rb), en = e2e_of(rn);
+    if (!eb || !en) return;
+    p.e2e_interval = time_ratio(*eb, *en, pol, p.key() + "/e2e");
+    if (p.relation == device_relation::different_model) return;
+    if (p.v != verdict::same && p.v != verdict::faster && p.v != verdict::inconclusive) return;
+    const double delta = en->median_us - eb->median_us;
+    if (classify(*p.e2e_interval, pol.e2e_threshold) != verdict::slower || delta <= pol.e2e_min_delta_us) return;
+    p.note = std::string("kernel time ") + to_string(p.v) + ", but end-to-end (launcher call to stream completion) " +
+             format_us(eb->median_us) + " -> " + format_us(en->median_us) + " us (+" + format_us(delta) + " us, x" +
+             format("%.2f", p.e2e_interval->ratio) + ", interval [" + format("%.2f", p.e2e_interval->lo) + ", " +
+             format("%.2f", p.e2e_interval->hi) + "]): host work in the launcher grew";
+    p.v = verdict::e2e_slower;
+}
+
 void judge_performance(pair_result& p, const nlohmann::json& rb, const device_ctx& db, const nlohmann::json& rn,
                        const device_ctx& dn, const policy& pol, bool launch_gate_differs) {
     const std::string key = p.key();
@@ -438,6 +479,7 @@ void judge(pair_result& p, const nlohmann::json* rb, const device_ctx* db, const
         return;
     }
     judge_performance(p, *rb, *db, *rn, *dn, pol, launch_gate_differs);
+    judge_e2e(p, *rb, *rn, pol);
 }
 
 std::string device_line(const device_ctx& d) {
@@ -581,7 +623,8 @@ comparison compare_reports(const loaded_report& base, const loaded_report& now, 
     c.policy_line = pol.source + ": threshold " + format("%.3g", pol.threshold * 100) + "%" + (ov.empty() ? "" : " (" + ov + ")") +
                     ", noise z " + format("%.3g", pol.noise_z) + ", bootstrap " + std::to_string(pol.bootstrap_resamples) +
                     " resamples at " + format("%.3g", pol.bootstrap_confidence * 100) + "%, seed " + std::to_string(pol.bootstrap_seed) +
-                    (pol.fail_on_missing ? ", MISSING fails" : "");
+                    ", end-to-end " + format("%.3g", pol.e2e_threshold * 100) + "% and " + format("%.3g", pol.e2e_min_delta_us) +
+                    " us" + (pol.fail_on_missing ? ", MISSING fails" : "");
     return c;
 }
 

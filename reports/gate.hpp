@@ -5,6 +5,10 @@
 //
 //   CORRECTNESS REGRESSION  pass in BASE, fail or error in NEW (fails the gate)
 //   SLOWER                  see the rule below (fails the gate)
+//   E2E SLOWER              the kernel time is not SLOWER, but the host's end-to-end time
+//                           (timing.e2e: launcher call to stream completion) grew by the rule below
+//                           with the policy's e2e_threshold, and by more than e2e_min_delta_us
+//                           (fails the gate; same GPU model only)
 //   FASTER, SAME, INCONCLUSIVE
 //   MISSING                 in BASE only; NEW only in NEW
 //   FIXED, STILL FAILING    fail/error in BASE, pass / fail again in NEW
@@ -73,6 +77,16 @@ struct policy {
     // P V kernel took 94.2 us on one H100 and 108.9 on another, README "Three uses"); such a change
     // is INCONCLUSIVE with the reason. On the same board they are gated as every result.
     bool cross_board_gate_reference_rows = false;
+    // The end-to-end check (E2E SLOWER): the host time from the launcher call to stream completion
+    // must not grow by more than this fraction beyond its noise interval, nor by more than
+    // e2e_min_delta_us. The kernel-time rule cannot see host work in the launcher (it times the
+    // kernels behind a launch gate): an H200 baseline (c94de34) added ~600 us of a driver query to
+    // every fused_stream K <= 32 launch (e2e 160 -> 778 us) while its kernel time stayed SAME.
+    // Across two hosts the e2e of unchanged code moved by up to 31% (+3.6 us) on tiny kernels and
+    // +29.6 us (+17%) on a three-kernel pipeline (H200 baselines 5b50ca4 and c94de34), and by at most
+    // 9.9% (+322 us on a 3.2 ms attention kernel) between the H200 baselines 9939c58 and c94de34.
+    double e2e_threshold = 0.25;
+    double e2e_min_delta_us = 50;
 
     // suite/variant override, then suite override, then the global threshold.
     double threshold_for(const std::string& suite, const std::string& variant) const;
@@ -89,6 +103,7 @@ std::string default_policy_path();
 enum class verdict {
     correctness_regression,
     slower,
+    e2e_slower,
     missing,
     inconclusive,
     still_failing,
@@ -101,7 +116,7 @@ enum class verdict {
     same,
     not_timed,
 };
-inline constexpr int verdict_count = 13;
+inline constexpr int verdict_count = 14;
 
 const char* to_string(verdict v) noexcept;  // "CORRECTNESS REGRESSION", "SLOWER", ...
 bool fails_gate(verdict v, const policy& p) noexcept;
@@ -155,6 +170,7 @@ struct pair_result {
     device_relation relation = device_relation::same_device;
     std::string basis;                  // "time" | "efficiency" | "" (no performance comparison)
     std::optional<ratio_interval> interval;
+    std::optional<ratio_interval> e2e_interval;  // NEW/BASE of the e2e medians, when both sides have one
     double threshold = 0;
     std::string note;
     side_summary base, now;

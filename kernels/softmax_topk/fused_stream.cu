@@ -493,7 +493,7 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     }
 }
 
-// Lean (the bf16 K <= 32 kernel on devices with fast DRAM: see stream_fast_dram below; the H100's
+// Lean (the bf16 K <= 32 kernel on devices with fast DRAM: see stream_fast_memory below; the H100's
 // kernels are built without it; written for 16-bit and fp32 alike). There the 16-bit stream is bound inside the SM, not by DRAM (ncu,
 // bf16 4096 x 50257 K = 10: 288k cycles on an H200, 300k on an H100; the H200's 1.4x bandwidth buys
 // ~4%), so fewer instructions per element pay:
@@ -664,7 +664,7 @@ __device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* fr
 }
 
 // How many batches ahead the K <= 32 stream asks L2 for a lane's vectors (0: no prefetch) is the
-// kernel's PF, chosen per device at launch (stream_fast_dram below); FUSEBENCH_STREAM_L2PF
+// kernel's PF, chosen per device at launch (stream_fast_memory below); FUSEBENCH_STREAM_L2PF
 // fixes it in probe builds (probes/l2pf_ab.sh builds it both ways).
 
 // One batch of U vectors per lane (K <= 32; room for all its elements is made first): each vector
@@ -2095,9 +2095,13 @@ void set_smem(std::size_t smem) {
     }
 }
 
-// The largest K that goes to the K <= 32 kernel (larger K: the K > 32 kernel); at most 32.
-// FUSEBENCH_STREAM_SMALL_MAX_K overrides it in probe builds (probes/stream_k.cu).
-#ifndef FUSEBENCH_STREAM_SMALL_MAX_K
+// The largest K that goes to the K <= 32 kernel (larger K: the K > 32 kernel); at most 32; on a
+// device with fast memory fused_stream's 16-bit rows go there only up to K = 15
+// (stream_small_max_k below). FUSEBENCH_STREAM_SMALL_MAX_K fixes it for every device and type in
+// probe builds (probes/stream_k.cu).
+#ifdef FUSEBENCH_STREAM_SMALL_MAX_K
+#define FUSEBENCH_STREAM_SMALL_MAX_K_FIXED 1
+#else
 #define FUSEBENCH_STREAM_SMALL_MAX_K 32
 #endif
 static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K <= 32);
@@ -2117,33 +2121,20 @@ static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K 
 #define FUSEBENCH_STREAM_SMALL_SLACK 16
 #endif
 
-// Whether the device's peak DRAM bandwidth (memory clock x bus width, from the device attributes: H100
-// SXM 2619 MHz x 5120 bits = 3.35 TB/s, H200 3201 MHz x 6016 bits = 4.81 TB/s) is 4 TB/s or more; a
-// device that reports neither counts as slow (the H100's choices, the defaults since d53f312). Two
-// choices of the K <= 32 kernel follow it, each measured both ways on an H200 only and kept for it
-// alone (kernels/softmax_topk/NOTES.md, "The K <= 32 L2 prefetch on an H200", and NOTES-h2s.md):
-// - its L2 prefetch one batch ahead (PF = 1) where slow: H100 SXM (two boards) 1.4-4.3% faster with
-//   it on every case (events, medians of three interleaved rounds, 4096 rows, K = 10); H200
-//   (GPU-93e77610) 2.7-8.6% slower on fp32 and bf16 151936, within 1% elsewhere (probes/l2pf_ab.sh);
-// - Lean (consume_vec_lean) in bf16 where fast (lean_type): H200 GPU-a4ca70f0, ncu of one launch each
-//   (clocks left alone), bf16 4096 x 50257 K = 10: 150.3 -> 144.4 us, 92.8 -> 82.9 M warp
-//   instructions; fp32 K = 10 with it 219.2 -> 226.3 us (+6.3% instructions: W = 4 ballots are
-//   cheap), so fp32 keeps append_elems; fp16 passed the GPU tests with it but was not timed cleanly
-//   (NOTES-h2s.md), so it keeps its kernel until it is. The H100's kernels are the ones it had
-//   before (PF = 1, Lean = false).
-// FUSEBENCH_STREAM_L2PF / FUSEBENCH_STREAM_LEAN fix either in probe builds.
-// The answer is kept per device: the memory-clock attribute costs about 0.5 ms of host time a call
-// (H200 GPU-a4ca70f0: event-timed probe launches that asked it read 0.5-0.6 ms above the kernel's ncu
-// duration, every K <= 32 case; those whose launch path did not ask read at the kernel's time).
-template <class T> constexpr bool lean_type = std::is_same_v<T, __nv_bfloat16>;
-bool stream_fast_dram() {
+// Whether the device's peak DRAM bandwidth (2 x memory clock x bus width, from the device
+// attributes) is at least 4 TB/s: H200 (3201 MHz x 6016 bits = 4.81 TB/s) yes, H100 SXM (2619 MHz x
+// 5120 bits = 3.35 TB/s) no; a device that reports neither counts as no. Cached per device: the
+// memory clock query costs ~600 us of host time a call on the H200's driver (the H200 baseline at
+// c94de34, which queried it at every launch, read e2e 778.5 us for a 154.0 us kernel, bf16 4096 x
+// 50257 K = 10; the kernel time, behind the launch gate, did not see it).
+bool stream_fast_memory() {
+    constexpr int max_devices = 64;
+    static std::atomic<int> cached[max_devices];  // 0: not asked yet, 1: no, 2: yes
     int dev = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
-    constexpr int cached_devices = 64;
-    static std::atomic<int> known[cached_devices]{};  // per device: 0 not asked yet, 1 slow, 2 fast
-    if (dev >= 0 && dev < cached_devices) {
-        const int k = known[dev].load(std::memory_order_relaxed);
-        if (k != 0) return k == 2;
+    const bool cacheable = dev >= 0 && dev < max_devices;
+    if (cacheable) {
+        if (const int c = cached[dev].load(std::memory_order_relaxed)) return c == 2;
     }
     int khz = 0, bits = 0;
     bool fast = false;
@@ -2151,11 +2142,45 @@ bool stream_fast_dram() {
         cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
         (void)cudaGetLastError();
     } else {
-        const double peak_bytes_per_s = 2.0 * khz * 1e3 * bits / 8.0;  // double data rate
-        fast = peak_bytes_per_s >= 4.0e12;
+        fast = 2.0 * khz * 1e3 * bits / 8.0 >= 4.0e12;  // double data rate
     }
-    if (dev >= 0 && dev < cached_devices) known[dev].store(fast ? 2 : 1, std::memory_order_relaxed);
+    if (cacheable) cached[dev].store(fast ? 2 : 1, std::memory_order_relaxed);
     return fast;
+}
+
+// Two choices of the K <= 32 kernel follow stream_fast_memory, each measured both ways on an H200 only
+// and kept for it alone (kernels/softmax_topk/NOTES.md, "The K <= 32 L2 prefetch on an H200", and
+// NOTES-h2s.md):
+// - its L2 prefetch one batch ahead (PF = 1) unless the memory is fast: H100 SXM (two boards)
+//   1.4-4.3% faster with it on every case (probes/l2pf_ab.sh, 4096 rows, K = 10, events, medians of
+//   three interleaved rounds); H200 (GPU-93e77610) 2.7-8.6% slower on fp32 and bf16 151936, within 1%
+//   elsewhere;
+// - Lean (consume_vec_lean) in bf16 where it is fast (lean_type): H200 GPU-a4ca70f0, ncu of one launch
+//   each (clocks left alone), bf16 4096 x 50257 K = 10: 150.3 -> 144.4 us, 92.8 -> 82.9 M warp
+//   instructions; fp32 K = 10 with it 219.2 -> 226.3 us (+6.3% instructions: W = 4 ballots are
+//   cheap), so fp32 keeps append_elems; fp16 passed the GPU tests with it but was not timed cleanly
+//   (NOTES-h2s.md), so it keeps its kernel until it is (probes/lean_ab.sh).
+// The H100's kernels are the ones it had before (PF = 1, Lean = false). FUSEBENCH_STREAM_L2PF /
+// FUSEBENCH_STREAM_LEAN fix either in probe builds.
+template <class T> constexpr bool lean_type = std::is_same_v<T, __nv_bfloat16>;
+
+// The largest K that fused_stream (not _resample) sends to the K <= 32 kernel. On fast memory, 16-bit
+// rows with K >= 16 run faster in the K > 32 kernel: an H200 (probes/stream_k.cu, 4096 rows,
+// std 10, events, two rounds of two; kernels/softmax_topk/NOTES.md "Routing 16-bit K >= 16 to the
+// K > 32 kernel on an H200") bf16 V 50257 K = 16 / 24 / 32 159.6 / 175.1 / 192.8 -> 146.4 / 150.2 /
+// 153.6 us, V 32000 -6 to -29%, fp16 alike; bf16 V 151936 K = 16 +1.0% (the one case slower); at
+// K = 10 and 12 the K <= 32 kernel stays ahead at V 32000 and 151936. fp32 within 2% either way, not
+// moved. fused_stream_resample keeps its K <= 32 kernel (its order-robust resample is that kernel's).
+template <class T, bool Resample>
+int stream_small_max_k() {
+#ifdef FUSEBENCH_STREAM_SMALL_MAX_K_FIXED
+    return FUSEBENCH_STREAM_SMALL_MAX_K;
+#else
+    if constexpr (sizeof(T) == 2 && !Resample) {
+        if (stream_fast_memory()) return 15;
+    }
+    return FUSEBENCH_STREAM_SMALL_MAX_K;
+#endif
 }
 
 template <class T, int UK, int UB, bool Resample>
@@ -2163,7 +2188,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
     const int kpad = kpad_of(a.K);
     const auto K = static_cast<int>(a.K);
-    if (a.K <= FUSEBENCH_STREAM_SMALL_MAX_K) {
+    if (a.K <= stream_small_max_k<T, Resample>()) {
         const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
         // Room for the kept K (rounded up to a power of two for the final sort), the slack above it
         // and one batch of candidates (compactions only at batch starts; the seeded threshold keeps
@@ -2185,16 +2210,16 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
 #ifdef FUSEBENCH_STREAM_L2PF
             run(std::integral_constant<std::uint32_t, FUSEBENCH_STREAM_L2PF>{}, lean);
 #else
-            if (stream_fast_dram()) run(pf_off{}, lean); else run(pf_on{}, lean);
+            if (stream_fast_memory()) run(pf_off{}, lean); else run(pf_on{}, lean);
 #endif
         };
 #ifdef FUSEBENCH_STREAM_LEAN
         with_pf(std::bool_constant<FUSEBENCH_STREAM_LEAN != 0>{});
 #else
-        if (stream_fast_dram()) with_pf(std::bool_constant<lean_type<T>>{}); else with_pf(std::false_type{});
+        if (stream_fast_memory()) with_pf(std::bool_constant<lean_type<T>>{}); else with_pf(std::false_type{});
 #endif
 #else
-        if (stream_fast_dram()) {
+        if (stream_fast_memory()) {
             run(pf_off{}, std::bool_constant<lean_type<T>>{});
         } else {
             run(pf_on{}, std::false_type{});

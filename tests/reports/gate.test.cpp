@@ -461,3 +461,98 @@ TEST_CASE("between GPU models, a launch of several kernels timed with and withou
     CHECK_THAT(p.note, ContainsSubstring("efficiency by the interval, but not judged: 2 kernels per launch"));
     CHECK(c.exit_code == 0);
 }
+
+namespace {
+
+synth_result with_e2e(double kernel_us, double e2e_us, double e2e_noise = 0.005) {
+    synth_result r = timed(kernel_us, 0.003);
+    r.e2e_us = e2e_us;
+    r.e2e_noise = e2e_noise;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("host work added to the launcher is E2E SLOWER and fails the gate while the kernel time is SAME", "[reports][gate]") {
+    // The H200 baseline at c94de34: a driver query in fused_stream's launcher, kernel 154 us both
+    // times, e2e 160 -> 778 us.
+    const auto c = compare_docs(make_report({with_e2e(154, 160.3)}), make_report({with_e2e(154, 778.5)}));
+    const auto& p = only_pair(c);
+    CHECK(p.v == verdict::e2e_slower);
+    CHECK(fails_gate(p.v, test_policy()));
+    CHECK(c.exit_code == 1);
+    CHECK(c.regressions == 1);
+    REQUIRE(p.e2e_interval);
+    CHECK_THAT(p.e2e_interval->ratio, WithinRel(778.5 / 160.3, 1e-9));
+    CHECK_THAT(p.note, ContainsSubstring("kernel time SAME") && ContainsSubstring("end-to-end") && ContainsSubstring("+618"));
+    const std::string text = format_compare_terminal(c, false);
+    CHECK_THAT(text, ContainsSubstring("E2E SLOWER"));
+    CHECK_THAT(format_compare_markdown(c), ContainsSubstring("E2E SLOWER"));
+    const auto j = compare_to_json(c, test_policy());
+    CHECK(j["results"][0]["verdict"] == "E2E SLOWER");
+    CHECK(j["results"][0]["fails_gate"] == true);
+    CHECK_THAT(j["results"][0]["e2e_ratio"].get<double>(), WithinRel(778.5 / 160.3, 1e-9));
+    CHECK_THAT(format_compare_junit(c, test_policy()), ContainsSubstring("failures=\"1\""));
+}
+
+TEST_CASE("end-to-end changes under the policy's floor or threshold are not E2E SLOWER", "[reports][gate]") {
+    SECTION("a tiny kernel's e2e 31% up by 3.6 us (host jitter across two hosts)") {
+        const auto c = compare_docs(make_report({with_e2e(8, 11.5, 0.03)}), make_report({with_e2e(8, 15.1, 0.03)}));
+        CHECK(only_pair(c).v == verdict::same);
+        CHECK(c.exit_code == 0);
+    }
+    SECTION("+200 us on 1 ms is 20%, under the 25% threshold") {
+        const auto c = compare_docs(make_report({with_e2e(900, 1000)}), make_report({with_e2e(900, 1200)}));
+        CHECK(only_pair(c).v == verdict::same);
+    }
+    SECTION("+300 us on 1 ms is 30% and 300 us: E2E SLOWER") {
+        const auto c = compare_docs(make_report({with_e2e(900, 1000)}), make_report({with_e2e(900, 1300)}));
+        CHECK(only_pair(c).v == verdict::e2e_slower);
+    }
+    SECTION("+100 us beyond 25% but inside the noise: not decided") {
+        const auto c = compare_docs(make_report({with_e2e(100, 200, 0.2)}), make_report({with_e2e(100, 300, 0.2)}));
+        CHECK(only_pair(c).v == verdict::same);
+    }
+    SECTION("no e2e on one side: the kernel verdict alone") {
+        const auto c = compare_docs(make_report({timed(154, 0.003)}), make_report({with_e2e(154, 778.5)}));
+        const auto& p = only_pair(c);
+        CHECK(p.v == verdict::same);
+        CHECK_FALSE(p.e2e_interval);
+    }
+    SECTION("a policy with a higher floor lets it pass") {
+        policy pol = test_policy();
+        pol.e2e_min_delta_us = 1000;
+        const auto c = compare_docs(make_report({with_e2e(154, 160.3)}), make_report({with_e2e(154, 778.5)}), pol);
+        CHECK(only_pair(c).v == verdict::same);
+    }
+}
+
+TEST_CASE("a slower kernel stays SLOWER; between GPU models there is no e2e verdict", "[reports][gate]") {
+    SECTION("SLOWER wins over E2E SLOWER") {
+        const auto c = compare_docs(make_report({with_e2e(100, 200)}), make_report({with_e2e(110, 900)}));
+        CHECK(only_pair(c).v == verdict::slower);
+    }
+    SECTION("different models") {
+        synth_device h100{"NVIDIA H100 80GB HBM3", "h100", "GPU-bbbbbbbb-0000-0000-0000-000000000002", 3000, 0.004};
+        const auto c = compare_docs(make_report({with_e2e(100, 110)}, h100), make_report({with_e2e(100 * 3000.0 / 4200, 900)}));
+        const auto& p = only_pair(c);
+        CHECK(p.v == verdict::same);
+        CHECK(p.e2e_interval);  // measured and shown, not judged
+        CHECK(c.exit_code == 0);
+    }
+}
+
+TEST_CASE("policy files: the end-to-end keys", "[reports][gate]") {
+    const auto p = parse_policy(nlohmann::json::parse(R"({"fusebench_policy": 1, "e2e_threshold": 0.5, "e2e_min_delta_us": 200})"),
+                                "p.json");
+    CHECK(p.e2e_threshold == 0.5);
+    CHECK(p.e2e_min_delta_us == 200);
+    const auto proj = load_policy(std::string(FUSEBENCH_SOURCE_DIR) + "/reports/policy.json");
+    CHECK(proj.e2e_threshold == 0.25);
+    CHECK(proj.e2e_min_delta_us == 50);
+    const std::string bad = GENERATE(as<std::string>{}, R"({"fusebench_policy": 1, "e2e_threshold": -0.1})",
+                                     R"({"fusebench_policy": 1, "e2e_min_delta_us": -5})",
+                                     R"({"fusebench_policy": 1, "e2e_min_delta_us": "50us"})");
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_policy(nlohmann::json::parse(bad), "p.json"), bad_input);
+}
