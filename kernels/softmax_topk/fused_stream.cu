@@ -519,13 +519,31 @@ template <class T> __device__ __forceinline__ float vec_max_lean(const vec16<T>&
         return vec_max(v);
     }
 }
+// FUSEBENCH_LEAN_TREE (probe builds; off in the library, not measured): a vector's terms summed as a
+// tree and then added to the lane's sum, as many FADDs but a dependency chain of log2(W) + 1 instead of
+// W (the bf16 K = 10 kernel's `wait` stalls were 20% of its samples on the H200). Changes the order of
+// the row sum (the probabilities' last bits), not the selection.
+#ifndef FUSEBENCH_LEAN_TREE
+#define FUSEBENCH_LEAN_TREE 0
+#endif
 template <class T> __device__ __forceinline__ float consume_stats_lean(const vec16<T>& v, lane_stats& st) {
     constexpr int W = vec16<T>::n;
     const float vm = vec_max_lean(v);
     rescale_to(st, vm);
     const float base = st.base;
+#if FUSEBENCH_LEAN_TREE
+    float t[W];
+#pragma unroll
+    for (int e = 0; e < W; ++e) t[e] = fast_exp2((lean_elem(v, e) - base) * log2e);
+#pragma unroll
+    for (int h = W / 2; h > 0; h /= 2)
+#pragma unroll
+        for (int e = 0; e < h; ++e) t[e] += t[e + h];
+    st.s += t[0];
+#else
 #pragma unroll
     for (int e = 0; e < W; ++e) st.s += fast_exp2((lean_elem(v, e) - base) * log2e);
+#endif
     return vm;
 }
 // The candidate element of word k of a vector: lane e < W of the warp takes element e of the four
