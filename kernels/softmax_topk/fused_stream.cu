@@ -493,6 +493,122 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
     }
 }
 
+// Lean (the bf16 K <= 32 kernel on devices with fast DRAM: see stream_fast_memory below; the H100's
+// kernels are built without it; written for 16-bit and fp32 alike). There the 16-bit stream is bound inside the SM, not by DRAM (ncu,
+// bf16 4096 x 50257 K = 10: 288k cycles on an H200, 300k on an H100; the H200's 1.4x bandwidth buys
+// ~4%), so fewer instructions per element pay:
+// - lean_elem: a bf16 element straight from its packed 32-bit word (the low half a shift, the high
+//   half a mask): the same float as elem_at (a bf16 is its float's upper 16 bits), one instruction
+//   where the compiler's high-half conversion took two (PRMT + IMAD.U32);
+// - append_lanes_lean (below): one ballot per vector that holds a candidate instead of W per warp step.
+template <class T> __device__ __forceinline__ float lean_elem(const vec16<T>& v, int e) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        const std::uint32_t u = reinterpret_cast<const std::uint32_t*>(v.v)[e >> 1];
+        return __uint_as_float((e & 1) == 0 ? u << 16 : u & 0xFFFF0000u);
+    } else {
+        return elem_at(v, e);
+    }
+}
+template <class T> __device__ __forceinline__ float vec_max_lean(const vec16<T>& v) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        const auto* h = reinterpret_cast<const __nv_bfloat162*>(v.v);
+        const __nv_bfloat162 m = __hmax2(__hmax2(h[0], h[1]), __hmax2(h[2], h[3]));
+        const std::uint32_t u = *reinterpret_cast<const std::uint32_t*>(&m);
+        return fmaxf(__uint_as_float(u << 16), __uint_as_float(u & 0xFFFF0000u));
+    } else {
+        return vec_max(v);
+    }
+}
+// FUSEBENCH_LEAN_TREE (probe builds; off in the library, not measured): a vector's terms summed as a
+// tree and then added to the lane's sum, as many FADDs but a dependency chain of log2(W) + 1 instead of
+// W (the bf16 K = 10 kernel's `wait` stalls were 20% of its samples on the H200). Changes the order of
+// the row sum (the probabilities' last bits), not the selection.
+#ifndef FUSEBENCH_LEAN_TREE
+#define FUSEBENCH_LEAN_TREE 0
+#endif
+template <class T> __device__ __forceinline__ float consume_stats_lean(const vec16<T>& v, lane_stats& st) {
+    constexpr int W = vec16<T>::n;
+    const float vm = vec_max_lean(v);
+    rescale_to(st, vm);
+    const float base = st.base;
+#if FUSEBENCH_LEAN_TREE
+    float t[W];
+#pragma unroll
+    for (int e = 0; e < W; ++e) t[e] = fast_exp2((lean_elem(v, e) - base) * log2e);
+#pragma unroll
+    for (int h = W / 2; h > 0; h /= 2)
+#pragma unroll
+        for (int e = 0; e < h; ++e) t[e] += t[e + h];
+    st.s += t[0];
+#else
+#pragma unroll
+    for (int e = 0; e < W; ++e) st.s += fast_exp2((lean_elem(v, e) - base) * log2e);
+#endif
+    return vm;
+}
+// The candidate element of word k of a vector: lane e < W of the warp takes element e of the four
+// 32-bit words w0..w3 that it was sent (warp-uniform words: no per-lane register indexing).
+template <class T>
+__device__ __forceinline__ float lane_elem_of_words(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2, std::uint32_t w3,
+                                                    int e) {
+    constexpr int per_word = 4 / sizeof(T);
+    const int k = e / per_word;
+    const std::uint32_t u = (k & 2) ? ((k & 1) ? w3 : w2) : ((k & 1) ? w1 : w0);
+    if constexpr (std::is_same_v<T, float>) {
+        return __uint_as_float(u);
+    } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        return __uint_as_float((e & 1) ? u & 0xFFFF0000u : u << 16);
+    } else {
+        return __half2float(__ushort_as_half(static_cast<unsigned short>((e & 1) ? u >> 16 : u & 0xFFFFu)));
+    }
+}
+// The appends of one warp step, lane by lane (m: the lanes whose vector holds a candidate, ~1.5 on
+// random rows): each such vector is sent to the warp (4 shuffles and its index), lane e < W tests
+// element e, one ballot places the vector's candidates. append_elems runs W ballots with their
+// divergence checks over all lanes whatever the candidates (~100 instructions a step in 16-bit); this
+// is ~30 a candidate vector. The buffer holds the same keys in another order (vector by vector
+// instead of element by element), which nothing depends on: compactions keep by value, the row end
+// sorts.
+template <class T>
+__device__ __forceinline__ void append_lanes_lean(const vec16<T>& v, std::uint32_t idx0, int lane, std::uint64_t* keys,
+                                                  sel_state& w, unsigned m) {
+    STREAM_COUNT_SMALL(stl_appends);
+    constexpr int W = vec16<T>::n;
+    const auto* words = reinterpret_cast<const std::uint32_t*>(v.v);
+    const int e = lane & (W - 1);
+    do {  // warp-uniform
+        const int src = __ffs(m) - 1;
+        m &= m - 1u;
+        const std::uint32_t w0 = __shfl_sync(full_mask, words[0], src), w1 = __shfl_sync(full_mask, words[1], src),
+                            w2 = __shfl_sync(full_mask, words[2], src), w3 = __shfl_sync(full_mask, words[3], src);
+        const std::uint32_t i0 = __shfl_sync(full_mask, idx0, src);
+        const float x = lane_elem_of_words<T>(w0, w1, w2, w3, e);
+        const bool pred = lane < W && x > w.thr;
+        const unsigned b = __ballot_sync(full_mask, pred);
+        if (pred) keys[w.count + __popc(b & ((1u << lane) - 1u))] = composite(float_key(x), i0 + static_cast<std::uint32_t>(e));
+        w.count += __popc(b);
+    } while (m != 0u);
+}
+// consume_vec<T, false> with the lean pieces above. Steps where more than lean_lanes_max lanes hold a
+// candidate (dense rows: ascending, a row's first batches) keep append_elems, whose W ballots cost
+// less than that many vectors sent one by one.
+#ifndef FUSEBENCH_LEAN_LANES_MAX
+#define FUSEBENCH_LEAN_LANES_MAX 4
+#endif
+template <class T>
+__device__ __forceinline__ void consume_vec_lean(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+                                                 std::uint64_t* keys, sel_state& w) {
+    const float vm = consume_stats_lean(v, st);
+    const unsigned m = __ballot_sync(full_mask, vm > w.thr);
+    if (m != 0u) {
+        if (__popc(m) <= FUSEBENCH_LEAN_LANES_MAX) {
+            append_lanes_lean(v, idx0, lane, keys, w, m);
+        } else {
+            append_elems(v, idx0, lane, keys, w);
+        }
+    }
+}
+
 // consume_vec<T, true> with a vote aware of indices, for the retry kernel only (big_pass' Retry): a
 // vector whose max equals the threshold's value (cthr's) is parked only when its first element's
 // index is below cthr's, since only an element of that value at a lower index beats cthr (the drain
@@ -566,7 +682,7 @@ __device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* fr
 }
 
 // How many batches ahead the K <= 32 stream asks L2 for a lane's vectors (0: no prefetch) is the
-// kernel's PF, chosen per device at launch (stream_l2_prefetch_batches below); FUSEBENCH_STREAM_L2PF
+// kernel's PF, chosen per device at launch (stream_fast_memory below); FUSEBENCH_STREAM_L2PF
 // fixes it in probe builds (probes/l2pf_ab.sh builds it both ways).
 
 // One batch of U vectors per lane (K <= 32; room for all its elements is made first): each vector
@@ -574,7 +690,7 @@ __device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* fr
 // U - 1 to U vectors per lane stay in flight while the warp computes (v4 and the first v5 issued U
 // loads and then waited on all of them). `p` points at this lane's vector j of the batch (j = the
 // batch's first vector + lane), `idx` is its first element's index.
-template <class T, int U, bool MaskedRefill, bool Resample, std::uint32_t PF>
+template <class T, int U, bool MaskedRefill, bool Resample, std::uint32_t PF, bool Lean>
 __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec16<T>* __restrict__ p, std::uint32_t j,
                                                      std::uint32_t nvec, std::uint32_t idx, int lane, lane_stats& st,
                                                      std::uint64_t* keys, unsigned* hist, int cap, sel_state& w,
@@ -609,7 +725,11 @@ __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec
     const vec_list<T> no_list{nullptr, nullptr};
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-        consume_vec<T, false>(v[u], idx + u * 32 * W, lane, st, keys, no_list, w);
+        if constexpr (Lean) {
+            consume_vec_lean<T>(v[u], idx + u * 32 * W, lane, st, keys, w);
+        } else {
+            consume_vec<T, false>(v[u], idx + u * 32 * W, lane, st, keys, no_list, w);
+        }
         load_or_neg_inf(v[u], p + per_batch + u * 32, !MaskedRefill || j + per_batch + u * 32 < nvec);
     }
 }
@@ -1089,7 +1209,7 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
 
 // K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
 // once (rare after the seed), compactions at batch starts.
-template <class T, int U, bool Resample, std::uint32_t PF>
+template <class T, int U, bool Resample, std::uint32_t PF, bool Lean>
 __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     softmax_topk_stream_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K, int cap) {
@@ -1129,7 +1249,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     auto j = static_cast<std::uint32_t>(lane);
     std::uint32_t idx = static_cast<std::uint32_t>(rs.head) + j * W;
     for (; j + 2 * per_batch - lane <= nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, false, Resample, PF>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        consume_batch_refill<T, U, false, Resample, PF, Lean>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
 #ifdef FUSEBENCH_STREAM_TIMELINE
         {  // batches done / full batches, from the live j and nv32
             const std::uint32_t b = (j - lane) / per_batch + 1, nb = nv32 / per_batch;
@@ -1139,7 +1259,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 #endif
     }
     for (; j - lane < nv32; j += per_batch, idx += per_batch * W, p += per_batch) {
-        consume_batch_refill<T, U, true, Resample, PF>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        consume_batch_refill<T, U, true, Resample, PF, Lean>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
     }
     scalar_range<false>(row, rs.tail, V, lane, st, keys, hist, cap, w, K);
     STREAM_STAMP(r, stl_stream);
@@ -1406,6 +1526,8 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     constexpr int W = vec16<T>::n;
     constexpr int L = list_cap<U>;
     // The 16-bit wide kernel appends a drain round's elements by a prefix sum (insert_round's Scan).
+    // (The same in the 16-bit big kernel at K <= 256 on an H200, GPU-a4ca70f0: bf16 4096 x 151936
+    // K = 256 +3.0%, bf16 50257 K = 64 +1.1%, fp16 50257 K = 256 -2.9%: not kept; NOTES-h2s.md.)
     constexpr bool scan16 = Wide && sizeof(T) == 2;
     const std::uint32_t nfull = nvec / 32;
     const auto* vrow = reinterpret_cast<const vec16<T>*>(row + hd);
@@ -2044,13 +2166,21 @@ bool stream_fast_memory() {
     return fast;
 }
 
-#ifndef FUSEBENCH_STREAM_L2PF
-// The K <= 32 stream's L2 prefetch, per device: one batch ahead unless the memory is fast. Measured
-// both ways on each kind (probes/l2pf_ab.sh, 4096 rows, K = 10, events, medians of three interleaved
-// rounds): H100 SXM (two boards) 1.4-4.3% faster with it on every case; H200 (GPU-93e77610) 2.7-8.6%
-// slower on fp32 and bf16 151936, within 1% elsewhere (kernels/softmax_topk/NOTES.md).
-std::uint32_t stream_l2_prefetch_batches() { return stream_fast_memory() ? 0u : 1u; }
-#endif
+// Two choices of the K <= 32 kernel follow stream_fast_memory, each measured both ways on an H200 only
+// and kept for it alone (kernels/softmax_topk/NOTES.md, "The K <= 32 L2 prefetch on an H200", and
+// NOTES-h2s.md):
+// - its L2 prefetch one batch ahead (PF = 1) unless the memory is fast: H100 SXM (two boards)
+//   1.4-4.3% faster with it on every case (probes/l2pf_ab.sh, 4096 rows, K = 10, events, medians of
+//   three interleaved rounds); H200 (GPU-93e77610) 2.7-8.6% slower on fp32 and bf16 151936, within 1%
+//   elsewhere;
+// - Lean (consume_vec_lean) in bf16 where it is fast (lean_type): H200 GPU-a4ca70f0, ncu of one launch
+//   each (clocks left alone), bf16 4096 x 50257 K = 10: 150.3 -> 144.4 us, 92.8 -> 82.9 M warp
+//   instructions; fp32 K = 10 with it 219.2 -> 226.3 us (+6.3% instructions: W = 4 ballots are
+//   cheap), so fp32 keeps append_elems; fp16 passed the GPU tests with it but was not timed cleanly
+//   (NOTES-h2s.md), so it keeps its kernel until it is (probes/lean_ab.sh).
+// The H100's kernels are the ones it had before (PF = 1, Lean = false). FUSEBENCH_STREAM_L2PF /
+// FUSEBENCH_STREAM_LEAN fix either in probe builds.
+template <class T> constexpr bool lean_type = std::is_same_v<T, __nv_bfloat16>;
 
 // The largest K that fused_stream (not _resample) sends to the K <= 32 kernel. On fast memory, 16-bit
 // rows with K >= 16 run faster in the K > 32 kernel: an H200 (probes/stream_k.cu, 4096 rows,
@@ -2083,19 +2213,34 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         // them rare).
         const int cap = kpad + FUSEBENCH_STREAM_SMALL_SLACK + UK * step;
         const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
-        const auto run = [&](auto pf) {
+        const auto run = [&](auto pf, auto lean) {
             constexpr std::uint32_t PF = decltype(pf)::value;
-            set_smem<softmax_topk_stream_kernel<T, UK, Resample, PF>>(smem);
-            softmax_topk_stream_kernel<T, UK, Resample, PF><<<blocks, 32 * stream_warps, smem, stream>>>(
+            constexpr bool Lean = decltype(lean)::value;
+            set_smem<softmax_topk_stream_kernel<T, UK, Resample, PF, Lean>>(smem);
+            softmax_topk_stream_kernel<T, UK, Resample, PF, Lean><<<blocks, 32 * stream_warps, smem, stream>>>(
                 static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap);
         };
+        using pf_on = std::integral_constant<std::uint32_t, 1>;
+        using pf_off = std::integral_constant<std::uint32_t, 0>;
+#if defined(FUSEBENCH_STREAM_L2PF) || defined(FUSEBENCH_STREAM_LEAN)
+        // Probe builds: a fixed knob, the other one per device.
+        const auto with_pf = [&](auto lean) {
 #ifdef FUSEBENCH_STREAM_L2PF
-        run(std::integral_constant<std::uint32_t, FUSEBENCH_STREAM_L2PF>{});
+            run(std::integral_constant<std::uint32_t, FUSEBENCH_STREAM_L2PF>{}, lean);
 #else
-        if (stream_l2_prefetch_batches() > 0) {
-            run(std::integral_constant<std::uint32_t, 1>{});
+            if (stream_fast_memory()) run(pf_off{}, lean); else run(pf_on{}, lean);
+#endif
+        };
+#ifdef FUSEBENCH_STREAM_LEAN
+        with_pf(std::bool_constant<FUSEBENCH_STREAM_LEAN != 0>{});
+#else
+        if (stream_fast_memory()) with_pf(std::bool_constant<lean_type<T>>{}); else with_pf(std::false_type{});
+#endif
+#else
+        if (stream_fast_memory()) {
+            run(pf_off{}, std::bool_constant<lean_type<T>>{});
         } else {
-            run(std::integral_constant<std::uint32_t, 0>{});
+            run(pf_on{}, std::false_type{});
         }
 #endif
         check_launch("softmax_topk_stream_kernel");

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Device script (not part of the build): fused_stream's K <= 32 kernel with and without Lean
+# (consume_vec_lean: lane-by-lane appends, one-instruction bf16 unpacks), built from one source with
+# FUSEBENCH_STREAM_LEAN=0 / 1 and the L2 prefetch fixed off (FUSEBENCH_STREAM_L2PF=0, the H200's
+# choice; a fixed knob also keeps the launch path free of the device-attribute query), timed on one board,
+# three interleaved rounds, std 10 (sd -1: ascending rows), events (probes/stream_ab.cu: indices
+# compared with the first build's output). Written for the next H200 call (NOTES-h2s.md, "What is
+# left"): fp16 with Lean was tested but not timed cleanly, so the library gives Lean to bf16 only.
+# FUSEBENCH_LEAN_LANES_MAX (default 4) is the lane count above which a step keeps append_elems;
+# FUSEBENCH_LEAN_TREE=1 sums a vector's terms as a tree (shorter FADD chain; probabilities' last bits move).
+#   OUT=/tmp/out bash kernels/softmax_topk/probes/lean_ab.sh      (~3 min: four builds in parallel, then runs)
+set -uo pipefail
+O=${OUT:-/tmp/out}; mkdir -p "$O"
+nvidia-smi --query-gpu=name,uuid,clocks.max.sm --format=csv,noheader | tee "$O/gpu.txt"
+# FUSEBENCH_STREAM_SMALL_MAX_K=32: K = 16..32 stay in the K <= 32 kernel (on fast memory the library
+# sends fused_stream's 16-bit K >= 16 to the K > 32 kernel; fused_stream_resample keeps them here).
+NV="nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. -DFUSEBENCH_STREAM_L2PF=0 -DFUSEBENCH_STREAM_SMALL_MAX_K=32"
+P=kernels/softmax_topk/probes
+mkdir -p /tmp/lean_ab/ref
+$NV -DFUSEBENCH_STREAM_LEAN=0 $P/stream_ab.cu -o /tmp/lean_ab/base &
+$NV -DFUSEBENCH_STREAM_LEAN=1 $P/stream_ab.cu -o /tmp/lean_ab/lean &
+$NV -DFUSEBENCH_STREAM_LEAN=1 -DFUSEBENCH_LEAN_LANES_MAX=8 $P/stream_ab.cu -o /tmp/lean_ab/lean8 &
+$NV -DFUSEBENCH_STREAM_LEAN=1 -DFUSEBENCH_LEAN_TREE=1 $P/stream_ab.cu -o /tmp/lean_ab/tree &
+B="base lean lean8 tree"
+for i in $(seq 1 60); do n=0; for b in $B; do [ -x /tmp/lean_ab/$b ] && n=$((n + 1)); done; [ $n = 4 ] && break; sleep 5; done
+for b in $B; do [ -x /tmp/lean_ab/$b ] || { echo "build $b failed"; exit 1; }; done
+CASES="bf16:50257:10:10 f16:50257:10:10 bf16:151936:10:10 f16:151936:10:10 bf16:32000:10:10 f16:32000:10:10 bf16:50257:32:10 f16:50257:32:10 f32:50257:10:10 bf16:50257:10:-1 f16:50257:10:-1"
+for rep in 1 2 3; do
+  for c in $CASES; do
+    IFS=: read -r ty v k sd <<< "$c"
+    if [ $((rep % 2)) = 1 ]; then ord="base lean lean8 tree"; else ord="tree lean8 lean base"; fi
+    for b in $ord; do
+      tag=$b; [ "$sd" = -1 ] && tag=${b}A
+      echo "rep$rep $(timeout 30 /tmp/lean_ab/$b "$ty" 4096 "$v" "$k" "$sd" "$tag" /tmp/lean_ab/ref | tail -1)"
+    done
+  done
+done | tee "$O/lean_ab.txt"
+python3 - "$O/lean_ab.txt" <<'PY'
+import collections, re, statistics, sys
+t = collections.defaultdict(list); bad = 0
+for line in open(sys.argv[1]):
+    m = re.match(r'rep\d AB (\w+)\s+(\S+) (\d+) x (\d+) K (\d+): median ([\d.]+) us \(events\); (.*)', line)
+    if not m: continue
+    b, ty, rows, v, k, us, rest = m.groups()
+    if b.endswith('A'): ty, b = ty + '-asc', b[:-1]
+    t[(ty, int(v), int(k))].append((b, float(us)))
+    bad += 'DIFFER' in rest
+for key in sorted(t):
+    med = {b: statistics.median([u for bb, u in t[key] if bb == b]) for b in ('base', 'lean', 'lean8', 'tree')}
+    print(f"{key[0]:8s} 4096 x {key[1]:6d} K {key[2]:3d}: " +
+          "  ".join(f"{b} {med[b]:7.1f}" for b in med) + f"  lean/base {med['lean'] / med['base']:.3f}")
+print("index differences:", bad)
+PY
