@@ -1527,7 +1527,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     constexpr int L = list_cap<U>;
     // The 16-bit wide kernel appends a drain round's elements by a prefix sum (insert_round's Scan).
     // (The same in the 16-bit big kernel at K <= 256 on an H200, GPU-a4ca70f0: bf16 4096 x 151936
-    // K = 256 +3.0%, bf16 50257 K = 64 +1.1%, fp16 50257 K = 256 -2.9%: not kept; NOTES-h2s.md.)
+    // K = 256 +3.0%, bf16 50257 K = 64 +1.1%, fp16 50257 K = 256 -2.9%: not kept; kernels/softmax_topk/NOTES.md, "The 16-bit stream on the H200".)
     constexpr bool scan16 = Wide && sizeof(T) == 2;
     const std::uint32_t nfull = nvec / 32;
     const auto* vrow = reinterpret_cast<const vec16<T>*>(row + hd);
@@ -2168,7 +2168,7 @@ bool stream_fast_memory() {
 
 // Two choices of the K <= 32 kernel follow stream_fast_memory, each measured both ways on an H200 only
 // and kept for it alone (kernels/softmax_topk/NOTES.md, "The K <= 32 L2 prefetch on an H200", and
-// NOTES-h2s.md):
+// kernels/softmax_topk/NOTES.md, "The 16-bit stream on the H200"):
 // - its L2 prefetch one batch ahead (PF = 1) unless the memory is fast: H100 SXM (two boards)
 //   1.4-4.3% faster with it on every case (probes/l2pf_ab.sh, 4096 rows, K = 10, events, medians of
 //   three interleaved rounds); H200 (GPU-93e77610) 2.7-8.6% slower on fp32 and bf16 151936, within 1%
@@ -2177,7 +2177,7 @@ bool stream_fast_memory() {
 //   each (clocks left alone), bf16 4096 x 50257 K = 10: 150.3 -> 144.4 us, 92.8 -> 82.9 M warp
 //   instructions; fp32 K = 10 with it 219.2 -> 226.3 us (+6.3% instructions: W = 4 ballots are
 //   cheap), so fp32 keeps append_elems; fp16 passed the GPU tests with it but was not timed cleanly
-//   (NOTES-h2s.md), so it keeps its kernel until it is (probes/lean_ab.sh).
+//   (kernels/softmax_topk/NOTES.md, "The 16-bit stream on the H200"), so it keeps its kernel until it is (probes/lean_ab.sh).
 // The H100's kernels are the ones it had before (PF = 1, Lean = false). FUSEBENCH_STREAM_L2PF /
 // FUSEBENCH_STREAM_LEAN fix either in probe builds.
 template <class T> constexpr bool lean_type = std::is_same_v<T, __nv_bfloat16>;

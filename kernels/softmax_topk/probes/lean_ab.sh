@@ -4,7 +4,7 @@
 # FUSEBENCH_STREAM_LEAN=0 / 1 and the L2 prefetch fixed off (FUSEBENCH_STREAM_L2PF=0, the H200's
 # choice; a fixed knob also keeps the launch path free of the device-attribute query), timed on one board,
 # three interleaved rounds, std 10 (sd -1: ascending rows), events (probes/stream_ab.cu: indices
-# compared with the first build's output). Written for the next H200 call (NOTES-h2s.md, "What is
+# compared with the first build's output). Written for the next H200 call (kernels/softmax_topk/NOTES.md, "The 16-bit stream on the H200", "What is
 # left"): fp16 with Lean was tested but not timed cleanly, so the library gives Lean to bf16 only.
 # FUSEBENCH_LEAN_LANES_MAX (default 4) is the lane count above which a step keeps append_elems;
 # FUSEBENCH_LEAN_TREE=1 sums a vector's terms as a tree (shorter FADD chain; probabilities' last bits move).
