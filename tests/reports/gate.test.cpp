@@ -484,7 +484,7 @@ TEST_CASE("host work added to the launcher is E2E SLOWER and fails the gate whil
     CHECK(c.regressions == 1);
     REQUIRE(p.e2e_interval);
     CHECK_THAT(p.e2e_interval->ratio, WithinRel(778.5 / 160.3, 1e-9));
-    CHECK_THAT(p.note, ContainsSubstring("kernel time SAME") && ContainsSubstring("end-to-end") && ContainsSubstring("+618"));
+    CHECK_THAT(p.note, ContainsSubstring("kernel time SAME") && ContainsSubstring("end-to-end") && ContainsSubstring("+618.2 us beyond"));
     const std::string text = format_compare_terminal(c, false);
     CHECK_THAT(text, ContainsSubstring("E2E SLOWER"));
     CHECK_THAT(format_compare_markdown(c), ContainsSubstring("E2E SLOWER"));
@@ -518,6 +518,18 @@ TEST_CASE("end-to-end changes under the policy's floor or threshold are not E2E 
         const auto& p = only_pair(c);
         CHECK(p.v == verdict::same);
         CHECK_FALSE(p.e2e_interval);
+    }
+    SECTION("e2e grown with the kernel time (a baseline row not gated across boards) is the kernel rule's") {
+        synth_device other;
+        other.uuid = "GPU-cccccccc-0000-0000-0000-000000000003";
+        synth_result b = with_e2e(74.1, 81.6), n = with_e2e(138.9, 149.1);
+        b.role = n.role = "baseline";
+        b.variant = n.variant = "naive";
+        const auto c = compare_docs(make_report({b}), make_report({n}, other));
+        const auto& p = only_pair(c);
+        CHECK(p.relation == device_relation::same_model);
+        CHECK(p.v != verdict::e2e_slower);
+        CHECK(c.exit_code == 0);
     }
     SECTION("a policy with a higher floor lets it pass") {
         policy pol = test_policy();
