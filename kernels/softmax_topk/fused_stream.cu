@@ -454,45 +454,6 @@ __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, st
     w.vn = first;
 }
 
-// A vector's terms into the lane's statistics (its max first, one rescale when that rises); returns
-// the vector's max.
-template <class T> __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats& st) {
-    constexpr int W = vec16<T>::n;
-    const float vm = vec_max(v);
-    rescale_to(st, vm);
-    const float base = st.base;
-#pragma unroll
-    for (int e = 0; e < W; ++e) st.s += fast_exp2((elem_at(v, e) - base) * log2e);
-    return vm;
-}
-
-// One vector per lane (elements idx0 .. idx0 + W - 1 of the row): its max, one rescale when that
-// rises, the terms, and the candidate vote. Deferred (K > 32, where candidates are common): the
-// vectors holding a candidate go to the list, so the per-element work runs on 32 candidate vectors
-// at a time instead of on all 32 lanes whenever one lane has a candidate (that per-element path was
-// 43% of the instructions at K = 256). Otherwise (K <= 32, candidates rare after the seeded
-// threshold) the elements are appended at once. Room was made by the caller. Masked-off elements
-// are -inf and contribute nothing.
-template <class T, bool Deferred>
-__device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
-                                            std::uint64_t* keys, const vec_list<T>& list, sel_state& w) {
-    const float vm = consume_stats(v, st);
-    if (Deferred) {
-        // One ballot per vector: the lanes whose vector holds a candidate park it in the list (the
-        // caller made room for a whole batch); its elements are sorted out 32 vectors at a time.
-        const bool pred = vm > w.thr;
-        const unsigned m = __ballot_sync(full_mask, pred);
-        if (pred) {
-            const int pos = w.vn + __popc(m & ((1u << lane) - 1u));
-            list.vec[pos] = v;
-            list.idx[pos] = idx0;
-        }
-        w.vn += __popc(m);
-    } else if (__any_sync(full_mask, vm > w.thr)) {
-        append_elems(v, idx0, lane, keys, w);
-    }
-}
-
 // Lean (the bf16 K <= 32 kernel on devices with fast DRAM: see stream_fast_memory below; the H100's
 // kernels are built without it; written for 16-bit and fp32 alike). There the 16-bit stream is bound inside the SM, not by DRAM (ncu,
 // bf16 4096 x 50257 K = 10: 288k cycles on an H200, 300k on an H100; the H200's 1.4x bandwidth buys
@@ -526,26 +487,69 @@ template <class T> __device__ __forceinline__ float vec_max_lean(const vec16<T>&
 #ifndef FUSEBENCH_LEAN_TREE
 #define FUSEBENCH_LEAN_TREE 0
 #endif
-template <class T> __device__ __forceinline__ float consume_stats_lean(const vec16<T>& v, lane_stats& st) {
+// A vector's terms into the lane's statistics (its max first, one rescale when that rises); returns
+// the vector's max. Lean: the element reads above (the same values), and FUSEBENCH_LEAN_TREE's order.
+template <class T, bool Lean = false> __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats& st) {
     constexpr int W = vec16<T>::n;
-    const float vm = vec_max_lean(v);
+    float vm;
+    if constexpr (Lean) {
+        vm = vec_max_lean(v);
+    } else {
+        vm = vec_max(v);
+    }
     rescale_to(st, vm);
     const float base = st.base;
 #if FUSEBENCH_LEAN_TREE
-    float t[W];
+    if constexpr (Lean) {
+        float t[W];
 #pragma unroll
-    for (int e = 0; e < W; ++e) t[e] = fast_exp2((lean_elem(v, e) - base) * log2e);
+        for (int e = 0; e < W; ++e) t[e] = fast_exp2((lean_elem(v, e) - base) * log2e);
 #pragma unroll
-    for (int h = W / 2; h > 0; h /= 2)
+        for (int h = W / 2; h > 0; h /= 2)
 #pragma unroll
-        for (int e = 0; e < h; ++e) t[e] += t[e + h];
-    st.s += t[0];
-#else
-#pragma unroll
-    for (int e = 0; e < W; ++e) st.s += fast_exp2((lean_elem(v, e) - base) * log2e);
+            for (int e = 0; e < h; ++e) t[e] += t[e + h];
+        st.s += t[0];
+        return vm;
+    }
 #endif
+#pragma unroll
+    for (int e = 0; e < W; ++e) {
+        if constexpr (Lean) {
+            st.s += fast_exp2((lean_elem(v, e) - base) * log2e);
+        } else {
+            st.s += fast_exp2((elem_at(v, e) - base) * log2e);
+        }
+    }
     return vm;
 }
+
+// One vector per lane (elements idx0 .. idx0 + W - 1 of the row): its max, one rescale when that
+// rises, the terms, and the candidate vote. Deferred (K > 32, where candidates are common): the
+// vectors holding a candidate go to the list, so the per-element work runs on 32 candidate vectors
+// at a time instead of on all 32 lanes whenever one lane has a candidate (that per-element path was
+// 43% of the instructions at K = 256). Otherwise (K <= 32, candidates rare after the seeded
+// threshold) the elements are appended at once. Room was made by the caller. Masked-off elements
+// are -inf and contribute nothing.
+template <class T, bool Deferred>
+__device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+                                            std::uint64_t* keys, const vec_list<T>& list, sel_state& w) {
+    const float vm = consume_stats(v, st);
+    if (Deferred) {
+        // One ballot per vector: the lanes whose vector holds a candidate park it in the list (the
+        // caller made room for a whole batch); its elements are sorted out 32 vectors at a time.
+        const bool pred = vm > w.thr;
+        const unsigned m = __ballot_sync(full_mask, pred);
+        if (pred) {
+            const int pos = w.vn + __popc(m & ((1u << lane) - 1u));
+            list.vec[pos] = v;
+            list.idx[pos] = idx0;
+        }
+        w.vn += __popc(m);
+    } else if (__any_sync(full_mask, vm > w.thr)) {
+        append_elems(v, idx0, lane, keys, w);
+    }
+}
+
 // The candidate element of word k of a vector: lane e < W of the warp takes element e of the four
 // 32-bit words w0..w3 that it was sent (warp-uniform words: no per-lane register indexing).
 template <class T>
@@ -598,7 +602,7 @@ __device__ __forceinline__ void append_lanes_lean(const vec16<T>& v, std::uint32
 template <class T>
 __device__ __forceinline__ void consume_vec_lean(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
                                                  std::uint64_t* keys, sel_state& w) {
-    const float vm = consume_stats_lean(v, st);
+    const float vm = consume_stats<T, true>(v, st);
     const unsigned m = __ballot_sync(full_mask, vm > w.thr);
     if (m != 0u) {
         if (__popc(m) <= FUSEBENCH_LEAN_LANES_MAX) {
