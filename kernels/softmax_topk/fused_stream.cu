@@ -46,7 +46,6 @@
 #include "kernels/softmax_topk/warp_row.cuh"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -462,10 +461,11 @@ __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, st
 //   half a mask): the same float as elem_at (a bf16 is its float's upper 16 bits), one instruction
 //   where the compiler's high-half conversion took two (PRMT + IMAD.U32);
 // - append_lanes_lean (below): one ballot per vector that holds a candidate instead of W per warp step.
+// The float of the bf16 in half `hi` (0: low, 1: high) of a packed 32-bit word.
+__device__ __forceinline__ float bf16_half(std::uint32_t u, int hi) { return __uint_as_float(hi ? u & 0xFFFF0000u : u << 16); }
 template <class T> __device__ __forceinline__ float lean_elem(const vec16<T>& v, int e) {
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        const std::uint32_t u = reinterpret_cast<const std::uint32_t*>(v.v)[e >> 1];
-        return __uint_as_float((e & 1) == 0 ? u << 16 : u & 0xFFFF0000u);
+        return bf16_half(reinterpret_cast<const std::uint32_t*>(v.v)[e >> 1], e & 1);
     } else {
         return elem_at(v, e);
     }
@@ -475,7 +475,7 @@ template <class T> __device__ __forceinline__ float vec_max_lean(const vec16<T>&
         const auto* h = reinterpret_cast<const __nv_bfloat162*>(v.v);
         const __nv_bfloat162 m = __hmax2(__hmax2(h[0], h[1]), __hmax2(h[2], h[3]));
         const std::uint32_t u = *reinterpret_cast<const std::uint32_t*>(&m);
-        return fmaxf(__uint_as_float(u << 16), __uint_as_float(u & 0xFFFF0000u));
+        return fmaxf(bf16_half(u, 0), bf16_half(u, 1));
     } else {
         return vec_max(v);
     }
@@ -561,7 +561,7 @@ __device__ __forceinline__ float lane_elem_of_words(std::uint32_t w0, std::uint3
     if constexpr (std::is_same_v<T, float>) {
         return __uint_as_float(u);
     } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-        return __uint_as_float((e & 1) ? u & 0xFFFF0000u : u << 16);
+        return bf16_half(u, e & 1);
     } else {
         return __half2float(__ushort_as_half(static_cast<unsigned short>((e & 1) ? u >> 16 : u & 0xFFFFu)));
     }
@@ -2143,31 +2143,13 @@ static_assert(FUSEBENCH_STREAM_SMALL_MAX_K >= 1 && FUSEBENCH_STREAM_SMALL_MAX_K 
 #define FUSEBENCH_STREAM_SMALL_SLACK 16
 #endif
 
-// Whether the device's peak DRAM bandwidth (2 x memory clock x bus width, from the device
-// attributes) is at least 4 TB/s: H200 (3201 MHz x 6016 bits = 4.81 TB/s) yes, H100 SXM (2619 MHz x
-// 5120 bits = 3.35 TB/s) no; a device that reports neither counts as no. Cached per device: the
-// memory clock query costs ~600 us of host time a call on the H200's driver (the H200 baseline at
-// c94de34, which queried it at every launch, read e2e 778.5 us for a 154.0 us kernel, bf16 4096 x
-// 50257 K = 10; the kernel time, behind the launch gate, did not see it).
+// Whether the device's peak DRAM bandwidth (kernels/common/launch_check.hpp) is at least 4 TB/s:
+// H200 (3201 MHz x 6016 bits = 4.81 TB/s) yes, H100 SXM (2619 MHz x 5120 bits = 3.35 TB/s) no; a
+// device that reports neither counts as no.
 bool stream_fast_memory() {
-    constexpr int max_devices = 64;
-    static std::atomic<int> cached[max_devices];  // 0: not asked yet, 1: no, 2: yes
     int dev = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
-    const bool cacheable = dev >= 0 && dev < max_devices;
-    if (cacheable) {
-        if (const int c = cached[dev].load(std::memory_order_relaxed)) return c == 2;
-    }
-    int khz = 0, bits = 0;
-    bool fast = false;
-    if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
-        (void)cudaGetLastError();
-    } else {
-        fast = 2.0 * khz * 1e3 * bits / 8.0 >= 4.0e12;  // double data rate
-    }
-    if (cacheable) cached[dev].store(fast ? 2 : 1, std::memory_order_relaxed);
-    return fast;
+    return cached_peak_dram_gbps(dev) >= 4000;
 }
 
 // Two choices of the K <= 32 kernel follow stream_fast_memory, each measured both ways on an H200 only
@@ -2241,6 +2223,8 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         if (stream_fast_memory()) with_pf(std::bool_constant<lean_type<T>>{}); else with_pf(std::false_type{});
 #endif
 #else
+        // The library: only the two combinations a device takes are instantiated (the probe form
+        // above would build all four).
         if (stream_fast_memory()) {
             run(pf_off{}, std::bool_constant<lean_type<T>>{});
         } else {
