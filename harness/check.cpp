@@ -182,8 +182,9 @@ void apply_relative_tolerance(output_check& c, const output_check* baseline, dou
                               double reference_rms) {
     relative_check rc;
     rc.multiple = multiple;
-    rc.abs_term = atol_scale * reference_rms;
-    rc.rel_l2_term = atol_scale;
+    const double magnitude = c.relative_magnitude.value_or(reference_rms);
+    rc.abs_term = atol_scale * magnitude;
+    rc.rel_l2_term = c.relative_magnitude && reference_rms > 0 ? atol_scale * magnitude / reference_rms : atol_scale;
     auto fail = [&](std::string why) {
         rc.pass = false;
         rc.reason = std::move(why);

@@ -44,8 +44,8 @@ struct error_stats {
 // What a baseline-relative tolerance (harness/registry.hpp) found for one output.
 struct relative_check {
     double multiple = 0;        // the suite's stated multiple
-    double abs_term = 0;        // atol_scale * rms(reference), for max_abs
-    double rel_l2_term = 0;     // atol_scale, for rel_l2
+    double abs_term = 0;        // atol_scale * the output's magnitude (output_check::relative_magnitude), for max_abs
+    double rel_l2_term = 0;     // atol_scale * magnitude / rms(reference) (atol_scale by default), for rel_l2
     std::optional<double> baseline_max_abs, baseline_rel_l2;
     std::optional<double> allowed_max_abs, allowed_rel_l2;
     // This output's error over the baseline's (null when the baseline's error is 0 or unknown).
@@ -79,6 +79,11 @@ struct output_check {
     std::optional<relative_check> relative;  // when the suite declares a baseline-relative tolerance
     std::optional<check_coverage> coverage;  // when only part of the output was compared
     std::map<std::string, output_figure> figures;
+    // The magnitude the baseline-relative check's absolute term is a fraction of (abs_term =
+    // atol_scale * this); nullopt: rms(reference), the default. A check sets it where the output's
+    // own RMS is not the scale its rounding errors grow with: attention's lse of a few short rows
+    // can sit near 0 by cancellation while its fp32 scores still round at their own magnitude.
+    std::optional<double> relative_magnitude;
 };
 
 // How closely `got` follows `want` over the pairs where both are finite, as figures named
@@ -89,7 +94,10 @@ std::map<std::string, output_figure> agreement_figures(std::span<const double> g
 
 // Applies a baseline-relative tolerance to `c` given the baseline's check of the same output
 // (nullptr: no baseline check, which fails) and rms(reference); sets c.relative and, on failure,
-// c.pass = false and a reason starting "out of tolerance".
+// c.pass = false and a reason starting "out of tolerance". With m = c.relative_magnitude when the
+// check set one, else rms(reference): abs_term = atol_scale * m and rel_l2_term = atol_scale * m /
+// rms(reference) (atol_scale itself in the default), both the same allowance of atol_scale * m on
+// the error's max and RMS.
 void apply_relative_tolerance(output_check& c, const output_check* baseline, double multiple, double atol_scale,
                               double reference_rms);
 

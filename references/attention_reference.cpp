@@ -141,7 +141,7 @@ void attention_reference_rows(const attention_problem& p, const double* q, const
 namespace fusebench::references {
 
 void attention_score_magnitude_rows(const attention_problem& p, const double* q, const double* k, std::int64_t row_begin,
-                                    std::int64_t row_end, double* magnitude) {
+                                    std::int64_t row_end, double* magnitude, const double* lse, double* weighted) {
     validate_attention_problem(p);
     if (row_begin < 0 || row_end > p.seq_q || row_begin > row_end) {
         throw std::invalid_argument("attention_score_magnitude_rows: row range [" + std::to_string(row_begin) + ", " +
@@ -150,26 +150,48 @@ void attention_score_magnitude_rows(const attention_problem& p, const double* q,
     if (q == nullptr || k == nullptr || magnitude == nullptr) {
         throw std::invalid_argument("attention_score_magnitude_rows: null pointer (q, k and magnitude are all required)");
     }
+    if ((lse == nullptr) != (weighted == nullptr)) {
+        throw std::invalid_argument("attention_score_magnitude_rows: the weighted magnitude needs both lse and weighted");
+    }
     if (row_begin == row_end) return;
     const Eigen::Index d = p.head_dim;
     const Eigen::Index rows_cap = std::min(block_rows, row_end - row_begin);
-    row_major qa(rows_cap, d), ka(block_keys, d), sb(rows_cap, block_keys);
+    row_major qa(rows_cap, d), ka(block_keys, d), sb(rows_cap, block_keys), scores;
+    if (weighted != nullptr) scores.resize(rows_cap, block_keys);
     for (std::int64_t r0 = row_begin; r0 < row_end; r0 = (r0 / block_rows + 1) * block_rows) {
         const Eigen::Index nr = std::min((r0 / block_rows + 1) * block_rows, row_end) - r0;
-        qa.topRows(nr) = Eigen::Map<const row_major>(q + r0 * d, nr, d).cwiseAbs();
+        const Eigen::Map<const row_major> qb(q + r0 * d, nr, d);
+        qa.topRows(nr) = qb.cwiseAbs();
         for (Eigen::Index r = 0; r < nr; ++r) magnitude[r0 + r] = 0;
+        if (weighted != nullptr) {
+            for (Eigen::Index r = 0; r < nr; ++r) weighted[r0 + r] = 0;
+        }
         const std::int64_t key_end = visible_keys(p, r0 + nr - 1);
         for (std::int64_t c0 = 0; c0 < key_end; c0 += block_keys) {
             const Eigen::Index nc = std::min(block_keys, key_end - c0);
             ka.topRows(nc) = Eigen::Map<const row_major>(k + c0 * d, nc, d).cwiseAbs();
             auto s = sb.topLeftCorner(nr, nc);
             s.noalias() = qa.topRows(nr) * ka.topRows(nc).transpose();
+            if (weighted != nullptr) {
+                auto sc = scores.topLeftCorner(nr, nc);
+                sc.noalias() = qb * Eigen::Map<const row_major>(k + c0 * d, nc, d).transpose();
+                sc *= p.scale;
+            }
             for (Eigen::Index r = 0; r < nr; ++r) {
                 const Eigen::Index n = std::clamp<std::int64_t>(visible_keys(p, r0 + r) - c0, 0, nc);
-                if (n > 0) magnitude[r0 + r] = std::max(magnitude[r0 + r], s.row(r).head(n).maxCoeff());
+                if (n == 0) continue;
+                magnitude[r0 + r] = std::max(magnitude[r0 + r], s.row(r).head(n).maxCoeff());
+                if (weighted != nullptr) {
+                    double sum = 0;
+                    for (Eigen::Index j = 0; j < n; ++j) sum += std::exp(scores(r, j) - lse[r0 + r]) * s(r, j);
+                    weighted[r0 + r] += sum;
+                }
             }
         }
         for (Eigen::Index r = 0; r < nr; ++r) magnitude[r0 + r] *= std::abs(p.scale);
+        if (weighted != nullptr) {
+            for (Eigen::Index r = 0; r < nr; ++r) weighted[r0 + r] *= std::abs(p.scale);
+        }
     }
 }
 

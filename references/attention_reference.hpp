@@ -58,7 +58,14 @@ namespace fusebench::references {
 // most gamma_D * |scale| * sum_k |q_ik| |k_jk|. Writes, for rows [row_begin, row_end),
 //   magnitude[i] = |scale| * max over the keys j row i sees of sum_k |q_ik| |k_jk|
 // (layouts, masking, blocking and exceptions as attention_reference_rows; only those rows written).
+// With lse (the rows' lse from attention_reference_rows, indexed like magnitude) and weighted both
+// given, also writes the softmax-weighted magnitude
+//   weighted[i] = |scale| * sum over the keys j row i sees of exp(s_ij - lse_i) * sum_k |q_ik| |k_jk|,
+// the first-order bound's own scale for the lse: lse's gradient in the scores is the softmax, so
+// |d lse_i| <= sum_j p_ij |d s_ij| <= gamma_D * weighted[i] (at most magnitude[i]; equal for a
+// one-key row). Throws std::invalid_argument when only one of lse and weighted is given.
 void attention_score_magnitude_rows(const attention_problem& p, const double* q, const double* k, std::int64_t row_begin,
-                                    std::int64_t row_end, double* magnitude);
+                                    std::int64_t row_end, double* magnitude, const double* lse = nullptr,
+                                    double* weighted = nullptr);
 
 }  // namespace fusebench::references
