@@ -174,6 +174,16 @@ output_check compare_elementwise_bounded(const std::string& name, dtype type, co
     return compare_with(name, type, got, ref, rtol, [abs_bound, grain](std::size_t i) { return abs_bound[i] + grain; }, text);
 }
 
+output_check compare_elementwise_bounded(const std::string& name, dtype type, const void* got, std::span<const double> ref,
+                                         double rtol, const std::function<double(std::size_t)>& abs_bound, double largest,
+                                         double subnormal_ulps) {
+    if (!abs_bound) throw std::invalid_argument("compare_elementwise_bounded: no bound function for '" + name + "'");
+    const double grain = dtype_min_subnormal(type) * subnormal_ulps;
+    char text[128];
+    std::snprintf(text, sizeof text, "rtol %.3g, per-element atol up to %.3g", rtol, largest + grain);
+    return compare_with(name, type, got, ref, rtol, [&abs_bound, grain](std::size_t i) { return abs_bound(i) + grain; }, text);
+}
+
 }  // namespace fusebench
 
 namespace fusebench {

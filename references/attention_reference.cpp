@@ -53,7 +53,7 @@ std::int64_t attention_visible_keys(const attention_problem& p, std::int64_t row
 }
 
 void attention_reference_rows(const attention_problem& p, const double* q, const double* k, const double* v,
-                              std::int64_t row_begin, std::int64_t row_end, double* o, double* lse) {
+                              std::int64_t row_begin, std::int64_t row_end, double* o, double* lse, double* weighted) {
     validate_attention_problem(p);
     if (row_begin < 0 || row_end > p.seq_q || row_begin > row_end) {
         throw std::invalid_argument("attention_reference_rows: row range [" + std::to_string(row_begin) + ", " +
@@ -70,6 +70,15 @@ void attention_reference_rows(const attention_problem& p, const double* q, const
     row_major s(rows_cap, std::min(block_keys, p.seq_kv));  // logits, then probabilities
     row_major acc(rows_cap, d);                            // unnormalized output
     Eigen::VectorXd run_max(rows_cap), run_sum(rows_cap);
+    // weighted: |q| |k|^T of the block, |Q|'s block rows and |K|'s block, and the unnormalized sum.
+    row_major mag, qa, ka;
+    Eigen::VectorXd acc_w;
+    if (weighted != nullptr) {
+        mag.resize(rows_cap, std::min(block_keys, p.seq_kv));
+        qa.resize(rows_cap, d);
+        ka.resize(std::min(block_keys, p.seq_kv), d);
+        acc_w.resize(rows_cap);
+    }
     constexpr double neg_inf = -std::numeric_limits<double>::infinity();
 
     // Row blocks are aligned to multiples of block_rows of the whole sequence, so a row's result
@@ -80,6 +89,10 @@ void attention_reference_rows(const attention_problem& p, const double* q, const
         acc.topRows(nr).setZero();
         run_max.head(nr).setConstant(neg_inf);
         run_sum.head(nr).setZero();
+        if (weighted != nullptr) {
+            qa.topRows(nr) = qb.cwiseAbs();
+            acc_w.head(nr).setZero();
+        }
         // Keys beyond the last row's horizon are masked for the whole block: never visited.
         const std::int64_t key_end = visible_keys(p, r0 + nr - 1);
 
@@ -90,6 +103,10 @@ void attention_reference_rows(const attention_problem& p, const double* q, const
             auto sb = s.topLeftCorner(nr, nc);
             sb.noalias() = qb * kb.transpose();
             sb *= p.scale;
+            if (weighted != nullptr) {
+                ka.topRows(nc) = kb.cwiseAbs();
+                mag.topLeftCorner(nr, nc).noalias() = qa.topRows(nr) * ka.topRows(nc).transpose();
+            }
 
             bool masked_keys = false;
             for (Eigen::Index r = 0; r < nr; ++r) {
@@ -112,6 +129,7 @@ void attention_reference_rows(const attention_problem& p, const double* q, const
                     sum += e;
                 }
                 srow.tail(nc - n).setZero();
+                if (weighted != nullptr) acc_w[r] = acc_w[r] * alpha + srow.head(n).dot(mag.row(r).head(n));
                 run_sum[r] = run_sum[r] * alpha + sum;
                 run_max[r] = new_max;
                 if (alpha != 1.0) acc.row(r) *= alpha;
@@ -132,6 +150,7 @@ void attention_reference_rows(const attention_problem& p, const double* q, const
         for (Eigen::Index r = 0; r < nr; ++r) {
             ob.row(r) = acc.row(r) / run_sum[r];
             lse[r0 + r] = run_max[r] + std::log(run_sum[r]);
+            if (weighted != nullptr) weighted[r0 + r] = std::abs(p.scale) * acc_w[r] / run_sum[r];
         }
     }
 }
@@ -141,7 +160,7 @@ void attention_reference_rows(const attention_problem& p, const double* q, const
 namespace fusebench::references {
 
 void attention_score_magnitude_rows(const attention_problem& p, const double* q, const double* k, std::int64_t row_begin,
-                                    std::int64_t row_end, double* magnitude, const double* lse, double* weighted) {
+                                    std::int64_t row_end, double* magnitude) {
     validate_attention_problem(p);
     if (row_begin < 0 || row_end > p.seq_q || row_begin > row_end) {
         throw std::invalid_argument("attention_score_magnitude_rows: row range [" + std::to_string(row_begin) + ", " +
@@ -150,48 +169,26 @@ void attention_score_magnitude_rows(const attention_problem& p, const double* q,
     if (q == nullptr || k == nullptr || magnitude == nullptr) {
         throw std::invalid_argument("attention_score_magnitude_rows: null pointer (q, k and magnitude are all required)");
     }
-    if ((lse == nullptr) != (weighted == nullptr)) {
-        throw std::invalid_argument("attention_score_magnitude_rows: the weighted magnitude needs both lse and weighted");
-    }
     if (row_begin == row_end) return;
     const Eigen::Index d = p.head_dim;
     const Eigen::Index rows_cap = std::min(block_rows, row_end - row_begin);
-    row_major qa(rows_cap, d), ka(block_keys, d), sb(rows_cap, block_keys), scores;
-    if (weighted != nullptr) scores.resize(rows_cap, block_keys);
+    row_major qa(rows_cap, d), ka(block_keys, d), sb(rows_cap, block_keys);
     for (std::int64_t r0 = row_begin; r0 < row_end; r0 = (r0 / block_rows + 1) * block_rows) {
         const Eigen::Index nr = std::min((r0 / block_rows + 1) * block_rows, row_end) - r0;
-        const Eigen::Map<const row_major> qb(q + r0 * d, nr, d);
-        qa.topRows(nr) = qb.cwiseAbs();
+        qa.topRows(nr) = Eigen::Map<const row_major>(q + r0 * d, nr, d).cwiseAbs();
         for (Eigen::Index r = 0; r < nr; ++r) magnitude[r0 + r] = 0;
-        if (weighted != nullptr) {
-            for (Eigen::Index r = 0; r < nr; ++r) weighted[r0 + r] = 0;
-        }
         const std::int64_t key_end = visible_keys(p, r0 + nr - 1);
         for (std::int64_t c0 = 0; c0 < key_end; c0 += block_keys) {
             const Eigen::Index nc = std::min(block_keys, key_end - c0);
             ka.topRows(nc) = Eigen::Map<const row_major>(k + c0 * d, nc, d).cwiseAbs();
             auto s = sb.topLeftCorner(nr, nc);
             s.noalias() = qa.topRows(nr) * ka.topRows(nc).transpose();
-            if (weighted != nullptr) {
-                auto sc = scores.topLeftCorner(nr, nc);
-                sc.noalias() = qb * Eigen::Map<const row_major>(k + c0 * d, nc, d).transpose();
-                sc *= p.scale;
-            }
             for (Eigen::Index r = 0; r < nr; ++r) {
                 const Eigen::Index n = std::clamp<std::int64_t>(visible_keys(p, r0 + r) - c0, 0, nc);
-                if (n == 0) continue;
-                magnitude[r0 + r] = std::max(magnitude[r0 + r], s.row(r).head(n).maxCoeff());
-                if (weighted != nullptr) {
-                    double sum = 0;
-                    for (Eigen::Index j = 0; j < n; ++j) sum += std::exp(scores(r, j) - lse[r0 + r]) * s(r, j);
-                    weighted[r0 + r] += sum;
-                }
+                if (n > 0) magnitude[r0 + r] = std::max(magnitude[r0 + r], s.row(r).head(n).maxCoeff());
             }
         }
         for (Eigen::Index r = 0; r < nr; ++r) magnitude[r0 + r] *= std::abs(p.scale);
-        if (weighted != nullptr) {
-            for (Eigen::Index r = 0; r < nr; ++r) weighted[r0 + r] *= std::abs(p.scale);
-        }
     }
 }
 

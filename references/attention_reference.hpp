@@ -44,8 +44,16 @@ std::int64_t attention_visible_keys(const attention_problem& p, std::int64_t row
 // of the scaled, masked logits of each row; only those rows written). An empty range writes
 // nothing. o and lse may not overlap the inputs. Throws std::invalid_argument for an invalid
 // problem, a row range outside [0, seq_q] or with row_begin > row_end, or a null pointer.
+// weighted (optional, laid out like lse): the rows' softmax-weighted score magnitude
+//   weighted[i] = |scale| * sum over the keys j row i sees of p_ij * sum_k |q_ik| |k_jk|,
+// p_ij = exp(s_ij - lse_i): the scale the lse's rounding error has when its scores are summed in
+// fp32. lse's gradient in the scores is the softmax, so |d lse_i| <= sum_j p_ij |d s_ij|, and a
+// recursive sum of D products in unit roundoff u errs by at most gamma_D sum_k |q_ik k_jk| (gamma_D =
+// D u / (1 - D u), Higham, sec. 3.1): |d lse_i| <= gamma_D * weighted[i] to first order. Computed
+// with the same online softmax as o (one more product |Q| |K|^T per block).
 void attention_reference_rows(const attention_problem& p, const double* q, const double* k, const double* v,
-                              std::int64_t row_begin, std::int64_t row_end, double* o, double* lse);
+                              std::int64_t row_begin, std::int64_t row_end, double* o, double* lse,
+                              double* weighted = nullptr);
 
 }  // namespace fusebench::references
 
@@ -58,14 +66,7 @@ namespace fusebench::references {
 // most gamma_D * |scale| * sum_k |q_ik| |k_jk|. Writes, for rows [row_begin, row_end),
 //   magnitude[i] = |scale| * max over the keys j row i sees of sum_k |q_ik| |k_jk|
 // (layouts, masking, blocking and exceptions as attention_reference_rows; only those rows written).
-// With lse (the rows' lse from attention_reference_rows, indexed like magnitude) and weighted both
-// given, also writes the softmax-weighted magnitude
-//   weighted[i] = |scale| * sum over the keys j row i sees of exp(s_ij - lse_i) * sum_k |q_ik| |k_jk|,
-// the first-order bound's own scale for the lse: lse's gradient in the scores is the softmax, so
-// |d lse_i| <= sum_j p_ij |d s_ij| <= gamma_D * weighted[i] (at most magnitude[i]; equal for a
-// one-key row). Throws std::invalid_argument when only one of lse and weighted is given.
 void attention_score_magnitude_rows(const attention_problem& p, const double* q, const double* k, std::int64_t row_begin,
-                                    std::int64_t row_end, double* magnitude, const double* lse = nullptr,
-                                    double* weighted = nullptr);
+                                    std::int64_t row_end, double* magnitude);
 
 }  // namespace fusebench::references

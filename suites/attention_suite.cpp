@@ -398,10 +398,12 @@ std::vector<std::vector<double>> attention_reference_outputs(const case_desc& c,
     const auto rows = rows_to_check(c, in);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     std::vector<double> o(in[0].numel(), nan), lse(static_cast<std::size_t>(a.batch * a.heads_q * a.seq_q), nan);
-    // Per checked row, the score magnitudes (references::attention_score_magnitude_rows): the third
-    // vector M_i = scale * max_j sum_k |q_ik| |k_jk| (the FP8 bound's, fp8_lse_bounds), the fourth
-    // its softmax-weighted mean W_i = scale * sum_j p_ij sum_k |q_ik| |k_jk| (lse_magnitude's).
-    std::vector<double> magnitude(lse.size(), nan), weighted(lse.size(), nan);
+    // Per checked row, score magnitudes: the third vector W_i = scale * sum_j p_ij sum_k |q_ik| |k_jk|
+    // (the reference's softmax-weighted magnitude, lse_magnitude's), and for fp8_qk a fourth,
+    // M_i = scale * max_j sum_k |q_ik| |k_jk| (references::attention_score_magnitude_rows, the FP8
+    // bound's, fp8_lse_bounds).
+    const bool with_max = is_fp8(c);
+    std::vector<double> weighted(lse.size(), nan), magnitude(with_max ? lse.size() : 0, nan);
     // Work units: (batch, head, a block of 512 checked rows), each converting what it reads.
     struct unit {
         std::size_t bh;
@@ -433,8 +435,8 @@ std::vector<std::vector<double>> attention_reference_outputs(const case_desc& c,
             }
             ob.assign(static_cast<std::size_t>(a.seq_q) * d, 0.0);
             lb.assign(static_cast<std::size_t>(a.seq_q), 0.0);
-            mb.assign(static_cast<std::size_t>(a.seq_q), 0.0);
             wb.assign(static_cast<std::size_t>(a.seq_q), 0.0);
+            if (with_max) mb.assign(static_cast<std::size_t>(a.seq_q), 0.0);
             // Contiguous runs of checked rows go in one call.
             std::size_t i = w.first;
             while (i < w.last) {
@@ -444,20 +446,21 @@ std::vector<std::vector<double>> attention_reference_outputs(const case_desc& c,
                 for (std::size_t x = static_cast<std::size_t>(r0) * d; x < static_cast<std::size_t>(r1) * d; ++x) {
                     q[x] = in[0].get(q_base + x);
                 }
-                references::attention_reference_rows(p, q.data(), k.data(), v.data(), r0, r1, ob.data(), lb.data());
-                references::attention_score_magnitude_rows(p, q.data(), k.data(), r0, r1, mb.data(), lb.data(), wb.data());
+                references::attention_reference_rows(p, q.data(), k.data(), v.data(), r0, r1, ob.data(), lb.data(), wb.data());
+                if (with_max) references::attention_score_magnitude_rows(p, q.data(), k.data(), r0, r1, mb.data());
                 for (std::int64_t r = r0; r < r1; ++r) {
                     const std::size_t rr = static_cast<std::size_t>(r);
                     std::copy_n(ob.data() + rr * d, d, o.data() + q_base + rr * d);
                     lse[static_cast<std::size_t>(w.bh) * static_cast<std::size_t>(a.seq_q) + rr] = lb[rr];
-                    magnitude[static_cast<std::size_t>(w.bh) * static_cast<std::size_t>(a.seq_q) + rr] = mb[rr];
                     weighted[static_cast<std::size_t>(w.bh) * static_cast<std::size_t>(a.seq_q) + rr] = wb[rr];
+                    if (with_max) magnitude[static_cast<std::size_t>(w.bh) * static_cast<std::size_t>(a.seq_q) + rr] = mb[rr];
                 }
                 i = j;
             }
         }
     }, 1);
-    return {std::move(o), std::move(lse), std::move(magnitude), std::move(weighted)};
+    if (with_max) return {std::move(o), std::move(lse), std::move(weighted), std::move(magnitude)};
+    return {std::move(o), std::move(lse), std::move(weighted)};
 }
 
 // Element-wise comparison of the checked rows (the reference's finite LSE rows), with the
@@ -490,7 +493,7 @@ tolerance o_tolerance(const check_input& in, std::span<const double> checked_ref
 // The magnitude S the lse checks' absolute terms are fractions of (1e-5 S element-wise, 2^-17 S in
 // the baseline-relative check): over the checked rows, S = sqrt(mean_i max(lse_i^2, W_i^2)), W_i the
 // row's softmax-weighted score magnitude scale * sum_j p_ij sum_k |q_ik| |k_jk| (the reference's
-// fourth vector). An implementation's lse errs where it rounds: the exp-sum and the log at |lse_i|,
+// third vector). An implementation's lse errs where it rounds: the exp-sum and the log at |lse_i|,
 // and its fp32 scores each in proportion to the sum of their products' magnitudes, which reaches
 // the lse weighted by the softmax (its gradient): |d lse_i| <= sum_j p_ij |d s_ij|, so at W_i. The RMS
 // of the lse alone understates the second where rows are short: a one-key row's lse is its one
@@ -525,7 +528,7 @@ double lse_magnitude(std::span<const double> checked_lse, std::span<const double
 //   of two, exact), so |d s_ij| <= gamma_D * scale_eff * sum_k |qc_ik kc_jk| = gamma_D * scale *
 //   sum_k |q_ik| |k_jk| on the dequantized inputs, and
 //     |d lse_i| <= gamma_D * scale * max_j sum_k |q_ik| |k_jk|  (over the keys row i sees),
-//   the magnitude the fp64 reference appends (references::attention_score_magnitude_rows).
+//   the magnitude the fp64 reference appends for fp8_qk cases (references::attention_score_magnitude_rows).
 // - u = 2^-13: the FP8 tensor cores' accumulator keeps about 14 significant bits (DeepSeek-V3,
 //   sec. 3.3.2, measured on H800 Hopper GPUs). An empirical figure, not an NVIDIA specification:
 //   NVIDIA documents no accumulator width for FP8 wgmma or cuBLASLt's fast accumulation.
@@ -542,8 +545,8 @@ double fp8_accumulation_gamma(std::int64_t head_dim) {
     return du / (1 - du);
 }
 
-// The absolute term of each compared lse element (checked_magnitude: M_i of the compared rows;
-// scale_term: 1e-5 S).
+// The absolute term of each compared lse element (checked_magnitude: M_i of the compared rows, the
+// reference's fourth vector; scale_term: 1e-5 S).
 std::vector<double> fp8_lse_bounds(const check_input& in, std::span<const double> checked_magnitude, double scale_term) {
     const double gamma = fp8_accumulation_gamma(in.c.dim("head_dim"));
     std::vector<double> bound(checked_magnitude.size());
@@ -557,21 +560,17 @@ std::vector<output_check> attention_check(const check_input& in, const tolerance
     const std::size_t total_rows = static_cast<std::size_t>(a.batch * a.heads_q * a.seq_q);
     const auto& ref_o = in.reference[0];
     const auto& ref_lse = in.reference[1];
-    if (in.reference.size() < 4 || in.reference[2].size() != ref_lse.size() || in.reference[3].size() != ref_lse.size()) {
-        throw std::logic_error("attention check: the reference appended no score magnitudes per lse row");
+    if (in.reference.size() < 3 || in.reference[2].size() != ref_lse.size()) {
+        throw std::logic_error("attention check: the reference appended no weighted score magnitude per lse row");
     }
-    const auto& ref_magnitude = in.reference[2];
-    const auto& ref_weighted = in.reference[3];
+    const auto& ref_weighted = in.reference[2];
     std::vector<std::size_t> rows;
     for (std::size_t r = 0; r < total_rows; ++r) {
         if (!std::isnan(ref_lse[r])) rows.push_back(r);
     }
     const bool fp8_scores = in.v != nullptr && in.v->has_trait(fp8_scores_trait);
-    std::vector<double> checked_magnitude(rows.size()), checked_weighted(rows.size());
-    for (std::size_t n = 0; n < rows.size(); ++n) {
-        checked_magnitude[n] = ref_magnitude[rows[n]];
-        checked_weighted[n] = ref_weighted[rows[n]];
-    }
+    std::vector<double> checked_weighted(rows.size());
+    for (std::size_t n = 0; n < rows.size(); ++n) checked_weighted[n] = ref_weighted[rows[n]];
     // ref: the compared rows' lse (rows[n] for element n).
     auto compare_lse = [&](const void* got, std::span<const double> ref) {
         const double magnitude = lse_magnitude(ref, checked_weighted);
@@ -581,6 +580,11 @@ std::vector<output_check> attention_check(const check_input& in, const tolerance
             cl.relative_magnitude = magnitude;
             return cl;
         }
+        if (in.reference.size() < 4 || in.reference[3].size() != ref_lse.size()) {
+            throw std::logic_error("fp8 lse bound: the reference appended no score magnitudes");
+        }
+        std::vector<double> checked_magnitude(rows.size());
+        for (std::size_t n = 0; n < rows.size(); ++n) checked_magnitude[n] = in.reference[3][rows[n]];
         const auto bound = fp8_lse_bounds(in, checked_magnitude, lse_tol.atol_scale * magnitude);
         output_check cl = compare_elementwise_bounded("lse", dtype::f32, got, ref, lse_tol.rtol, bound, lse_tol.subnormal_ulps);
         cl.relative_magnitude = magnitude;

@@ -6,6 +6,7 @@
 #include <catch2/generators/catch_generators.hpp>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -116,6 +117,13 @@ TEST_CASE("a per-element absolute bound judges each element by its own allowance
     SECTION("an error between two elements' bounds fails exactly the elements it exceeds") {
         const auto bytes = with_error(std::ldexp(1.0, -15));  // 3.1e-5: above 1e-6 + 1e-7 and 1e-5 + 1e-7
         const auto c = compare_elementwise_bounded("y", dtype::f32, bytes.data(), ref, rtol, bound);
+        // The bound as a function: the same verdict, statistics and text.
+        const auto f = compare_elementwise_bounded("y", dtype::f32, bytes.data(), ref, rtol,
+                                                   std::function<double(std::size_t)>([&](std::size_t i) { return bound[i]; }), 1e-3);
+        CHECK(f.pass == c.pass);
+        CHECK(f.stats.mismatches == c.stats.mismatches);
+        CHECK(f.stats.max_abs == c.stats.max_abs);
+        CHECK(f.reason == c.reason);
         CHECK_FALSE(c.pass);
         CHECK(c.stats.mismatches == 2);
         REQUIRE(c.stats.first.size() == 2);
@@ -223,4 +231,19 @@ TEST_CASE("the baseline-relative tolerance allows a stated multiple of the basel
     output_check judged = with_error(0);
     apply_relative_tolerance(judged, &failed_base, 2.0, 1e-6, rms);
     CHECK_FALSE(judged.pass);
+
+    // A check that names the output's magnitude: both terms scale with it instead of rms(ref),
+    // the rel L2 one as the same allowance on the error's RMS (atol_scale * m / rms(ref)).
+    output_check scaled = with_error(3e-3);
+    scaled.relative_magnitude = 2000.0;
+    apply_relative_tolerance(scaled, &base, 2.0, 1e-6, rms);
+    REQUIRE(scaled.relative);
+    CHECK(scaled.relative->abs_term == Catch::Approx(2e-3));
+    CHECK(scaled.relative->rel_l2_term == Catch::Approx(2e-3 / rms));
+    CHECK(scaled.pass);  // 3e-3 <= 2 x 1e-3 + 2e-3
+    output_check scaled_bad = with_error(4.5e-3);
+    scaled_bad.relative_magnitude = 2000.0;
+    apply_relative_tolerance(scaled_bad, &base, 2.0, 1e-6, rms);
+    CHECK_FALSE(scaled_bad.pass);
+    CHECK(ok.relative->rel_l2_term == 1e-6);  // the default: atol_scale itself
 }

@@ -488,9 +488,11 @@ TEST_CASE("attention_fp8: the FP8 lse bound is gamma_D times the row's score mag
     const double scale = 1.0 / std::sqrt(128.0);
     REQUIRE(ref[2].size() == static_cast<std::size_t>(heads * seq));
     REQUIRE(ref[3].size() == static_cast<std::size_t>(heads * seq));
+    const auto& max_mag = ref[3];   // the FP8 bound's M_i
+    const auto& weighted = ref[2];  // the softmax-weighted W_i (every case's lse magnitude)
     for (std::int64_t h = 0; h < heads; ++h) {
         for (std::int64_t i = 0; i < seq; ++i) {
-            // The max over keys (ref[2]) and the softmax-weighted mean (ref[3], with the reference's lse).
+            // The max over keys (M) and the softmax-weighted mean (W, with the reference's lse).
             const std::size_t row = static_cast<std::size_t>(h * seq + i);
             double want = 0, want_weighted = 0;
             for (std::int64_t j = 0; j < (causal ? i + 1 : seq); ++j) {
@@ -507,10 +509,10 @@ TEST_CASE("attention_fp8: the FP8 lse bound is gamma_D times the row's score mag
             want *= scale;
             want_weighted *= scale;
             CAPTURE(h, i);
-            CHECK(std::abs(ref[2][row] - want) <= 1e-12 * want);
+            CHECK(std::abs(max_mag[row] - want) <= 1e-12 * want);
             CHECK(want > 0);
-            CHECK(std::abs(ref[3][row] - want_weighted) <= 1e-12 * want_weighted);
-            CHECK(ref[3][row] <= ref[2][row] * (1 + 1e-12));  // a mean under the max
+            CHECK(std::abs(weighted[row] - want_weighted) <= 1e-12 * want_weighted);
+            CHECK(weighted[row] <= max_mag[row] * (1 + 1e-12));  // a mean under the max
         }
     }
     const double u = 1.0 / 8192, gamma = 128 * u / (1 - 128 * u);
@@ -525,7 +527,7 @@ TEST_CASE("attention_fp8: the FP8 lse bound is gamma_D times the row's score mag
         for (std::size_t i = 0; i < ref[1].size(); ++i) {
             const double fp32_terms = with_fp32_terms ? 1e-5 * std::abs(ref[1][i]) + 1e-5 * rms : 0.0;
             // Alternate the sign: the bound is two-sided.
-            const double delta = (fraction * gamma * ref[2][i] + fp32_terms) * (i % 2 ? -1 : 1);
+            const double delta = (fraction * gamma * max_mag[i] + fp32_terms) * (i % 2 ? -1 : 1);
             outs[1].set(i, ref[1][i] + delta);
         }
         return outs;
@@ -629,11 +631,14 @@ TEST_CASE("attention lse: a short row's lse near 0 is judged at its scores' magn
     for (const auto& sp : s.input_specs(*c)) in.emplace_back(sp);
     s.generate(*c, rng(case_seed(4006898026950749ull, "attention", *c)), in);
     const auto ref = s.reference(*c, in);
-    REQUIRE(ref.size() == 4);
+    REQUIRE(ref.size() == 3);  // o, lse, W (no FP8 M)
     REQUIRE(ref[1].size() == 2);
-    // One key per row: the softmax-weighted magnitude is the max, the one key's.
-    CHECK(ref[3][0] == Catch::Approx(ref[2][0]).epsilon(1e-12));
-    CHECK(ref[3][1] == Catch::Approx(ref[2][1]).epsilon(1e-12));
+    // One key per row: W is that key's scale * sum_k |q_k| |k_k|.
+    for (std::size_t row = 0; row < 2; ++row) {
+        double abs_sum = 0;
+        for (std::size_t x = 0; x < 128; ++x) abs_sum += std::abs(in[0].get(row * 128 + x)) * std::abs(in[1].get(row * 128 + x));
+        CHECK(ref[2][row] == Catch::Approx(abs_sum / std::sqrt(128.0)).epsilon(1e-12));
+    }
     const double rms_lse = std::sqrt((ref[1][0] * ref[1][0] + ref[1][1] * ref[1][1]) / 2);
     CAPTURE(ref[1][0], ref[1][1], ref[2][0], ref[2][1]);
     // The H100's inputs: its message gave the old absolute term 2^-17 rms(lse) = 6.54e-8.
