@@ -189,9 +189,10 @@ output_check compare_elementwise_bounded(const std::string& name, dtype type, co
 namespace fusebench {
 
 void apply_relative_tolerance(output_check& c, const output_check* baseline, double multiple, double atol_scale,
-                              double reference_rms) {
+                              double reference_rms, double rounding_term) {
     relative_check rc;
     rc.multiple = multiple;
+    rc.rounding_term = rounding_term;
     const double magnitude = c.relative_magnitude.value_or(reference_rms);
     rc.abs_term = atol_scale * magnitude;
     rc.rel_l2_term = c.relative_magnitude && reference_rms > 0 ? atol_scale * magnitude / reference_rms : atol_scale;
@@ -213,7 +214,7 @@ void apply_relative_tolerance(output_check& c, const output_check* baseline, dou
     } else if (!rc.baseline_max_abs || !rc.baseline_rel_l2 || !c.stats.max_abs || !c.stats.rel_l2) {
         fail("output '" + c.output + "': the baseline-relative tolerance could not be checked: no finite error to compare");
     } else {
-        rc.allowed_max_abs = multiple * *rc.baseline_max_abs + rc.abs_term;
+        rc.allowed_max_abs = multiple * *rc.baseline_max_abs + rc.abs_term + rc.rounding_term;
         rc.allowed_rel_l2 = multiple * *rc.baseline_rel_l2 + rc.rel_l2_term;
         if (*rc.baseline_max_abs > 0) rc.ratio_max_abs = *c.stats.max_abs / *rc.baseline_max_abs;
         if (*rc.baseline_rel_l2 > 0) rc.ratio_rel_l2 = *c.stats.rel_l2 / *rc.baseline_rel_l2;
@@ -221,8 +222,8 @@ void apply_relative_tolerance(output_check& c, const output_check* baseline, dou
         if (*c.stats.max_abs > *rc.allowed_max_abs) {
             std::snprintf(buf, sizeof buf,
                           "output '%s' out of tolerance relative to the baseline: max abs error %.3g > %.3g x the "
-                          "baseline's %.3g + %.3g",
-                          c.output.c_str(), *c.stats.max_abs, multiple, *rc.baseline_max_abs, rc.abs_term);
+                          "baseline's %.3g + %.3g + %.3g (one ulp at its largest value)",
+                          c.output.c_str(), *c.stats.max_abs, multiple, *rc.baseline_max_abs, rc.abs_term, rc.rounding_term);
             fail(buf);
         } else if (*c.stats.rel_l2 > *rc.allowed_rel_l2) {
             std::snprintf(buf, sizeof buf,
@@ -233,6 +234,14 @@ void apply_relative_tolerance(output_check& c, const output_check* baseline, dou
         }
     }
     c.relative = rc;
+}
+
+double relative_rounding_term(dtype type, std::span<const double> ref) {
+    double largest = 0;
+    for (double r : ref) {
+        if (std::isfinite(r)) largest = std::max(largest, std::fabs(r));
+    }
+    return 2 * dtype_unit_roundoff(type) * largest;
 }
 
 std::map<std::string, output_figure> agreement_figures(std::span<const double> got, std::span<const double> want,

@@ -47,6 +47,7 @@ struct relative_check {
     double multiple = 0;        // the suite's stated multiple
     double abs_term = 0;        // atol_scale * the output's magnitude (output_check::relative_magnitude), for max_abs
     double rel_l2_term = 0;     // atol_scale * magnitude / rms(reference) (atol_scale by default), for rel_l2
+    double rounding_term = 0;   // 2u max|reference|, u the output dtype's unit roundoff, for max_abs
     std::optional<double> baseline_max_abs, baseline_rel_l2;
     std::optional<double> allowed_max_abs, allowed_rel_l2;
     // This output's error over the baseline's (null when the baseline's error is 0 or unknown).
@@ -98,9 +99,15 @@ std::map<std::string, output_figure> agreement_figures(std::span<const double> g
 // c.pass = false and a reason starting "out of tolerance". With m = c.relative_magnitude when the
 // check set one, else rms(reference): abs_term = atol_scale * m and rel_l2_term = atol_scale * m /
 // rms(reference) (atol_scale itself in the default), both the same allowance of atol_scale * m on
-// the error's max and RMS.
+// the error's max and RMS. rounding_term (2u max|reference| from the runner) is added to the max abs
+// allowance: the output's own grid at its largest values, on either neighbour of which a correct
+// variant may land (a max taken over a few elements of the top binade is otherwise luck).
 void apply_relative_tolerance(output_check& c, const output_check* baseline, double multiple, double atol_scale,
-                              double reference_rms);
+                              double reference_rms, double rounding_term = 0);
+
+// The rounding term of the baseline-relative max abs check: 2 * dtype_unit_roundoff(type) times the
+// largest finite |ref| (one ulp at the output's largest magnitude; 0 for int32).
+double relative_rounding_term(dtype type, std::span<const double> ref);
 
 constexpr std::size_t max_reported_mismatches = 8;
 

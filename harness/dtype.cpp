@@ -325,6 +325,17 @@ double dtype_min_subnormal(dtype t) noexcept {
     return 0.0;
 }
 
+double dtype_unit_roundoff(dtype t) noexcept {
+    switch (t) {
+        case dtype::f32: return std::ldexp(1.0, -24);
+        case dtype::f16: return std::ldexp(1.0, -11);
+        case dtype::bf16: return std::ldexp(1.0, -8);
+        case dtype::i32: return 0.0;
+        case dtype::e4m3: return std::ldexp(1.0, -4);
+    }
+    return 0.0;
+}
+
 double dtype_max_finite(dtype t) noexcept {
     switch (t) {
         case dtype::f32: return std::numeric_limits<float>::max();

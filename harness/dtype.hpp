@@ -50,6 +50,9 @@ std::uint64_t ulp_distance(dtype t, double a, double b) noexcept;
 
 // Smallest positive subnormal of t: the absolute rounding grain near zero. 0 for i32.
 double dtype_min_subnormal(dtype t) noexcept;
+// Unit roundoff of t's normal range: half the spacing relative to the value, 2^-p for p significand
+// bits (2^-24 fp32, 2^-11 fp16, 2^-8 bf16, 2^-4 e4m3); 0 for int32 (exact).
+double dtype_unit_roundoff(dtype t) noexcept;
 // Largest finite value of t.
 double dtype_max_finite(dtype t) noexcept;
 

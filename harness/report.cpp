@@ -89,6 +89,7 @@ nlohmann::json to_json(const output_check& c) {
         rj["multiple"] = r.multiple;
         rj["abs_term"] = r.abs_term;
         rj["rel_l2_term"] = r.rel_l2_term;
+        rj["rounding_term"] = r.rounding_term;
         const std::string no_base = r.reason.empty() ? "the baseline's error is unknown" : r.reason;
         put_optional(rj, "baseline_max_abs", r.baseline_max_abs, no_base);
         put_optional(rj, "baseline_rel_l2", r.baseline_rel_l2, no_base);

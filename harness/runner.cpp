@@ -802,11 +802,13 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                                     if (b.output == ch.output) base = &b;
                                 }
                             }
-                            double rms = 0;
+                            double rms = 0, rounding = 0;
                             for (std::size_t o = 0; o < out_specs.size(); ++o) {
-                                if (out_specs[o].name == ch.output) rms = finite_rms(reference[o]);
+                                if (out_specs[o].name != ch.output) continue;
+                                rms = finite_rms(reference[o]);
+                                rounding = relative_rounding_term(out_specs[o].type, reference[o]);
                             }
-                            apply_relative_tolerance(ch, base, rel->second.multiple, rel->second.atol_scale, rms);
+                            apply_relative_tolerance(ch, base, rel->second.multiple, rel->second.atol_scale, rms, rounding);
                             if (ch.relative) ch.relative->baseline = judge_label;
                         }
                     }

@@ -465,8 +465,6 @@ std::vector<std::vector<double>> attention_reference_outputs(const case_desc& c,
 
 // Element-wise comparison of the checked rows (the reference's finite LSE rows), with the
 // sample named in the coverage when not every row was checked.
-// Unit roundoff of the output type: 2^-8 for bf16, 2^-11 for fp16.
-double unit_roundoff(dtype t) { return t == dtype::bf16 ? 1.0 / 256 : 1.0 / 2048; }
 
 // The element-wise bound on O, from first-order error analysis of any implementation that rounds
 // P and O to the dtype (unit roundoff u) and accumulates in fp32: rounding O adds u |o|, rounding
@@ -475,7 +473,7 @@ double unit_roundoff(dtype t) { return t == dtype::bf16 ? 1.0 / 256 : 1.0 / 2048
 // output's RMS (the harness's default) would be wrong here: a long row averages V down to a small
 // O while its rounding error still scales with |V| (it failed the cuBLAS baseline on H100).
 tolerance o_tolerance(const check_input& in, std::span<const double> checked_ref) {
-    const double u = unit_roundoff(in.c.type);
+    const double u = dtype_unit_roundoff(in.c.type);  // 2^-8 bf16, 2^-11 fp16
     const host_tensor& v = in.inputs[2];
     double vmax = 0;
     std::mutex m;
