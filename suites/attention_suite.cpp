@@ -499,8 +499,8 @@ tolerance o_tolerance(const check_input& in, std::span<const double> checked_ref
 // case b1h2s1d128:full bf16: both rows' |lse| ~ 0.009, W ~ 7.5; every fused variant's 9.0e-8 error
 // failed 2x the cuBLAS baseline's 1.2e-8 + 2^-17 rms(lse) = 6.5e-8, and fp32 sums of those products
 // in four orders err by up to 1.2e-7). Where rows are long, |lse| ~ log(keys) + the largest scores
-// exceeds W on most rows: S stays within a few % of rms(lse) at head_dim <= 128 (N(0, 1) inputs,
-// 1000-4096 keys: 1.00-1.13x), wider at head_dim 256 (1.3-1.9x: the products grow with D).
+// exceeds W on most rows: over the H100 baseline's cases at 66fb90f, S / rms(lse) is 1.00-1.13 at
+// head_dim <= 128 with 1000+ keys and 1.16-1.58 at head_dim 256 (the products grow with D).
 double lse_magnitude(std::span<const double> checked_lse, std::span<const double> checked_magnitude) {
     double sum = 0;
     std::size_t n = 0;

@@ -21,6 +21,7 @@
 #include <map>
 #include <string>
 #include <set>
+#include <span>
 
 using namespace fusebench;
 using fusebench::test::verify_untimed_cases;
@@ -39,6 +40,43 @@ const case_desc* find_case(const std::vector<case_desc>& cases, const std::strin
         if (c.name == name && c.type == t) return &c;
     }
     return nullptr;
+}
+
+// A case's inputs and fp64 reference as a run with this run seed prepares them (case_seed): the
+// CPU side of a GPU run, to replay a seed's verdict.
+struct seeded_case {
+    const case_desc* c = nullptr;
+    std::vector<host_tensor> in;
+    std::vector<std::vector<double>> ref;
+};
+
+seeded_case prepare_seeded(const suite& s, const std::vector<case_desc>& cases, const std::string& name, dtype t,
+                           std::uint64_t run_seed) {
+    seeded_case p;
+    p.c = find_case(cases, name, t);
+    REQUIRE(p.c != nullptr);
+    for (const auto& sp : s.input_specs(*p.c)) p.in.emplace_back(sp);
+    s.generate(*p.c, rng(case_seed(run_seed, s.name, *p.c)), p.in);
+    p.ref = s.reference(*p.c, p.in);
+    return p;
+}
+
+const variant& variant_named(const suite& s, const std::string& name) {
+    for (const auto& v : s.variants) {
+        if (v.name == name) return v;
+    }
+    FAIL("no variant " << name);
+    throw std::logic_error("unreachable");
+}
+
+// The case's two outputs holding o and lse (each rounded to its dtype).
+std::vector<host_tensor> attention_outputs_of(const suite& s, const case_desc& c, std::span<const double> o,
+                                              std::span<const double> lse) {
+    std::vector<host_tensor> outs;
+    for (const auto& sp : s.output_specs(c)) outs.emplace_back(sp);
+    for (std::size_t i = 0; i < o.size(); ++i) outs[0].set(i, o[i]);
+    for (std::size_t i = 0; i < lse.size(); ++i) outs[1].set(i, lse[i]);
+    return outs;
 }
 
 }  // namespace
@@ -616,7 +654,7 @@ TEST_CASE("attention_fp8: naive_fp8 and wgmma_fp8qk pass, wgmma_fp8qk judged aga
 // The false failure 100 fresh seeds found on an H100 at 84ae3ba: under seed 4006898026950749 every
 // fused variant and cuDNN failed b1h2s1d128:full bf16's lse against the naive baseline, "max abs
 // error 8.98e-08 > 2 x the baseline's 1.16e-08 + 6.54e-08". One key per row: the lse is the row's
-// one score, which here cancels to ~0.009 while its products do not (M ~ 7), so 2^-17 rms(lse) was
+// one score, which here cancels to ~0.009 while its products do not (W ~ 7.5), so 2^-17 rms(lse) was
 // far below what fp32 rounding of the score leaves. Reproduced on the CPU from the same seed (the
 // old term printed by the run is recomputed below); the lse magnitude S (lse_magnitude) passes the
 // H100's errors and fp32 scores summed in four orders, each judged against each as the baseline,
@@ -626,12 +664,10 @@ TEST_CASE("attention lse: a short row's lse near 0 is judged at its scores' magn
     registry reg;
     const suite& s = attention_suite(reg);
     const auto cases = s.cases();
-    const case_desc* c = find_case(cases, "b1h2s1d128:full", dtype::bf16);
-    REQUIRE(c != nullptr);
-    std::vector<host_tensor> in;
-    for (const auto& sp : s.input_specs(*c)) in.emplace_back(sp);
-    s.generate(*c, rng(case_seed(4006898026950749ull, "attention", *c)), in);
-    const auto ref = s.reference(*c, in);
+    const auto prepared = prepare_seeded(s, cases, "b1h2s1d128:full", dtype::bf16, 4006898026950749ull);
+    const case_desc* c = prepared.c;
+    const auto& in = prepared.in;
+    const auto& ref = prepared.ref;
     REQUIRE(ref.size() == 3);  // o, lse, W (no FP8 M)
     REQUIRE(ref[1].size() == 2);
     // One key per row: W is that key's scale * sum_k |q_k| |k_k|.
@@ -647,22 +683,10 @@ TEST_CASE("attention lse: a short row's lse near 0 is judged at its scores' magn
     const double magnitude = std::sqrt((ref[2][0] * ref[2][0] + ref[2][1] * ref[2][1]) / 2);
     CHECK(magnitude > 100 * rms_lse);  // the scores' products are large, their sums cancel
 
-    const variant* naive = nullptr;
-    const variant* fused = nullptr;
-    for (const auto& v : s.variants) {
-        if (v.name == "naive") naive = &v;
-        if (v.name == "wgmma_tma") fused = &v;
-    }
-    REQUIRE(naive != nullptr);
-    REQUIRE(fused != nullptr);
-    const auto out_specs = s.output_specs(*c);
-    auto outputs_with = [&](const std::array<double, 2>& lse) {
-        std::vector<host_tensor> outs;
-        for (const auto& sp : out_specs) outs.emplace_back(sp);
-        for (std::size_t i = 0; i < ref[0].size(); ++i) outs[0].set(i, ref[0][i]);  // O = V's row, exact in bf16
-        for (std::size_t i = 0; i < 2; ++i) outs[1].set(i, lse[i]);
-        return outs;
-    };
+    const variant* naive = &variant_named(s, "naive");
+    const variant* fused = &variant_named(s, "wgmma_tma");
+    // O = V's row, exact in bf16.
+    auto outputs_with = [&](const std::array<double, 2>& lse) { return attention_outputs_of(s, *c, ref[0], lse); };
     // The lse check of `v` against the baseline's outputs, as the runner makes it.
     const auto rel = s.relative_tolerance(*c).at("lse");
     auto judge = [&](const std::array<double, 2>& base_lse, const std::array<double, 2>& lse, bool old_rule = false) {
@@ -752,12 +776,10 @@ TEST_CASE("attention O: a variant on the other grid neighbour of the baseline's 
     registry reg;
     const suite& s = attention_suite(reg);
     const auto cases = s.cases();
-    const case_desc* c = find_case(cases, "b2h16kv2q1k1000d128:causal", dtype::bf16);
-    REQUIRE(c != nullptr);
-    std::vector<host_tensor> in;
-    for (const auto& sp : s.input_specs(*c)) in.emplace_back(sp);
-    s.generate(*c, rng(case_seed(6405886229445722ull, "attention", *c)), in);
-    const auto ref = s.reference(*c, in);
+    const auto prepared = prepare_seeded(s, cases, "b2h16kv2q1k1000d128:causal", dtype::bf16, 6405886229445722ull);
+    const case_desc* c = prepared.c;
+    const auto& in = prepared.in;
+    const auto& ref = prepared.ref;
     const auto& o = ref[0];
     REQUIRE(o.size() == 4096);
     // The baseline: the reference rounded to bf16 (the best any bf16 kernel can do).
@@ -782,22 +804,9 @@ TEST_CASE("attention O: a variant on the other grid neighbour of the baseline's 
     CHECK(std::abs(got[at] - o[at]) == Catch::Approx(1.32e-3).epsilon(0.005));  // the variant's error on the H100
     CHECK(std::abs(got[at] - o[at]) == Catch::Approx(ulp - worst));
 
-    const variant* naive = nullptr;
-    const variant* fused = nullptr;
-    for (const auto& v : s.variants) {
-        if (v.name == "naive") naive = &v;
-        if (v.name == "wgmma_tma") fused = &v;
-    }
-    REQUIRE(naive != nullptr);
-    REQUIRE(fused != nullptr);
-    const auto out_specs = s.output_specs(*c);
-    auto outputs = [&](const std::vector<double>& values) {
-        std::vector<host_tensor> outs;
-        for (const auto& sp : out_specs) outs.emplace_back(sp);
-        for (std::size_t i = 0; i < values.size(); ++i) outs[0].set(i, values[i]);
-        for (std::size_t i = 0; i < ref[1].size(); ++i) outs[1].set(i, ref[1][i]);
-        return outs;
-    };
+    const variant* naive = &variant_named(s, "naive");
+    const variant* fused = &variant_named(s, "wgmma_tma");
+    auto outputs = [&](const std::vector<double>& values) { return attention_outputs_of(s, *c, values, ref[1]); };
     const auto rel = s.relative_tolerance(*c).at("o");
     const auto base_outs = outputs(base_o);
     const auto base = s.custom_check(check_input{*c, in, ref, base_outs, naive});
