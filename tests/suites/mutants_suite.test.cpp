@@ -306,8 +306,10 @@ TEST_CASE("the real variants of every default suite pass over 100 fresh seeds", 
                 if (r.result == outcome::pass) continue;
                 ++false_failures;
                 if (first_failures.size() < 10) {
+                    // The configuration too: `run --seed N --case ... --config C` replays exactly this launch.
                     first_failures.push_back("seed " + std::to_string(opts.seed) + " " + r.suite + " " + r.c.name + " " +
-                                             std::string(dtype_name(r.c.type)) + " " + r.variant + ": " + r.reason);
+                                             std::string(dtype_name(r.c.type)) + " " + r.variant +
+                                             (r.config.empty() ? std::string() : "[" + r.config + "]") + ": " + r.reason);
                 }
             }
         }
