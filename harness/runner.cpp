@@ -215,6 +215,30 @@ void apply_ceilings(run_options& o, const nlohmann::json& ceilings, std::size_t 
     o.sol = guard_rates_from_ceilings(ceilings, l2_bytes);
 }
 
+void apply_relative_tolerances(std::vector<output_check>& checks, const std::vector<output_check>* baseline,
+                               const std::map<std::string, baseline_relative_tolerance>& relative,
+                               const std::vector<tensor_spec>& out_specs, const std::vector<std::vector<double>>& reference,
+                               const std::string& baseline_label) {
+    for (auto& ch : checks) {
+        const auto rel = relative.find(ch.output);
+        if (rel == relative.end()) continue;
+        const output_check* base = nullptr;
+        if (baseline != nullptr) {
+            for (const auto& b : *baseline) {
+                if (b.output == ch.output) base = &b;
+            }
+        }
+        double rms = 0, rounding = 0;
+        for (std::size_t o = 0; o < out_specs.size() && o < reference.size(); ++o) {
+            if (out_specs[o].name != ch.output) continue;
+            rms = finite_rms(reference[o]);
+            rounding = relative_rounding_term(out_specs[o].type, reference[o]);
+        }
+        apply_relative_tolerance(ch, base, rel->second.multiple, rel->second.atol_scale, rms, rounding);
+        if (ch.relative) ch.relative->baseline = baseline_label;
+    }
+}
+
 std::uint64_t case_seed(std::uint64_t run_seed, const std::string& suite_name, const case_desc& c) {
     return splitmix64(run_seed ^ hash_string(suite_name + "/" + c.name + "/" + std::string(dtype_name(c.type))));
 }
@@ -793,24 +817,8 @@ std::vector<variant_result> runner::run_item(const selection_item& item) {
                         }
                     }
                     if (!relative.empty() && v.role != variant_role::baseline) {
-                        for (auto& ch : checks) {
-                            const auto rel = relative.find(ch.output);
-                            if (rel == relative.end()) continue;
-                            const output_check* base = nullptr;
-                            if (judge && judge->correctness) {
-                                for (const auto& b : judge->correctness->outputs) {
-                                    if (b.output == ch.output) base = &b;
-                                }
-                            }
-                            double rms = 0, rounding = 0;
-                            for (std::size_t o = 0; o < out_specs.size(); ++o) {
-                                if (out_specs[o].name != ch.output) continue;
-                                rms = finite_rms(reference[o]);
-                                rounding = relative_rounding_term(out_specs[o].type, reference[o]);
-                            }
-                            apply_relative_tolerance(ch, base, rel->second.multiple, rel->second.atol_scale, rms, rounding);
-                            if (ch.relative) ch.relative->baseline = judge_label;
-                        }
+                        apply_relative_tolerances(checks, judge && judge->correctness ? &judge->correctness->outputs : nullptr,
+                                                  relative, out_specs, reference, judge_label);
                     }
                     if (run == 0) {
                         all = std::move(checks);

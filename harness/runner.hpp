@@ -88,6 +88,15 @@ std::string classify_traffic(double ratio);
 // Fills copy_gbps, peak_tflops, measured_tflops and sol from a run's `ceilings` JSON.
 void apply_ceilings(run_options& o, const nlohmann::json& ceilings, std::size_t l2_bytes);
 
+// The suite's baseline-relative tolerances applied to a non-baseline variant's checks, as a run
+// applies them: each output named in `relative` against the baseline's check of the same output
+// (baseline: the baseline variant's checks; nullptr: none, which fails), with rms(reference) and
+// the output dtype's rounding term (relative_rounding_term); records baseline_label as the judge.
+void apply_relative_tolerances(std::vector<output_check>& checks, const std::vector<output_check>* baseline,
+                               const std::map<std::string, baseline_relative_tolerance>& relative,
+                               const std::vector<tensor_spec>& out_specs, const std::vector<std::vector<double>>& reference,
+                               const std::string& baseline_label);
+
 // Per-case seed: replayable from the run seed, independent across cases.
 std::uint64_t case_seed(std::uint64_t run_seed, const std::string& suite, const case_desc& c);
 
