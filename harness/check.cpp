@@ -42,17 +42,31 @@ constexpr std::size_t ulp_hist_size = 1024;
 struct partial {
     std::size_t mismatches = 0;
     double max_abs = 0, max_rel = 0, diff2 = 0, ref2 = 0;
+    double max_atol = 0;  // the largest absolute term applied (for the failure reason)
     bool any_finite = false;
     std::array<std::uint64_t, ulp_hist_size> hist{};
     std::vector<std::uint64_t> large_ulps;
     std::vector<mismatch> first;  // sorted by index after the merge
 };
 
-// The comparison both public forms share: |got - ref| <= rtol |ref| + atol_at(i); `bound_text`
-// ends the failure reason ("rtol ..., atol ...").
-template <typename ATOL>
+std::string uniform_bound_text(double rtol, double atol) {
+    char text[96];
+    std::snprintf(text, sizeof text, "rtol %.3g, atol %.3g", rtol, atol);
+    return text;
+}
+
+// largest: the largest absolute term applied, the subnormal grain included.
+std::string per_element_bound_text(double rtol, double largest) {
+    char text[128];
+    std::snprintf(text, sizeof text, "rtol %.3g, per-element atol up to %.3g", rtol, largest);
+    return text;
+}
+
+// The comparison the public forms share: |got - ref| <= rtol |ref| + atol_at(i); bound_text(the
+// largest atol_at over the compared elements) ends the failure reason ("rtol ..., atol ...").
+template <typename ATOL, typename TEXT>
 output_check compare_with(const std::string& name, dtype type, const void* got, std::span<const double> ref, double rtol,
-                          const ATOL& atol_at, const std::string& bound_text) {
+                          const ATOL& atol_at, const TEXT& bound_text) {
     output_check result;
     result.output = name;
     error_stats& s = result.stats;
@@ -89,7 +103,9 @@ output_check compare_with(const std::string& name, dtype type, const void* got, 
                 if (u < ulp_hist_size) ++p.hist[u];
                 else p.large_ulps.push_back(u);
             }
-            if (err > rtol * std::fabs(r) + atol_at(i)) {
+            const double atol = atol_at(i);
+            if (atol > p.max_atol) p.max_atol = atol;
+            if (err > rtol * std::fabs(r) + atol) {
                 ++p.mismatches;
                 if (p.first.size() < max_reported_mismatches) p.first.push_back({i, g, r, "tolerance"});
             }
@@ -103,6 +119,7 @@ output_check compare_with(const std::string& name, dtype type, const void* got, 
         all.mismatches += p.mismatches;
         all.max_abs = std::max(all.max_abs, p.max_abs);
         all.max_rel = std::max(all.max_rel, p.max_rel);
+        all.max_atol = std::max(all.max_atol, p.max_atol);
         all.diff2 += p.diff2;
         all.ref2 += p.ref2;
         all.any_finite = all.any_finite || p.any_finite;
@@ -143,7 +160,7 @@ output_check compare_with(const std::string& name, dtype type, const void* got, 
         result.pass = false;
         char buf[256];
         std::snprintf(buf, sizeof buf, "%zu of %zu elements of '%s' out of tolerance (%s)", s.mismatches, s.checked,
-                      name.c_str(), bound_text.c_str());
+                      name.c_str(), bound_text(all.max_atol).c_str());
         result.reason = buf;
     }
     return result;
@@ -155,9 +172,8 @@ output_check compare_elementwise(const std::string& name, dtype type, const void
                                  std::span<const double> ref, const tolerance& tol) {
     const double scale = finite_rms(ref);
     const double atol = tol.atol_scale * scale + dtype_min_subnormal(type) * tol.subnormal_ulps;
-    char text[96];
-    std::snprintf(text, sizeof text, "rtol %.3g, atol %.3g", tol.rtol, atol);
-    return compare_with(name, type, got, ref, tol.rtol, [atol](std::size_t) { return atol; }, text);
+    return compare_with(name, type, got, ref, tol.rtol, [atol](std::size_t) { return atol; },
+                        [rtol = tol.rtol, atol](double) { return uniform_bound_text(rtol, atol); });
 }
 
 output_check compare_elementwise_bounded(const std::string& name, dtype type, const void* got, std::span<const double> ref,
@@ -167,21 +183,17 @@ output_check compare_elementwise_bounded(const std::string& name, dtype type, co
                                     std::to_string(ref.size()) + " elements of '" + name + "'");
     }
     const double grain = dtype_min_subnormal(type) * subnormal_ulps;
-    double largest = 0;
-    for (double a : abs_bound) largest = std::max(largest, a);  // NaN bounds are skipped by max
-    char text[128];
-    std::snprintf(text, sizeof text, "rtol %.3g, per-element atol up to %.3g", rtol, largest + grain);
-    return compare_with(name, type, got, ref, rtol, [abs_bound, grain](std::size_t i) { return abs_bound[i] + grain; }, text);
+    return compare_with(name, type, got, ref, rtol, [abs_bound, grain](std::size_t i) { return abs_bound[i] + grain; },
+                        [rtol](double largest) { return per_element_bound_text(rtol, largest); });
 }
 
 output_check compare_elementwise_bounded(const std::string& name, dtype type, const void* got, std::span<const double> ref,
-                                         double rtol, const std::function<double(std::size_t)>& abs_bound, double largest,
+                                         double rtol, const std::function<double(std::size_t)>& abs_bound,
                                          double subnormal_ulps) {
     if (!abs_bound) throw std::invalid_argument("compare_elementwise_bounded: no bound function for '" + name + "'");
     const double grain = dtype_min_subnormal(type) * subnormal_ulps;
-    char text[128];
-    std::snprintf(text, sizeof text, "rtol %.3g, per-element atol up to %.3g", rtol, largest + grain);
-    return compare_with(name, type, got, ref, rtol, [&abs_bound, grain](std::size_t i) { return abs_bound(i) + grain; }, text);
+    return compare_with(name, type, got, ref, rtol, [&abs_bound, grain](std::size_t i) { return abs_bound(i) + grain; },
+                        [rtol](double largest) { return per_element_bound_text(rtol, largest); });
 }
 
 }  // namespace fusebench

@@ -125,10 +125,10 @@ output_check compare_elementwise_bounded(const std::string& name, dtype type, co
                                          double rtol, std::span<const double> abs_bound, double subnormal_ulps = 1);
 
 // The same with element i's absolute term from abs_bound(i), for outputs where a vector of bounds
-// would cost as much memory as the reference (glu's up to 10^8 elements); largest: the largest
-// value abs_bound returns (for the tolerance text only). abs_bound is called from several threads.
+// would cost as much memory as the reference (glu's up to 10^8 elements). abs_bound is called from
+// several threads. Both forms name the largest term they applied in a failure's reason.
 output_check compare_elementwise_bounded(const std::string& name, dtype type, const void* got, std::span<const double> ref,
-                                         double rtol, const std::function<double(std::size_t)>& abs_bound, double largest,
+                                         double rtol, const std::function<double(std::size_t)>& abs_bound,
                                          double subnormal_ulps = 1);
 
 // Root mean square over the finite values of ref (0 when none).

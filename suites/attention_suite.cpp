@@ -463,9 +463,6 @@ std::vector<std::vector<double>> attention_reference_outputs(const case_desc& c,
     return {std::move(o), std::move(lse), std::move(weighted)};
 }
 
-// Element-wise comparison of the checked rows (the reference's finite LSE rows), with the
-// sample named in the coverage when not every row was checked.
-
 // The element-wise bound on O, from first-order error analysis of any implementation that rounds
 // P and O to the dtype (unit roundoff u) and accumulates in fp32: rounding O adds u |o|, rounding
 // each probability adds u p_j, so u sum_j p_j |v_j| <= u max|V| over the row. The check allows
@@ -552,6 +549,8 @@ std::vector<double> fp8_lse_bounds(const check_input& in, std::span<const double
     return bound;
 }
 
+// Element-wise comparison of the checked rows (the reference's finite LSE rows), with the
+// sample named in the coverage when not every row was checked.
 std::vector<output_check> attention_check(const check_input& in, const tolerance& lse_tol) {
     const auto a = dims_of(in.c);
     const auto d = static_cast<std::size_t>(a.head_dim);

@@ -119,7 +119,7 @@ TEST_CASE("a per-element absolute bound judges each element by its own allowance
         const auto c = compare_elementwise_bounded("y", dtype::f32, bytes.data(), ref, rtol, bound);
         // The bound as a function: the same verdict, statistics and text.
         const auto f = compare_elementwise_bounded("y", dtype::f32, bytes.data(), ref, rtol,
-                                                   std::function<double(std::size_t)>([&](std::size_t i) { return bound[i]; }), 1e-3);
+                                                   std::function<double(std::size_t)>([&](std::size_t i) { return bound[i]; }));
         CHECK(f.pass == c.pass);
         CHECK(f.stats.mismatches == c.stats.mismatches);
         CHECK(f.stats.max_abs == c.stats.max_abs);

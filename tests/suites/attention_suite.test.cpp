@@ -683,7 +683,8 @@ TEST_CASE("attention lse: a short row's lse near 0 is judged at its scores' magn
     const double magnitude = std::sqrt((ref[2][0] * ref[2][0] + ref[2][1] * ref[2][1]) / 2);
     CHECK(magnitude > 100 * rms_lse);  // the scores' products are large, their sums cancel
 
-    const variant* naive = &variant_named(s, "naive");
+    const variant* naive = s.baseline();
+    REQUIRE(naive != nullptr);
     const variant* fused = &variant_named(s, "wgmma_tma");
     // O = V's row, exact in bf16.
     auto outputs_with = [&](const std::array<double, 2>& lse) { return attention_outputs_of(s, *c, ref[0], lse); };
@@ -804,7 +805,8 @@ TEST_CASE("attention O: a variant on the other grid neighbour of the baseline's 
     CHECK(std::abs(got[at] - o[at]) == Catch::Approx(1.32e-3).epsilon(0.005));  // the variant's error on the H100
     CHECK(std::abs(got[at] - o[at]) == Catch::Approx(ulp - worst));
 
-    const variant* naive = &variant_named(s, "naive");
+    const variant* naive = s.baseline();
+    REQUIRE(naive != nullptr);
     const variant* fused = &variant_named(s, "wgmma_tma");
     auto outputs = [&](const std::vector<double>& values) { return attention_outputs_of(s, *c, values, ref[1]); };
     const auto rel = s.relative_tolerance(*c).at("o");

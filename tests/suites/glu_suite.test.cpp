@@ -32,6 +32,17 @@ run_options verify_only_options() {
     o.verify_only = true;
     return o;
 }
+
+// The kernels' activations in fp32 (kernels/glu/glu.cu); act as the suite's "act" param: 0 silu,
+// 1 gelu_tanh, 2 gelu_erf.
+float kernel_activation(int act, float x) {
+    if (act == 0) return x / (1.0f + std::exp(-x));
+    if (act == 1) {
+        const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+        return x / (1.0f + std::exp(-2.0f * u));
+    }
+    return 0.5f * x * std::erfc(-x * 0.7071067811865476f);
+}
 }  // namespace
 
 TEST_CASE("every GLU variant passes every dtype and awkward case", "[gpu][glu]") {
@@ -226,9 +237,7 @@ TEST_CASE("glu: the fp16 intermediate's subnormal rounding times |up| is allowed
     REQUIRE(ref[0].size() == 1);
     const float gate = static_cast<float>(in[0].get(0)), up = static_cast<float>(in[1].get(0));
     CAPTURE(gate, up, ref[0][0]);
-    // The kernels' gelu_tanh (kernels/glu/glu.cu).
-    const float u = 0.7978845608028654f * (gate + 0.044715f * gate * gate * gate);
-    const float act = gate / (1.0f + std::exp(-2.0f * u));
+    const float act = kernel_activation(1, gate);  // gelu_tanh
     // The reproduction is the H100's: an fp16-subnormal activation and |up| > 1.
     CHECK(std::abs(act) < 6.103515625e-05f);
     CHECK(std::abs(up) > 1.0f);
@@ -240,10 +249,7 @@ TEST_CASE("glu: the fp16 intermediate's subnormal rounding times |up| is allowed
         outs[0].set(0, y);
         return outs;
     };
-    const variant* naive = nullptr;
-    for (const auto& v : s->variants) {
-        if (v.name == "naive") naive = &v;
-    }
+    const variant* naive = s->baseline();
     REQUIRE(naive != nullptr);
     auto judge = [&](double y) {
         const auto outs = outputs(y);
@@ -287,14 +293,6 @@ TEST_CASE("glu's bound passes the baseline's and the fused arithmetic over 50,00
         if (c.input_kind != "random" || c.dim("tokens") * c.dim("inter") > 32) continue;
         ++cases_run;
         const int act = static_cast<int>(c.param("act", 0));
-        auto activation = [act](float x) {
-            if (act == 0) return x / (1.0f + std::exp(-x));
-            if (act == 1) {
-                const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-                return x / (1.0f + std::exp(-2.0f * u));
-            }
-            return 0.5f * x * std::erfc(-x * 0.7071067811865476f);
-        };
         for (std::uint64_t k = 0; k < 50000; ++k) {
             std::vector<host_tensor> in;
             for (const auto& sp : s->input_specs(c)) in.emplace_back(sp);
@@ -304,7 +302,7 @@ TEST_CASE("glu's bound passes the baseline's and the fused arithmetic over 50,00
                 std::vector<host_tensor> outs;
                 for (const auto& sp : s->output_specs(c)) outs.emplace_back(sp);
                 for (std::size_t i = 0; i < in[0].numel(); ++i) {
-                    const float a = activation(static_cast<float>(in[0].get(i)));
+                    const float a = kernel_activation(act, static_cast<float>(in[0].get(i)));
                     const float up = static_cast<float>(in[1].get(i));
                     const float h = rounds_intermediate ? static_cast<float>(round_to_dtype(a, c.type)) : a;
                     outs[0].set(i, h * up);
