@@ -14,7 +14,11 @@ O=${OUT:-/tmp/out}; mkdir -p "$O"
 nvidia-smi --query-gpu=name,uuid,clocks.max.sm --format=csv,noheader | tee "$O/gpu.txt"
 # FUSEBENCH_STREAM_SMALL_MAX_K=32: K = 16..32 stay in the K <= 32 kernel (on fast memory the library
 # sends fused_stream's 16-bit K >= 16 to the K > 32 kernel; fused_stream_resample keeps them here).
-NV="nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. -DFUSEBENCH_STREAM_L2PF=0 -DFUSEBENCH_STREAM_SMALL_MAX_K=32"
+# L2PF: the K <= 32 kernel's one-batch L2 prefetch, fixed for all four builds: 0 is the H200's choice (default),
+# 1 the H100's (L2PF=1 bash .../lean_ab.sh to A/B Lean under the H100's own setting).
+L2PF=${L2PF:-0}; case "$L2PF" in 0|1) ;; *) echo "L2PF must be 0 or 1"; exit 2;; esac
+echo "L2PF=$L2PF" | tee -a "$O/gpu.txt"
+NV="nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. -DFUSEBENCH_STREAM_L2PF=$L2PF -DFUSEBENCH_STREAM_SMALL_MAX_K=32"
 P=kernels/softmax_topk/probes
 mkdir -p /tmp/lean_ab/ref
 $NV -DFUSEBENCH_STREAM_LEAN=0 $P/stream_ab.cu -o /tmp/lean_ab/base &
