@@ -453,8 +453,9 @@ __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, st
     w.vn = first;
 }
 
-// Lean (the bf16 K <= 32 kernel on devices with fast DRAM: see stream_fast_memory below; the H100's
-// kernels are built without it; written for 16-bit and fp32 alike). There the 16-bit stream is bound inside the SM, not by DRAM (ncu,
+// Lean (the bf16 K <= 32 kernel on devices with fast DRAM, and fused_stream's bf16 rows with K >= 12
+// and V <= 65536 elsewhere: see stream_fast_memory and stream_lean_slow_memory below; written for
+// 16-bit and fp32 alike). There the 16-bit stream is bound inside the SM, not by DRAM (ncu,
 // bf16 4096 x 50257 K = 10: 288k cycles on an H200, 300k on an H100; the H200's 1.4x bandwidth buys
 // ~4%), so fewer instructions per element pay:
 // - lean_elem: a bf16 element straight from its packed 32-bit word (the low half a shift, the high
@@ -2164,9 +2165,17 @@ bool stream_fast_memory() {
 //   instructions; fp32 K = 10 with it 219.2 -> 226.3 us (+6.3% instructions: W = 4 ballots are
 //   cheap), so fp32 keeps append_elems; fp16 passed the GPU tests with it but was not timed cleanly
 //   (kernels/softmax_topk/NOTES.md, "The 16-bit stream on the H200"), so it keeps its kernel until it is (probes/lean_ab.sh).
-// The H100's kernels are the ones it had before (PF = 1, Lean = false). FUSEBENCH_STREAM_L2PF /
-// FUSEBENCH_STREAM_LEAN fix either in probe builds.
+// - elsewhere (the H100, PF = 1) Lean in fused_stream's bf16 rows with 12 <= K and V <= 65536
+//   (stream_lean_slow_memory): H100 GPU-b208df0d (probes/stream_k.cu built with and without
+//   FUSEBENCH_STREAM_LEAN=1, 4096 rows, std 10, events, two interleaved runs of two rounds;
+//   kernels/softmax_topk/NOTES.md, "16-bit K = 10..32 on the H100"), Lean / without, bf16 V 32000:
+//   K = 10 / 16 / 24 / 32 0.985 / 0.965 / 0.935 / 0.911; V 50257: 1.002 / 0.982 / 0.972 / 0.950;
+//   V 151936: 0.997-1.006 at every K (so not there); fp16 within -4% .. +1.2%, not moved; K = 10
+//   (the default run's bf16 rows) keeps the kernel it had. fused_stream_resample keeps Lean off.
+// FUSEBENCH_STREAM_L2PF / FUSEBENCH_STREAM_LEAN fix either in probe builds.
 template <class T> constexpr bool lean_type = std::is_same_v<T, __nv_bfloat16>;
+
+bool stream_lean_slow_memory(const softmax_topk_args& a) { return a.K >= 12 && a.V <= 65536; }
 
 // The largest K that fused_stream (not _resample) sends to the K <= 32 kernel. On fast memory, 16-bit
 // rows with K >= 16 run faster in the K > 32 kernel: an H200 (probes/stream_k.cu, 4096 rows,
@@ -2175,13 +2184,24 @@ template <class T> constexpr bool lean_type = std::is_same_v<T, __nv_bfloat16>;
 // 153.6 us, V 32000 -6 to -29%, fp16 alike; bf16 V 151936 K = 16 +1.0% (the one case slower); at
 // K = 10 and 12 the K <= 32 kernel stays ahead at V 32000 and 151936. fp32 within 2% either way, not
 // moved. fused_stream_resample keeps its K <= 32 kernel (its order-robust resample is that kernel's).
+// Elsewhere (the H100) the crossing depends on the row length: H100 GPU-b208df0d, same probe, K > 32
+// kernel / K <= 32 kernel (Lean where stream_lean_slow_memory takes it), us: bf16 V 32000 K = 16 / 20
+// / 24 / 32 129.8 / 124.0 / 123.0 / 126.5 against 118.8 / 124.5 / 128.0 / 142.4; bf16 V 50257 K = 24 /
+// 28 / 32 180.4 / 181.9 / 182.5 against 176.1 / 180.4 / 186.4; fp16 V 32000 K = 16 / 20 123.8 / 119.4
+// against 117.8 / 122.5; fp16 V 50257 K = 24 / 28 / 32 174.3 / 175.4 / 177.2 against 174.5 / 180.2 /
+// 187.9; V 151936 the K <= 32 kernel ahead at every K (1.9-4.8%). So 16-bit rows with V <= 32768 go to
+// the K > 32 kernel from K = 20, V <= 65536 from K = 31 (bf16; K = 29 / 30 unmeasured, counted with
+// 28) or K = 28 (fp16), longer rows never; fp32 stays (not measured here).
 template <class T, bool Resample>
-int stream_small_max_k() {
+int stream_small_max_k(std::int64_t V) {
 #ifdef FUSEBENCH_STREAM_SMALL_MAX_K_FIXED
+    (void)V;
     return FUSEBENCH_STREAM_SMALL_MAX_K;
 #else
     if constexpr (sizeof(T) == 2 && !Resample) {
         if (stream_fast_memory()) return 15;
+        if (V <= 32768) return 19;
+        if (V <= 65536) return lean_type<T> ? 30 : 27;
     }
     return FUSEBENCH_STREAM_SMALL_MAX_K;
 #endif
@@ -2192,7 +2212,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
     const int kpad = kpad_of(a.K);
     const auto K = static_cast<int>(a.K);
-    if (a.K <= stream_small_max_k<T, Resample>()) {
+    if (a.K <= stream_small_max_k<T, Resample>(a.V)) {
         const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
         // Room for the kept K (rounded up to a power of two for the final sort), the slack above it
         // and one batch of candidates (compactions only at batch starts; the seeded threshold keeps
@@ -2220,13 +2240,26 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
 #ifdef FUSEBENCH_STREAM_LEAN
         with_pf(std::bool_constant<FUSEBENCH_STREAM_LEAN != 0>{});
 #else
-        if (stream_fast_memory()) with_pf(std::bool_constant<lean_type<T>>{}); else with_pf(std::false_type{});
+        if (stream_fast_memory()) {
+            with_pf(std::bool_constant<lean_type<T>>{});
+        } else if (lean_type<T> && !Resample && stream_lean_slow_memory(a)) {
+            with_pf(std::true_type{});
+        } else {
+            with_pf(std::false_type{});
+        }
 #endif
 #else
-        // The library: only the two combinations a device takes are instantiated (the probe form
-        // above would build all four).
+        // The library: only the combinations a device takes are instantiated (the probe form above
+        // would build all four): fast memory PF = 0 with Lean by type; elsewhere PF = 1, with Lean
+        // for fused_stream's bf16 rows that stream_lean_slow_memory picks.
         if (stream_fast_memory()) {
             run(pf_off{}, std::bool_constant<lean_type<T>>{});
+        } else if constexpr (lean_type<T> && !Resample) {
+            if (stream_lean_slow_memory(a)) {
+                run(pf_on{}, std::true_type{});
+            } else {
+                run(pf_on{}, std::false_type{});
+            }
         } else {
             run(pf_on{}, std::false_type{});
         }
