@@ -483,6 +483,33 @@ TEST_CASE("fused_stream_resample: rows that rise along the index (its resample p
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);
 }
 
+TEST_CASE("fused_stream: bf16 K = 12..32 on each side of the devices' kernel choices (Lean, the K > 32 kernel), exact",
+          "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // fused_stream picks its kernel by device, K and V (fused_stream.cu, stream_small_max_k and
+    // stream_lean_slow_memory): on an H100 bf16 rows take Lean (lane-at-a-time appends) from K = 12 at
+    // V <= 65536 and the K > 32 kernel from K = 20 at V <= 32768 and K = 31 at V <= 65536; on an H200
+    // the K > 32 kernel from K = 16 at every V. These K and V sit on both sides of each boundary, so
+    // whichever device runs this, Lean with and without the L2 prefetch, the K <= 32 kernel without
+    // Lean and the K > 32 kernel all meet the exact answer. Row 0: ordinary logits; row 1: rising in
+    // plateaus of 5 (dense candidates: Lean's steps with more than 4 candidate lanes); row 2: ties of
+    // lower value everywhere with 40 distinct peaks; row 3: falling, then a late rise above every earlier value.
+    const std::int64_t rows = 4;
+    const std::int64_t V = GENERATE(20000, 40000, 70000);
+    const std::int64_t K = GENERATE(12, 19, 20, 24, 30, 31, 32);
+    CAPTURE(V, K);
+    std::vector<float> x(static_cast<std::size_t>(rows * V));
+    for (std::int64_t j = 0; j < V; ++j) {
+        const auto f = static_cast<float>(j);
+        x[static_cast<std::size_t>(j)] = std::sin(0.37f * f) * 4.0f + static_cast<float>(j % 89) * 1e-2f;
+        x[static_cast<std::size_t>(V + j)] = static_cast<float>(j / 5) * 1e-3f;
+        x[static_cast<std::size_t>(2 * V + j)] = j % (V / 40) == 7 ? 3.0f + static_cast<float>(j) * 1e-4f : 1.0f;
+        x[static_cast<std::size_t>(3 * V + j)] = j < V / 2 ? -f * 1e-3f : (f - static_cast<float>(V) / 2.0f) * 2e-3f;
+    }
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, true);
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, true);
+}
+
 TEST_CASE("fused_stream_resample at K > 32: rows its sampled pass gives up, read again by the retry kernel, exact",
           "[gpu][softmax_topk]") {
     FUSEBENCH_REQUIRE_GPU();
