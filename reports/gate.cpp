@@ -308,9 +308,23 @@ device_relation relation_of(const device_ctx& a, const device_ctx& b) {
     return device_relation::different_model;
 }
 
+// The uncertainty of the ceiling a result is judged against, relative. A ceiling's value is the
+// median of `samples` timings whose relative spread is `noise` (stdev / median), so the value is
+// uncertain by about the median's standard error, sqrt(pi / 2) noise / sqrt(samples) (normal
+// samples), not by the spread itself; a ceiling without a sample count keeps the spread. Measured
+// on the committed baselines: the copy ceiling's median on eight H100 boards 3006.7-3011.1 GB/s
+// (0.15% apart) and on four H200 boards 4244.2-4247.7 GB/s (0.08%) while the runs' spreads were
+// 0.26-1.5%; with the spread as the uncertainty, one noisy reading (1.5%) left 169 of 197 timed
+// results INCONCLUSIVE between two H200 baselines with the same kernels, and two H100 boards of one
+// session (1.2% each) all 197. Over 12 cross-board pairs of unchanged kernels the standard error
+// left 5-14 INCONCLUSIVE and no new SLOWER or FASTER (README, "Across GPUs").
 double ceiling_noise(const device_ctx& d, const nlohmann::json& r) {
     const auto c = ceiling_for_bound(d.ceilings, string_or(r["derived"], "bound", ""));
-    return c.is_object() ? number_or_null(c, "noise").value_or(0) : 0;
+    if (!c.is_object()) return 0;
+    const double spread = number_or_null(c, "noise").value_or(0);
+    const auto n = number_or_null(c, "samples");
+    if (!n || *n < 2) return spread;
+    return std::sqrt(std::acos(-1.0) / 2) * spread / std::sqrt(*n);
 }
 
 // Kernels per launch from the CUPTI block of a result's timing; nullopt when unknown (events).
@@ -376,7 +390,7 @@ void judge_performance(pair_result& p, const nlohmann::json& rb, const device_ct
     } else {
         // Efficiency = model work / time / own ceiling: its ratio is the time ratio scaled by the
         // ratio of the ceilings, so the time interval's widths carry over, widened by the
-        // uncertainty of both ceilings.
+        // uncertainty of both ceilings' values (ceiling_noise).
         p.basis = "efficiency";
         ratio_interval e;
         e.ratio = *p.base.pct_of_ceiling / *p.now.pct_of_ceiling;

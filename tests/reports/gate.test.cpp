@@ -252,6 +252,38 @@ TEST_CASE("the same model on another board is compared by efficiency and gated",
     }
 }
 
+TEST_CASE("across boards a ceiling is uncertain by its median's standard error, not by its spread", "[reports][gate]") {
+    // The case of the H200 baselines at ec2ed78 and 57a0087 (same kernels): one board's copy ceiling
+    // read with a 1.5% spread over 20 samples. Its median is uncertain by sqrt(pi/2) 1.5% / sqrt(20)
+    // = 0.42%, so a result 2% apart in efficiency with 0.3% noise is SAME; judged by the spread
+    // (3 x 1.55% added to the interval) it would be INCONCLUSIVE, and so it stays where the ceiling
+    // gives no sample count.
+    synth_device board_a;
+    synth_device board_b = board_a;
+    board_b.uuid = "GPU-cccccccc-0000-0000-0000-000000000003";
+    board_b.copy_noise = 0.015;
+    const auto base = make_report({timed(100, 0.003)}, board_a);
+    SECTION("20 samples: the median's standard error, SAME") {
+        const auto c = compare_docs(base, make_report({timed(102, 0.003)}, board_b));
+        const auto& p = only_pair(c);
+        CHECK(p.basis == "efficiency");
+        CHECK(p.v == verdict::same);
+        // Time interval +-3 x 0.3% x sqrt(2) in log, widened by 3 x sqrt(pi/2) x sqrt(0.4%^2 + 1.5%^2) / sqrt(20).
+        const double t = 3 * 0.003 * std::sqrt(2.0), e = 3 * std::sqrt(std::acos(-1.0) / 2) * std::hypot(0.004, 0.015) / std::sqrt(20.0);
+        CHECK_THAT(std::log(p.interval->hi / p.interval->ratio), WithinRel(std::hypot(t, e), 0.05));
+    }
+    SECTION("the same reading without a sample count: the spread, INCONCLUSIVE") {
+        board_b.copy_samples = 0;
+        const auto c = compare_docs(base, make_report({timed(102, 0.003)}, board_b));
+        CHECK(only_pair(c).v == verdict::inconclusive);
+    }
+    SECTION("10% less efficient is still SLOWER") {
+        const auto c = compare_docs(base, make_report({timed(110, 0.003)}, board_b));
+        CHECK(only_pair(c).v == verdict::slower);
+        CHECK(c.exit_code == 1);
+    }
+}
+
 TEST_CASE("the bootstrap is reproducible and its interval behaves", "[reports][gate]") {
     const auto s = samples_around(50, 0.02, 40, 11);
     const auto a = bootstrap_median_ci(s, 4000, 0.997, 42);

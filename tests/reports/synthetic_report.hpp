@@ -24,6 +24,7 @@ struct synth_device {
     std::string uuid = "GPU-aaaaaaaa-0000-0000-0000-000000000001";
     double copy_gbps = 4200;      // measured copy ceiling [GB/s]
     double copy_noise = 0.004;
+    int copy_samples = 20;        // 0: the ceiling records no sample count
 };
 
 struct synth_result {
@@ -63,8 +64,10 @@ inline nlohmann::json device_json(const synth_device& d) {
 }
 
 inline nlohmann::json ceilings_json(const synth_device& d) {
-    return {{"copy_gbps", {{"value", d.copy_gbps}, {"noise", d.copy_noise}, {"unit", "GB/s"}, {"samples", 20}}},
-            {"bf16_tflops", {{"value", 800.0}, {"noise", 0.004}, {"unit", "TFLOP/s"}, {"samples", 20}}}};
+    nlohmann::json j = {{"copy_gbps", {{"value", d.copy_gbps}, {"noise", d.copy_noise}, {"unit", "GB/s"}}},
+                        {"bf16_tflops", {{"value", 800.0}, {"noise", 0.004}, {"unit", "TFLOP/s"}, {"samples", 20}}}};
+    if (d.copy_samples > 0) j["copy_gbps"]["samples"] = d.copy_samples;
+    return j;
 }
 
 inline nlohmann::json result_json(const synth_result& r, const synth_device& d) {
