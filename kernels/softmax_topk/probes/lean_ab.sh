@@ -28,7 +28,8 @@ $NV -DFUSEBENCH_STREAM_LEAN=1 -DFUSEBENCH_LEAN_TREE=1 $P/stream_ab.cu -o /tmp/le
 B="base lean lean8 tree"
 for i in $(seq 1 60); do n=0; for b in $B; do [ -x /tmp/lean_ab/$b ] && n=$((n + 1)); done; [ $n = 4 ] && break; sleep 5; done
 for b in $B; do [ -x /tmp/lean_ab/$b ] || { echo "build $b failed"; exit 1; }; done
-CASES="bf16:50257:10:10 f16:50257:10:10 bf16:151936:10:10 f16:151936:10:10 bf16:32000:10:10 f16:32000:10:10 bf16:50257:32:10 f16:50257:32:10 f32:50257:10:10 bf16:50257:10:-1 f16:50257:10:-1"
+# CASES overrides the list (type:V:K:sd, sd -1 = ascending rows), e.g. CASES="bf16:50257:10:10 f16:32000:10:10".
+CASES=${CASES:-"bf16:50257:10:10 f16:50257:10:10 bf16:151936:10:10 f16:151936:10:10 bf16:32000:10:10 f16:32000:10:10 bf16:50257:32:10 f16:50257:32:10 f32:50257:10:10 bf16:50257:10:-1 f16:50257:10:-1"}
 for rep in 1 2 3; do
   for c in $CASES; do
     IFS=: read -r ty v k sd <<< "$c"
