@@ -93,8 +93,10 @@ void launch_softmax_topk_fused_warp(const softmax_topk_args& a, cudaStream_t str
 // (P = 5K/128) whose 64th largest element is the threshold for the rest, candidates compared as
 // (value, index) composites, candidate vectors parked in a shared list and sorted out 32 at a time,
 // loads in batches of 3 (fp32) or 2 (16-bit) vectors per lane; a row where fewer than K pass the
-// sample's threshold is read again in order (exact either way). Any V, fp32/fp16/bf16,
-// K <= softmax_topk_max_k.
+// sample's threshold is read again in order (exact either way). Which of the two a 16-bit row with
+// K <= 32 takes depends on the device and the row (fused_stream.cu, stream_small_max_k): at 4 TB/s
+// or more (H200) the K > 32 kernel from K = 16; below (H100) from K = 20 at V <= 32768, K = 31 (bf16)
+// / 28 (fp16) at V <= 65536, never for longer rows. Any V, fp32/fp16/bf16, K <= softmax_topk_max_k.
 void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t stream);
 // fused_stream with a resample for K <= 32: after a compaction of more than half a batch of
 // candidates, the threshold is raised to the K-th largest of a sample spread over the rest of the
