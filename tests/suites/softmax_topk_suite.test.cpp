@@ -510,6 +510,25 @@ TEST_CASE("fused_stream: bf16 K = 12..32 on each side of the devices' kernel cho
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, true);
 }
 
+TEST_CASE("fused_stream: bf16 K = 16..32 on short rows (V from K to 1000), exact", "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // Short rows with K where both devices may send a 16-bit row to the K > 32 kernel (H200 from
+    // K = 16 at any V, H100 from K = 20 at V <= 32768): rows of fewer full warp steps than its sample
+    // needs (no sampled pass), K = V, and V one vector past K. Rows: a sine, ties of one value, a rise.
+    const std::int64_t K = GENERATE(16, 20, 31, 32);
+    const std::int64_t V = GENERATE_COPY(K, K + 1, K + 9, 100, 1000);
+    CAPTURE(V, K);
+    const std::int64_t rows = 3;
+    std::vector<float> x(static_cast<std::size_t>(rows * V));
+    for (std::int64_t j = 0; j < V; ++j) {
+        x[static_cast<std::size_t>(j)] = std::sin(0.37f * static_cast<float>(j)) * 4.0f;
+        x[static_cast<std::size_t>(V + j)] = 0.5f;
+        x[static_cast<std::size_t>(2 * V + j)] = static_cast<float>(j) * 0.01f;
+    }
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, true);
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, false);
+}
+
 TEST_CASE("fused_stream_resample at K > 32: rows its sampled pass gives up, read again by the retry kernel, exact",
           "[gpu][softmax_topk]") {
     FUSEBENCH_REQUIRE_GPU();
