@@ -454,7 +454,7 @@ __device__ __forceinline__ void drain_list(const vec_list<T>& list, int lane, st
 }
 
 // Lean (the bf16 K <= 32 kernel on devices with fast DRAM, and fused_stream's bf16 rows with K >= 12
-// and V <= 65536 elsewhere: see stream_fast_memory and stream_lean_slow_memory below; written for
+// and V <= 65536 elsewhere: see stream_lean below; written for
 // 16-bit and fp32 alike). There the 16-bit stream is bound inside the SM, not by DRAM (ncu,
 // bf16 4096 x 50257 K = 10: 288k cycles on an H200, 300k on an H100; the H200's 1.4x bandwidth buys
 // ~4%), so fewer instructions per element pay:
@@ -524,6 +524,21 @@ template <class T, bool Lean = false> __device__ __forceinline__ float consume_s
     return vm;
 }
 
+// One ballot per vector: the lanes whose vector holds a candidate (pred) park it in the list, in lane
+// order after the w.vn already there (the caller made room for a whole batch); its elements are
+// sorted out 32 vectors at a time.
+template <class T>
+__device__ __forceinline__ void park_if(bool pred, const vec16<T>& v, std::uint32_t idx0, int lane, const vec_list<T>& list,
+                                        sel_state& w) {
+    const unsigned m = __ballot_sync(full_mask, pred);
+    if (pred) {
+        const int pos = w.vn + __popc(m & ((1u << lane) - 1u));
+        list.vec[pos] = v;
+        list.idx[pos] = idx0;
+    }
+    w.vn += __popc(m);
+}
+
 // One vector per lane (elements idx0 .. idx0 + W - 1 of the row): its max, one rescale when that
 // rises, the terms, and the candidate vote. Deferred (K > 32, where candidates are common): the
 // vectors holding a candidate go to the list, so the per-element work runs on 32 candidate vectors
@@ -536,16 +551,7 @@ __device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx
                                             std::uint64_t* keys, const vec_list<T>& list, sel_state& w) {
     const float vm = consume_stats(v, st);
     if (Deferred) {
-        // One ballot per vector: the lanes whose vector holds a candidate park it in the list (the
-        // caller made room for a whole batch); its elements are sorted out 32 vectors at a time.
-        const bool pred = vm > w.thr;
-        const unsigned m = __ballot_sync(full_mask, pred);
-        if (pred) {
-            const int pos = w.vn + __popc(m & ((1u << lane) - 1u));
-            list.vec[pos] = v;
-            list.idx[pos] = idx0;
-        }
-        w.vn += __popc(m);
+        park_if(vm > w.thr, v, idx0, lane, list, w);
     } else if (__any_sync(full_mask, vm > w.thr)) {
         append_elems(v, idx0, lane, keys, w);
     }
@@ -629,13 +635,7 @@ __device__ __forceinline__ void park_vec(const vec16<T>& v, std::uint32_t idx0, 
     const std::uint64_t c = *reinterpret_cast<const std::uint64_t*>(hist + hist_words);
     const float cv = composite_value(c);
     if (pred && !(vm > cv)) pred = idx0 < composite_index(c);  // vm == cv
-    const unsigned m = __ballot_sync(full_mask, pred);
-    if (pred) {
-        const int pos = w.vn + __popc(m & ((1u << lane) - 1u));
-        list.vec[pos] = v;
-        list.idx[pos] = idx0;
-    }
-    w.vn += __popc(m);
+    park_if(pred, v, idx0, lane, list, w);
 }
 
 template <class T, bool IndexAware>
@@ -2166,7 +2166,7 @@ bool stream_fast_memory() {
 //   cheap), so fp32 keeps append_elems; fp16 passed the GPU tests with it but was not timed cleanly
 //   (kernels/softmax_topk/NOTES.md, "The 16-bit stream on the H200"), so it keeps its kernel until it is (probes/lean_ab.sh).
 // - elsewhere (the H100, PF = 1) Lean in fused_stream's bf16 rows with 12 <= K and V <= 65536
-//   (stream_lean_slow_memory): H100 GPU-b208df0d (probes/stream_k.cu built with and without
+//   (stream_lean): H100 GPU-b208df0d (probes/stream_k.cu built with and without
 //   FUSEBENCH_STREAM_LEAN=1, 4096 rows, std 10, events, two interleaved runs of two rounds;
 //   kernels/softmax_topk/NOTES.md, "16-bit K = 10..32 on the H100"), Lean / without, bf16 V 32000:
 //   K = 10 / 16 / 24 / 32 0.985 / 0.965 / 0.935 / 0.911; V 50257: 1.002 / 0.982 / 0.972 / 0.950;
@@ -2175,7 +2175,14 @@ bool stream_fast_memory() {
 // FUSEBENCH_STREAM_L2PF / FUSEBENCH_STREAM_LEAN fix either in probe builds.
 template <class T> constexpr bool lean_type = std::is_same_v<T, __nv_bfloat16>;
 
-bool stream_lean_slow_memory(const softmax_topk_args& a) { return a.K >= 12 && a.V <= 65536; }
+// Whether these rows run the K <= 32 kernel with Lean (the choices above).
+template <class T, bool Resample> bool stream_lean(const softmax_topk_args& a) {
+    if constexpr (!lean_type<T>) {
+        return false;
+    } else {
+        return stream_fast_memory() || (!Resample && a.K >= 12 && a.V <= 65536);
+    }
+}
 
 // The largest K that fused_stream (not _resample) sends to the K <= 32 kernel. On fast memory, 16-bit
 // rows with K >= 16 run faster in the K > 32 kernel: an H200 (probes/stream_k.cu, 4096 rows,
@@ -2185,7 +2192,7 @@ bool stream_lean_slow_memory(const softmax_topk_args& a) { return a.K >= 12 && a
 // K = 10 and 12 the K <= 32 kernel stays ahead at V 32000 and 151936. fp32 within 2% either way, not
 // moved. fused_stream_resample keeps its K <= 32 kernel (its order-robust resample is that kernel's).
 // Elsewhere (the H100) the crossing depends on the row length: H100 GPU-b208df0d, same probe, K > 32
-// kernel / K <= 32 kernel (Lean where stream_lean_slow_memory takes it), us: bf16 V 32000 K = 16 / 20
+// kernel / K <= 32 kernel (Lean where stream_lean takes it), us: bf16 V 32000 K = 16 / 20
 // / 24 / 32 129.8 / 124.0 / 123.0 / 126.5 against 118.8 / 124.5 / 128.0 / 142.4; bf16 V 50257 K = 24 /
 // 28 / 32 180.4 / 181.9 / 182.5 against 176.1 / 180.4 / 186.4; fp16 V 32000 K = 16 / 20 123.8 / 119.4
 // against 117.8 / 122.5; fp16 V 50257 K = 24 / 28 / 32 174.3 / 175.4 / 177.2 against 174.5 / 180.2 /
@@ -2240,26 +2247,16 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
 #ifdef FUSEBENCH_STREAM_LEAN
         with_pf(std::bool_constant<FUSEBENCH_STREAM_LEAN != 0>{});
 #else
-        if (stream_fast_memory()) {
-            with_pf(std::bool_constant<lean_type<T>>{});
-        } else if (lean_type<T> && !Resample && stream_lean_slow_memory(a)) {
-            with_pf(std::true_type{});
-        } else {
-            with_pf(std::false_type{});
-        }
+        if (stream_lean<T, Resample>(a)) with_pf(std::true_type{}); else with_pf(std::false_type{});
 #endif
 #else
         // The library: only the combinations a device takes are instantiated (the probe form above
         // would build all four): fast memory PF = 0 with Lean by type; elsewhere PF = 1, with Lean
-        // for fused_stream's bf16 rows that stream_lean_slow_memory picks.
+        // only in fused_stream's bf16 kernels (stream_lean decides per launch).
         if (stream_fast_memory()) {
             run(pf_off{}, std::bool_constant<lean_type<T>>{});
         } else if constexpr (lean_type<T> && !Resample) {
-            if (stream_lean_slow_memory(a)) {
-                run(pf_on{}, std::true_type{});
-            } else {
-                run(pf_on{}, std::false_type{});
-            }
+            if (stream_lean<T, Resample>(a)) run(pf_on{}, std::true_type{}); else run(pf_on{}, std::false_type{});
         } else {
             run(pf_on{}, std::false_type{});
         }
