@@ -1299,22 +1299,6 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
 // and compacts towards its top r while its threshold forms (every vector of its first batch is a
 // candidate): costly in 16-bit, where the whole launch does it at once. Returns count -1 (the row
 // goes in order) when more groups pass than the list's room holds as ids (ties).
-// Probe builds only (0 in the library: no code): FUSEBENCH_BIG_SAMPLE_PF = D > 0 asks L2, at the end of the
-// K <= 256 big kernel's sample stream (before sample_by_maxima's end, or the parked sample's end_sample),
-// for this lane's vectors of phase 1's first D steps (1, 1 + P, ...). Every row of a launch reaches the
-// sample's end at about the same time (H100 timeline, bf16 4096 x 50257 K = 256: 37.5 us for a tenth
-// of the row, ~16 us of it streaming), and the end works on shared memory while DRAM idles.
-#ifndef FUSEBENCH_BIG_SAMPLE_PF
-#define FUSEBENCH_BIG_SAMPLE_PF 0
-#endif
-template <class T>
-__device__ __forceinline__ void prefetch_phase1(const vec16<T>* vrow, std::uint32_t nfull, std::uint32_t stride, int lane) {
-#pragma unroll 1
-    for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(FUSEBENCH_BIG_SAMPLE_PF); ++k) {
-        const std::uint32_t step = 1u + k * stride;
-        if (step < nfull) asm volatile("prefetch.global.L2 [%0];" ::"l"(vrow + step * 32 + static_cast<std::uint32_t>(lane)));
-    }
-}
 // FUSEBENCH_BIG_SEED (1 in the library since 2026-11-26; 0 gives the previous code) starts a 16-bit big
 // kernel's parked sample (or its in-order pass) with cthr at the Kc-th largest value of its first batch (Kc = r in the
 // sample, K in order) instead of -inf: every member of the sample's (row's) top Kc is at or above it,
@@ -1369,7 +1353,7 @@ struct sample_result {
     float thr;
     int count;  // composites in the buffer; -1: the row goes in order; -2 (Ties): every group max equal
 };
-template <class T, int U, bool Ties = false, bool Runs = false, bool Scan = false, bool PF = false>
+template <class T, int U, bool Ties = false, bool Runs = false, bool Scan = false>
 __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, std::uint32_t nfull, std::uint32_t stride,
                                                        std::uint32_t hd, std::uint32_t keys_s, std::uint32_t hist_s,
                                                        std::uint32_t list_s, int cap, int K, int r) {
@@ -1438,7 +1422,6 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
             fold(consume_stats(v, st));
         }
     }
-    if constexpr (PF) prefetch_phase1(vrow, nfull, stride, lane);
     if (gc > 0) {
         gkey[ng * 32 + static_cast<std::uint32_t>(lane)] = key16(gm);
         ++ng;
@@ -1545,12 +1528,10 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // its elements at or above it in the buffer; the scalar head comes after it, against that
     // threshold. Otherwise the sample parks and drains its candidates like the rest of the row.
     constexpr bool maxima = Sampled && ByMaxima;
-    // FUSEBENCH_BIG_SAMPLE_PF (probe builds): the big kernel's sampled pass only (not the wide or retry passes).
-    constexpr bool big_sample_pf = FUSEBENCH_BIG_SAMPLE_PF > 0 && Sampled && Mode == 0 && !Wide && !Runs;
     // FUSEBENCH_BIG_SEED (on in the library): the parked sample's / in-order pass' first batch seeds cthr.
     constexpr bool big_seed = FUSEBENCH_BIG_SEED != 0 && sizeof(T) == 2 && !maxima && Mode == 0 && !Wide && !Runs;
     if constexpr (maxima) {
-        const sample_result sr = sample_by_maxima<T, U, Mode == 1, Runs, scan16, big_sample_pf>(
+        const sample_result sr = sample_by_maxima<T, U, Mode == 1, Runs, scan16>(
             vrow, nfull, stride, hd, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)), cap, K, r_sample);
@@ -1684,7 +1665,6 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         }
         if constexpr (Sampled) {
             if (!maxima && phi == 0) {  // phase 0 is the sample
-                if constexpr (big_sample_pf) prefetch_phase1(vrow, nfull, stride, lane);
                 end_sample();
                 if (lane == 0) *s0_slot = w.count;
                 // Ties at the top: the sample's kept keys all hold the row's (read) maximum, so every
