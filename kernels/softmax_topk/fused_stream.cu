@@ -481,15 +481,9 @@ template <class T> __device__ __forceinline__ float vec_max_lean(const vec16<T>&
         return vec_max(v);
     }
 }
-// FUSEBENCH_LEAN_TREE (probe builds; off in the library, not measured): a vector's terms summed as a
-// tree and then added to the lane's sum, as many FADDs but a dependency chain of log2(W) + 1 instead of
-// W (the bf16 K = 10 kernel's `wait` stalls were 20% of its samples on the H200). Changes the order of
-// the row sum (the probabilities' last bits), not the selection.
-#ifndef FUSEBENCH_LEAN_TREE
-#define FUSEBENCH_LEAN_TREE 0
-#endif
 // A vector's terms into the lane's statistics (its max first, one rescale when that rises); returns
-// the vector's max. Lean: the element reads above (the same values), and FUSEBENCH_LEAN_TREE's order.
+// the vector's max. Lean: the element reads above (the same values). (A tree sum of a vector's terms, a
+// shorter FADD chain, was 0.3-1.9% slower than Lean on an H100 and slower on an H200: NOTES, 2026-11-27.)
 template <class T, bool Lean = false> __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats& st) {
     constexpr int W = vec16<T>::n;
     float vm;
@@ -500,19 +494,6 @@ template <class T, bool Lean = false> __device__ __forceinline__ float consume_s
     }
     rescale_to(st, vm);
     const float base = st.base;
-#if FUSEBENCH_LEAN_TREE
-    if constexpr (Lean) {
-        float t[W];
-#pragma unroll
-        for (int e = 0; e < W; ++e) t[e] = fast_exp2((lean_elem(v, e) - base) * log2e);
-#pragma unroll
-        for (int h = W / 2; h > 0; h /= 2)
-#pragma unroll
-            for (int e = 0; e < h; ++e) t[e] += t[e + h];
-        st.s += t[0];
-        return vm;
-    }
-#endif
 #pragma unroll
     for (int e = 0; e < W; ++e) {
         if constexpr (Lean) {

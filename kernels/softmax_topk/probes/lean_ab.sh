@@ -7,14 +7,13 @@
 # compared with the first build's output). Written for the next H200 call (kernels/softmax_topk/NOTES.md, "The 16-bit stream on the H200", "What is
 # left"): fp16 with Lean was tested but not timed cleanly, so the library gives Lean to bf16 only.
 # FUSEBENCH_LEAN_LANES_MAX (default 4) is the lane count above which a step keeps append_elems;
-# FUSEBENCH_LEAN_TREE=1 sums a vector's terms as a tree (shorter FADD chain; probabilities' last bits move).
-#   OUT=/tmp/out bash kernels/softmax_topk/probes/lean_ab.sh      (~3 min: four builds in parallel, then runs)
+#   OUT=/tmp/out bash kernels/softmax_topk/probes/lean_ab.sh      (~3 min: three builds in parallel, then runs)
 set -uo pipefail
 O=${OUT:-/tmp/out}; mkdir -p "$O"
 nvidia-smi --query-gpu=name,uuid,clocks.max.sm --format=csv,noheader | tee "$O/gpu.txt"
 # FUSEBENCH_STREAM_SMALL_MAX_K=32: K = 16..32 stay in the K <= 32 kernel (on fast memory the library
 # sends fused_stream's 16-bit K >= 16 to the K > 32 kernel; fused_stream_resample keeps them here).
-# L2PF: the K <= 32 kernel's one-batch L2 prefetch, fixed for all four builds: 0 is the H200's choice (default),
+# L2PF: the K <= 32 kernel's one-batch L2 prefetch, fixed for all three builds: 0 is the H200's choice (default),
 # 1 the H100's (L2PF=1 bash .../lean_ab.sh to A/B Lean under the H100's own setting).
 L2PF=${L2PF:-0}; case "$L2PF" in 0|1) ;; *) echo "L2PF must be 0 or 1"; exit 2;; esac
 echo "L2PF=$L2PF" | tee -a "$O/gpu.txt"
@@ -24,16 +23,15 @@ mkdir -p /tmp/lean_ab/ref
 $NV -DFUSEBENCH_STREAM_LEAN=0 $P/stream_ab.cu -o /tmp/lean_ab/base &
 $NV -DFUSEBENCH_STREAM_LEAN=1 $P/stream_ab.cu -o /tmp/lean_ab/lean &
 $NV -DFUSEBENCH_STREAM_LEAN=1 -DFUSEBENCH_LEAN_LANES_MAX=8 $P/stream_ab.cu -o /tmp/lean_ab/lean8 &
-$NV -DFUSEBENCH_STREAM_LEAN=1 -DFUSEBENCH_LEAN_TREE=1 $P/stream_ab.cu -o /tmp/lean_ab/tree &
-B="base lean lean8 tree"
-for i in $(seq 1 60); do n=0; for b in $B; do [ -x /tmp/lean_ab/$b ] && n=$((n + 1)); done; [ $n = 4 ] && break; sleep 5; done
+B="base lean lean8"
+for i in $(seq 1 60); do n=0; for b in $B; do [ -x /tmp/lean_ab/$b ] && n=$((n + 1)); done; [ $n = 3 ] && break; sleep 5; done
 for b in $B; do [ -x /tmp/lean_ab/$b ] || { echo "build $b failed"; exit 1; }; done
 # CASES overrides the list (type:V:K:sd, sd -1 = ascending rows), e.g. CASES="bf16:50257:10:10 f16:32000:10:10".
 CASES=${CASES:-"bf16:50257:10:10 f16:50257:10:10 bf16:151936:10:10 f16:151936:10:10 bf16:32000:10:10 f16:32000:10:10 bf16:50257:32:10 f16:50257:32:10 f32:50257:10:10 bf16:50257:10:-1 f16:50257:10:-1"}
 for rep in 1 2 3; do
   for c in $CASES; do
     IFS=: read -r ty v k sd <<< "$c"
-    if [ $((rep % 2)) = 1 ]; then ord="base lean lean8 tree"; else ord="tree lean8 lean base"; fi
+    if [ $((rep % 2)) = 1 ]; then ord="base lean lean8"; else ord="lean8 lean base"; fi
     for b in $ord; do
       tag=$b; [ "$sd" = -1 ] && tag=${b}A
       echo "rep$rep $(timeout 30 /tmp/lean_ab/$b "$ty" 4096 "$v" "$k" "$sd" "$tag" /tmp/lean_ab/ref | tail -1)"
@@ -51,7 +49,7 @@ for line in open(sys.argv[1]):
     t[(ty, int(v), int(k))].append((b, float(us)))
     bad += 'DIFFER' in rest
 for key in sorted(t):
-    med = {b: statistics.median([u for bb, u in t[key] if bb == b]) for b in ('base', 'lean', 'lean8', 'tree')}
+    med = {b: statistics.median([u for bb, u in t[key] if bb == b]) for b in ('base', 'lean', 'lean8')}
     print(f"{key[0]:8s} 4096 x {key[1]:6d} K {key[2]:3d}: " +
           "  ".join(f"{b} {med[b]:7.1f}" for b in med) + f"  lean/base {med['lean'] / med['base']:.3f}")
 print("index differences:", bad)
