@@ -312,19 +312,56 @@ __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, 
     w.count += __popc(m);
 }
 
+// FUSEBENCH_STREAM_FFMA (probe builds; 0 in the library; prepared 2026-11-27, not measured): a term in
+// one FFMA, exp2(fma(x, log2e, -bl)) with bl = m log2e rounded up to a float, instead of an FADD and an
+// FMUL, exp2((x - m) log2e): 8 of ~62 instructions a 16-bit vector in the stream (the H200 runs the
+// 16-bit stream issue-bound). x log2e - bl = (x - m) log2e + r exactly, with r = m log2e - bl in
+// (-ulp(bl), 0]: the lane's sum carries the factor 2^r, which a rescale keeps (it multiplies by
+// exp2(bl_old - bl_new)) and the row end takes out (each lane's sum times exp2(fma(-M, log2e, bl)), the
+// product exact inside the FFMA). Rounding bl up makes r <= 0, so no term exceeds 1 and no sum overflows,
+// whatever the magnitudes; a lane whose maximum is hugely negative (a -1e30 or FLT_MAX-masked prefix)
+// keeps a finite sum that its rescale or the row end multiplies by 0, which is its true share. What is
+// new is the rounding of t + r, 2^-24 (|t| + |r|) in the exponent: negligible while |bl| < 2^24, so rows
+// with 2^20 < |M| < inf have their sum taken again exactly by a pass over the row (exact_row_sum; the
+// adversarial `huge` kind, +-1e30, is such a row: read twice). NaN and +inf rows end NaN as before.
+// A CPU emulation of this arithmetic (float32 rounding, 32 lanes of 256, rows N(0, 10) in bf16, N(0, 1),
+// offsets 3000 / -5e5 / 9e5, +-1e30, -1e30- and -FLT_MAX-masked prefixes, 1e7, a 2.5e38 maximum, 30% -inf,
+// lanes at -2e6 and -1e10 beside a row max near 0): S within 2.3e-7 of the double-precision sum on every
+// row, the exact pass taken only on the +-1e30, 1e7 and 2.5e38 rows. The form of topk8 (NOTES "topk8",
+// bl rounded to nearest, no row-end check) failed the extreme rows.
+#ifndef FUSEBENCH_STREAM_FFMA
+#define FUSEBENCH_STREAM_FFMA 0
+#endif
+
 struct lane_stats {
     float m = -INFINITY;  // running max of the lane's logits (NaN never wins fmaxf)
     float s = 0.0f;       // sum of exp(x - base); NaN once a NaN or (+inf with m = +inf) was added
-    float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0)
+    float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0);
+                          // FUSEBENCH_STREAM_FFMA: bl = m log2e rounded up (0 while m = -inf)
 };
 
 // The vector maximum first, one rescale when it rises, then the terms.
 __device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
     if (vmax > st.m) {
+#if FUSEBENCH_STREAM_FFMA
+        const float bl = __fmul_ru(vmax, log2e);
+        st.s *= fast_exp2(fminf(st.base - bl, 0.0f));  // m = -inf: base 0 and s 0; the min keeps exp2 finite
+        st.m = vmax;
+        st.base = bl;
+#else
         st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
         st.m = vmax;
         st.base = vmax;
+#endif
     }
+}
+// One term of a lane's sum, exp(x - m), against the lane's base (see lane_stats).
+__device__ __forceinline__ float term_of(float x, float base) {
+#if FUSEBENCH_STREAM_FFMA
+    return fast_exp2(fmaf(x, log2e, -base));
+#else
+    return fast_exp2((x - base) * log2e);
+#endif
 }
 
 template <class T> __device__ __forceinline__ float elem_at(const vec16<T>& v, int e) { return to_f32(v.v[e]); }
@@ -497,9 +534,9 @@ template <class T, bool Lean = false> __device__ __forceinline__ float consume_s
 #pragma unroll
     for (int e = 0; e < W; ++e) {
         if constexpr (Lean) {
-            st.s += fast_exp2((lean_elem(v, e) - base) * log2e);
+            st.s += term_of(lean_elem(v, e), base);
         } else {
-            st.s += fast_exp2((elem_at(v, e) - base) * log2e);
+            st.s += term_of(elem_at(v, e), base);
         }
     }
     return vm;
@@ -762,21 +799,43 @@ __device__ __forceinline__ void scalar_range(const T* row, std::int64_t begin, s
         const bool ok = b + lane < end;
         const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
         rescale_to(st, x);
-        st.s += fast_exp2((x - st.base) * log2e);
+        st.s += term_of(x, st.base);
         if (__any_sync(full_mask, x > w.thr))
             append_one<Big>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane), st.m);
     }
 }
 
+#if FUSEBENCH_STREAM_FFMA
+// The row's sum of exp(x - M), element by element (FUSEBENCH_STREAM_FFMA's rows with 2^20 < |M| < inf).
+template <class T> __device__ __noinline__ float exact_row_sum(const T* row, std::int64_t V, float M) {
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    float s = 0.0f;
+    for (std::int64_t j = lane; j < V; j += 32) s += fast_exp2((to_f32(row[j]) - M) * log2e);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(full_mask, s, o);
+    return s;
+}
+#endif
 // The row's max M and sum S = sum exp(x - M) across the warp; false when the row has no finite
 // softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf).
-__device__ __forceinline__ bool row_stats(const lane_stats& st, float& M, float& S) {
+template <class T>
+__device__ __forceinline__ bool row_stats(const lane_stats& st, float& M, float& S, const T* row, std::int64_t V) {
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
+#if FUSEBENCH_STREAM_FFMA
+    S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
+#else
     S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
+#endif
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
+#if FUSEBENCH_STREAM_FFMA
+    if (fabsf(M) > 0x1p20f && fabsf(M) != INFINITY) S = exact_row_sum(row, V, M);
+#else
+    (void)row;
+    (void)V;
+#endif
     return !(S != S || M == INFINITY || M == -INFINITY);
 }
 
@@ -1258,7 +1317,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
     STREAM_SET(r, stl_smid, smid);
 #endif
-    if (!row_stats(st, M, S)) {
+    if (!row_stats(st, M, S, row, V)) {
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return;
     }
@@ -1733,7 +1792,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     scalar_range<true>(row, hd + nvec * W, V, lane, st, keys, hist, cap, w, Kc);
 
     float M, S;
-    if (!row_stats(st, M, S)) {
+    if (!row_stats(st, M, S, row, V)) {
         topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
         return true;
     }
