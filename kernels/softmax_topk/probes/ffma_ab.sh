@@ -25,29 +25,6 @@ wait
 for b in base ffma; do [ -x /tmp/ffma_ab/$b ] || { echo "build $b failed"; exit 1; }; done
 # CASES overrides the list (type:V:K:sd, sd -1 = ascending rows).
 CASES=${CASES:-"bf16:50257:10:10 f16:50257:10:10 bf16:32000:10:10 bf16:151936:10:10 bf16:50257:32:10 bf16:50257:64:10 bf16:50257:256:10 f16:50257:256:10 bf16:151936:256:10 f32:50257:10:10 f32:50257:256:10 bf16:50257:1024:10 bf16:50257:10:-1"}
-for rep in 1 2 3; do
-  for c in $CASES; do
-    IFS=: read -r ty v k sd <<< "$c"
-    if [ $((rep % 2)) = 1 ]; then ord="base ffma"; else ord="ffma base"; fi
-    for b in $ord; do
-      tag=$b; [ "$sd" = -1 ] && tag=${b}A
-      echo "rep$rep $(timeout 30 /tmp/ffma_ab/$b "$ty" 4096 "$v" "$k" "$sd" "$tag" /tmp/ffma_ab/ref | tail -1)"
-    done
-  done
-done | tee "$O/ffma_ab.txt"
-python3 - "$O/ffma_ab.txt" <<'PY'
-import collections, re, statistics, sys
-t = collections.defaultdict(list); bad = 0; prel = 0.0
-for line in open(sys.argv[1]):
-    m = re.match(r'rep\d AB (\w+)\s+(\S+) (\d+) x (\d+) K (\d+): median ([\d.]+) us \(events\); (.*) \((\d+) differ, p rel ([\d.e+-]+)\)', line)
-    if not m: continue
-    b, ty, rows, v, k, us, what, nd, rel = m.groups()
-    if b.endswith('A'): ty, b = ty + '-asc', b[:-1]
-    t[(ty, int(v), int(k))].append((b, float(us)))
-    bad += int(nd) > 0
-    prel = max(prel, float(rel))
-for key in sorted(t):
-    med = {b: statistics.median([u for bb, u in t[key] if bb == b]) for b in ('base', 'ffma')}
-    print(f"{key[0]:8s} 4096 x {key[1]:6d} K {key[2]:4d}: base {med['base']:7.1f}  ffma {med['ffma']:7.1f}  ffma/base {med['ffma'] / med['base']:.3f}")
-print("runs with index differences:", bad, "; largest probability difference (relative):", f"{prel:.1e}")
-PY
+. "$P/ab_common.sh"
+ab_rounds /tmp/ffma_ab "base ffma" "$CASES" | tee "$O/ffma_ab.txt"
+ab_summary "$O/ffma_ab.txt" "base ffma"

@@ -28,29 +28,6 @@ for i in $(seq 1 60); do n=0; for b in $B; do [ -x /tmp/lean_ab/$b ] && n=$((n +
 for b in $B; do [ -x /tmp/lean_ab/$b ] || { echo "build $b failed"; exit 1; }; done
 # CASES overrides the list (type:V:K:sd, sd -1 = ascending rows), e.g. CASES="bf16:50257:10:10 f16:32000:10:10".
 CASES=${CASES:-"bf16:50257:10:10 f16:50257:10:10 bf16:151936:10:10 f16:151936:10:10 bf16:32000:10:10 f16:32000:10:10 bf16:50257:32:10 f16:50257:32:10 f32:50257:10:10 bf16:50257:10:-1 f16:50257:10:-1"}
-for rep in 1 2 3; do
-  for c in $CASES; do
-    IFS=: read -r ty v k sd <<< "$c"
-    if [ $((rep % 2)) = 1 ]; then ord="base lean lean8"; else ord="lean8 lean base"; fi
-    for b in $ord; do
-      tag=$b; [ "$sd" = -1 ] && tag=${b}A
-      echo "rep$rep $(timeout 30 /tmp/lean_ab/$b "$ty" 4096 "$v" "$k" "$sd" "$tag" /tmp/lean_ab/ref | tail -1)"
-    done
-  done
-done | tee "$O/lean_ab.txt"
-python3 - "$O/lean_ab.txt" <<'PY'
-import collections, re, statistics, sys
-t = collections.defaultdict(list); bad = 0
-for line in open(sys.argv[1]):
-    m = re.match(r'rep\d AB (\w+)\s+(\S+) (\d+) x (\d+) K (\d+): median ([\d.]+) us \(events\); (.*)', line)
-    if not m: continue
-    b, ty, rows, v, k, us, rest = m.groups()
-    if b.endswith('A'): ty, b = ty + '-asc', b[:-1]
-    t[(ty, int(v), int(k))].append((b, float(us)))
-    bad += 'DIFFER' in rest
-for key in sorted(t):
-    med = {b: statistics.median([u for bb, u in t[key] if bb == b]) for b in ('base', 'lean', 'lean8')}
-    print(f"{key[0]:8s} 4096 x {key[1]:6d} K {key[2]:3d}: " +
-          "  ".join(f"{b} {med[b]:7.1f}" for b in med) + f"  lean/base {med['lean'] / med['base']:.3f}")
-print("index differences:", bad)
-PY
+. "$P/ab_common.sh"
+ab_rounds /tmp/lean_ab "base lean lean8" "$CASES" | tee "$O/lean_ab.txt"
+ab_summary "$O/lean_ab.txt" "base lean lean8"
