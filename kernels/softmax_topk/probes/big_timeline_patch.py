@@ -41,8 +41,8 @@ sub(_sr, _sr.replace("        st = sr.st;\n", "        BTL(1);\n        if (big_
 sub("                end_sample();\n                if (lane == 0) *s0_slot = w.count;\n",
     "                end_sample();\n                if (lane == 0) *s0_slot = w.count;\n                BTL(1);\n"
     "                if (big_tl != nullptr && lane == 0) BTL_SLOT(15) = BTL_SLOT(8);\n")
-sub("    float M, S;\n    if (!row_stats(st, M, S)) {\n        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);\n        return true;\n    }\n    if (Sampled",
-    "    BTL(2);\n    BTS(11, w.count);\n    float M, S;\n    if (!row_stats(st, M, S)) {\n        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);\n        return true;\n    }\n    if (Sampled")
+sub("    float M, S;\n    if (!row_stats(st, M, S, row, V)) {\n        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);\n        return true;\n    }\n    if (Sampled",
+    "    BTL(2);\n    BTS(11, w.count);\n    float M, S;\n    if (!row_stats(st, M, S, row, V)) {\n        topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);\n        return true;\n    }\n    if (Sampled")
 sub("    if (!Big) STREAM_COUNT_SMALL(stl_compactions);\n", "    if (!Big) STREAM_COUNT_SMALL(stl_compactions);\n    if (Big) BTC(7, 1);\n")
 _ir = "        w = compact<true>(keys, hist, w, K, big_limit(K, cap, CountRoom ? cnt : 32 * W), lane, lane_max);\n    }\n"
 sub(_ir, _ir + "    { const unsigned ins_ = __reduce_add_sync(full_mask, __popc(bits)); BTC(8, ins_); BTC(13, 1); }\n")
