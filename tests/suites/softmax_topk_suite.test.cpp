@@ -487,7 +487,7 @@ TEST_CASE("fused_stream: bf16 K = 12..32 on each side of the devices' kernel cho
           "[gpu][softmax_topk]") {
     FUSEBENCH_REQUIRE_GPU();
     // fused_stream picks its kernel by device, K and V (fused_stream.cu, stream_small_max_k and
-    // stream_lean_slow_memory): on an H100 bf16 rows take Lean (lane-at-a-time appends) from K = 12 at
+    // stream_lean): on an H100 bf16 rows take Lean (lane-at-a-time appends) from K = 12 at
     // V <= 65536 and the K > 32 kernel from K = 20 at V <= 32768 and K = 31 at V <= 65536; on an H200
     // the K > 32 kernel from K = 16 at every V. These K and V sit on both sides of each boundary, so
     // whichever device runs this, Lean with and without the L2 prefetch, the K <= 32 kernel without

@@ -19,6 +19,7 @@ gets the runs found and the bits before and after. Instruction words are taken f
 checked against the section bytes before anything is written.
 """
 import collections
+import os
 import re
 import struct
 import subprocess
@@ -130,7 +131,6 @@ def main():
     if not total["functions"]:
         sys.exit(f"no FFMA runs found in {cubin_path} ({len(funcs)} functions parsed)")
     open(out_exe, "wb").write(exe)
-    import os
     os.chmod(out_exe, 0o755)
     summary = f"mode {mode}: {dict(total)}"
     open(report, "w").write("\n".join(rep + [summary]) + "\n")
