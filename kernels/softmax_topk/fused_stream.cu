@@ -312,56 +312,88 @@ __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, 
     w.count += __popc(m);
 }
 
-// FUSEBENCH_STREAM_FFMA (probe builds; 0 in the library; prepared 2026-11-27, not measured): a term in
-// one FFMA, exp2(fma(x, log2e, -bl)) with bl = m log2e rounded up to a float, instead of an FADD and an
-// FMUL, exp2((x - m) log2e): 8 of ~62 instructions a 16-bit vector in the stream (the H200 runs the
-// 16-bit stream issue-bound). x log2e - bl = (x - m) log2e + r exactly, with r = m log2e - bl in
-// (-ulp(bl), 0]: the lane's sum carries the factor 2^r, which a rescale keeps (it multiplies by
-// exp2(bl_old - bl_new)) and the row end takes out (each lane's sum times exp2(fma(-M, log2e, bl)), the
-// product exact inside the FFMA). Rounding bl up makes r <= 0, so no term exceeds 1 and no sum overflows,
-// whatever the magnitudes; a lane whose maximum is hugely negative (a -1e30 or FLT_MAX-masked prefix)
-// keeps a finite sum that its rescale or the row end multiplies by 0, which is its true share. What is
-// new is the rounding of t + r, 2^-24 (|t| + |r|) in the exponent: negligible while |bl| < 2^24, so rows
-// with 2^20 < |M| < inf have their sum taken again exactly by a pass over the row (exact_row_sum; the
-// adversarial `huge` kind, +-1e30, is such a row: read twice). NaN and +inf rows end NaN as before.
-// A CPU emulation of this arithmetic (float32 rounding, 32 lanes of 256, rows N(0, 10) in bf16, N(0, 1),
-// offsets 3000 / -5e5 / 9e5, +-1e30, -1e30- and -FLT_MAX-masked prefixes, 1e7, a 2.5e38 maximum, 30% -inf,
-// lanes at -2e6 and -1e10 beside a row max near 0): S within 2.3e-7 of the double-precision sum on every
-// row, the exact pass taken only on the +-1e30, 1e7 and 2.5e38 rows. The form of topk8 (NOTES "topk8",
-// bl rounded to nearest, no row-end check) failed the extreme rows.
+// One-FFMA terms (16-bit types; FUSEBENCH_STREAM_FFMA): a term is exp2(fma(x, c, -bl)), one FFMA,
+// instead of exp2((x - m) log2e), an FADD and an FMUL: 8 of ~62 instructions a 16-bit vector (the
+// H200 runs the 16-bit stream issue-bound). A lane keeps c and bl by the size of its maximum m:
+// - |m| < 2^30: c = log2e, bl = m log2e rounded up to a float. x log2e - bl = (x - m) log2e + r
+//   exactly, r = m log2e - bl in (-ulp(bl), 0]: the lane's sum carries the factor 2^r, which a
+//   rescale keeps (it multiplies by exp2(bl_old - bl_new)) and the row end takes out (each lane's sum
+//   times exp2(fma(-M, c, bl)), the product exact inside the FFMA). Rounding up makes r <= 0: no term
+//   exceeds 1 and no lane's sum overflows. The rounding of t + r costs 2^-24 (|t| + |r|) in the
+//   exponent, negligible while |bl| < 2^24; rows with 2^20 < |M| < 2^30 have their sum taken again
+//   by an exact pass over the row (exact_row_sum; no input kind of the suites lies there).
+// - |m| >= 2^30 (+inf included): c = 1, bl = m, a term exp2(x - m). Floats of that size differ by 64
+//   or more, so exp(x - m) is 1 for x = m and below e^-64 otherwise, and so is exp2(x - m): the lane's
+//   sum counts its elements equal to m, which is its true sum to float precision. A rescale that
+//   enters or leaves this form zeroes the sum (the old terms are 64 or more below the new maximum).
+//   The adversarial `huge` rows (+-1e30) and -1e30- / -FLT_MAX-masked lanes stay on the fast path.
+// NaN and +inf rows end NaN as before (x - inf with x = inf is NaN). CPU emulation of the arithmetic
+// (probes/ffma_emulation.py, float32 rounding, 21 kinds of row from N(0, 1) to +-1e30, masked
+// prefixes, ties at a huge maximum, rows across 2^30): S within 2.3e-7 of a double-precision sum.
+// H200 (probes/ffma_ab.sh, 2026-11-27, the form with the exact pass for every |M| > 2^20): 16-bit
+// 0.2-1.8% faster from K = 10 to 1024, fp32 +0.1 / +0.5% slower, so fp32 keeps the two-op term.
+// FUSEBENCH_STREAM_FFMA: 2 (the library) one-FFMA terms for 16-bit types, 1 for every type, 0 none.
 #ifndef FUSEBENCH_STREAM_FFMA
-#define FUSEBENCH_STREAM_FFMA 0
+#define FUSEBENCH_STREAM_FFMA 2
 #endif
+template <class T>
+constexpr bool ffma_terms = FUSEBENCH_STREAM_FFMA == 1 || (FUSEBENCH_STREAM_FFMA == 2 && sizeof(T) == 2);
+// FUSEBENCH_FFMA_HUGE (probe builds): 1 the c = 1 form above; 0 without it, every row with |M| > 2^20
+// summed again by the exact pass (the first form measured, no branch in the terms).
+#ifndef FUSEBENCH_FFMA_HUGE
+#define FUSEBENCH_FFMA_HUGE 1
+#endif
+constexpr bool ffma_with_huge = FUSEBENCH_FFMA_HUGE != 0;
+constexpr float ffma_huge = ffma_with_huge ? 0x1p30f : INFINITY;
 
 struct lane_stats {
     float m = -INFINITY;  // running max of the lane's logits (NaN never wins fmaxf)
     float s = 0.0f;       // sum of exp(x - base); NaN once a NaN or (+inf with m = +inf) was added
     float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0);
-                          // FUSEBENCH_STREAM_FFMA: bl = m log2e rounded up (0 while m = -inf)
+                          // one-FFMA terms: bl while |m| < 2^30, m from there (above; 0 while m = -inf)
 };
+// One-FFMA terms: the lane's maximum is in the c = 1 form (|m| >= 2^30, +inf, or -inf before any term).
+__device__ __forceinline__ bool ffma_lane_huge(float m) { return ffma_with_huge && fabsf(m) >= ffma_huge; }
 
-// The vector maximum first, one rescale when it rises, then the terms.
-__device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
+// The vector maximum first, one rescale when it rises, then the terms (F: one-FFMA terms).
+template <bool F> __device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
     if (vmax > st.m) {
-#if FUSEBENCH_STREAM_FFMA
-        const float bl = __fmul_ru(vmax, log2e);
-        st.s *= fast_exp2(fminf(st.base - bl, 0.0f));  // m = -inf: base 0 and s 0; the min keeps exp2 finite
-        st.m = vmax;
-        st.base = bl;
-#else
-        st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
-        st.m = vmax;
-        st.base = vmax;
-#endif
+        if constexpr (F) {
+            const bool huge = ffma_lane_huge(vmax);
+            const float bl = huge ? vmax : __fmul_ru(vmax, log2e);
+            // m = -inf counts as huge: s was 0. A NaN sum stays NaN (NaN * 0). (Without the c = 1
+            // form, m = -inf has base 0 and s 0, and the min keeps exp2 finite.)
+            st.s *= huge || ffma_lane_huge(st.m) ? 0.0f : fast_exp2(fminf(st.base - bl, 0.0f));
+            st.m = vmax;
+            st.base = bl;
+        } else {
+            st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
+            st.m = vmax;
+            st.base = vmax;
+        }
     }
 }
-// One term of a lane's sum, exp(x - m), against the lane's base (see lane_stats).
-__device__ __forceinline__ float term_of(float x, float base) {
-#if FUSEBENCH_STREAM_FFMA
-    return fast_exp2(fmaf(x, log2e, -base));
-#else
-    return fast_exp2((x - base) * log2e);
-#endif
+// The terms exp(x - m) of n values into the lane's sum, against its statistics after the rescale
+// (see lane_stats). One-FFMA terms: the c = 1 form is a branch around the loop (taken in rows of
+// huge logits only), so c is never a live register (a per-lane c cost the 16-bit K <= 32 kernels
+// up to 92 bytes of spill stores at their 64 registers).
+template <bool F, int N, class Get> __device__ __forceinline__ void add_terms(lane_stats& st, Get&& get) {
+    const float base = st.base;
+    if constexpr (F && ffma_with_huge) {
+        if (ffma_lane_huge(st.m)) {
+#pragma unroll
+            for (int e = 0; e < N; ++e) st.s += fast_exp2(get(e) - base);
+        } else {
+#pragma unroll
+            for (int e = 0; e < N; ++e) st.s += fast_exp2(fmaf(get(e), log2e, -base));
+        }
+    } else if constexpr (F) {
+#pragma unroll
+        for (int e = 0; e < N; ++e) st.s += fast_exp2(fmaf(get(e), log2e, -base));
+    } else {
+#pragma unroll
+        for (int e = 0; e < N; ++e) st.s += fast_exp2((get(e) - base) * log2e);
+    }
 }
 
 template <class T> __device__ __forceinline__ float elem_at(const vec16<T>& v, int e) { return to_f32(v.v[e]); }
@@ -529,15 +561,11 @@ template <class T, bool Lean = false> __device__ __forceinline__ float consume_s
     } else {
         vm = vec_max(v);
     }
-    rescale_to(st, vm);
-    const float base = st.base;
-#pragma unroll
-    for (int e = 0; e < W; ++e) {
-        if constexpr (Lean) {
-            st.s += term_of(lean_elem(v, e), base);
-        } else {
-            st.s += term_of(elem_at(v, e), base);
-        }
+    rescale_to<ffma_terms<T>>(st, vm);
+    if constexpr (Lean) {
+        add_terms<ffma_terms<T>, W>(st, [&](int e) { return lean_elem(v, e); });
+    } else {
+        add_terms<ffma_terms<T>, W>(st, [&](int e) { return elem_at(v, e); });
     }
     return vm;
 }
@@ -798,15 +826,14 @@ __device__ __forceinline__ void scalar_range(const T* row, std::int64_t begin, s
     for (std::int64_t b = begin; b < end; b += 32) {
         const bool ok = b + lane < end;
         const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
-        rescale_to(st, x);
-        st.s += term_of(x, st.base);
+        rescale_to<ffma_terms<T>>(st, x);
+        add_terms<ffma_terms<T>, 1>(st, [&](int) { return x; });
         if (__any_sync(full_mask, x > w.thr))
             append_one<Big>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane), st.m);
     }
 }
 
-#if FUSEBENCH_STREAM_FFMA
-// The row's sum of exp(x - M), element by element (FUSEBENCH_STREAM_FFMA's rows with 2^20 < |M| < inf).
+// The row's sum of exp(x - M), element by element (one-FFMA rows with 2^20 < |M| < 2^30, above).
 template <class T> __device__ __noinline__ float exact_row_sum(const T* row, std::int64_t V, float M) {
     const int lane = static_cast<int>(threadIdx.x & 31u);
     float s = 0.0f;
@@ -815,7 +842,6 @@ template <class T> __device__ __noinline__ float exact_row_sum(const T* row, std
     for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(full_mask, s, o);
     return s;
 }
-#endif
 // The row's max M and sum S = sum exp(x - M) across the warp; false when the row has no finite
 // softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf).
 template <class T>
@@ -823,19 +849,20 @@ __device__ __forceinline__ bool row_stats(const lane_stats& st, float& M, float&
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
-#if FUSEBENCH_STREAM_FFMA
-    S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
-#else
-    S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
-#endif
+    if constexpr (ffma_terms<T>) {
+        // s == 0 covers m = -inf; c = 1 lanes: exp2(m - M), 1 or below 2^-64 (exp(m - M) is too)
+        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(fmaf(-M, ffma_lane_huge(st.m) ? 1.0f : log2e, st.base));
+    } else {
+        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
+    }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
-#if FUSEBENCH_STREAM_FFMA
-    if (fabsf(M) > 0x1p20f && fabsf(M) != INFINITY) S = exact_row_sum(row, V, M);
-#else
-    (void)row;
-    (void)V;
-#endif
+    if constexpr (ffma_terms<T>) {
+        if (fabsf(M) > 0x1p20f && fabsf(M) < ffma_huge) S = exact_row_sum(row, V, M);
+    } else {
+        (void)row;
+        (void)V;
+    }
     return !(S != S || M == INFINITY || M == -INFINITY);
 }
 

@@ -436,8 +436,13 @@ TEST_CASE("fused_stream: rows of extreme logits next to ordinary ones, in bf16 a
     // row (probability 0.2 each, lower indices first), the rest small; row 1: ordinary logits; row 2:
     // one 3e38 above ties at 2.4e38; row 3: +-(0.5..1.5)e30 (the adversarial kind "huge"); row 4: the
     // first 4096 entries -1e30 (lanes whose running maximum starts huge and negative), the rest
-    // ordinary. K <= 32 (K = 7) and K > 32 (sampled: 100, 300); bf16 (logits rounded) and fp32.
-    const std::int64_t rows = 5, V = 20000;
+    // ordinary. Rows 5-8 for the 16-bit one-FFMA terms (fused_stream.cu, above lane_stats_t): row 5,
+    // 1e7 + 4 sin (the range 2^20 < |M| < 2^30 that its exact pass sums again; all ties in bf16);
+    // row 6, 2^29 (1 + 3 frac) across 2^30 (lanes on each side of the c = 1 form); row 7, every
+    // entry -1e30 (a uniform softmax from lanes in the c = 1 form); row 8, 2^30 - 2^22 (j mod 7):
+    // ties at 2^30 beside lanes whose maximum is 2^22 below it. K <= 32 (K = 7) and K > 32
+    // (sampled: 100, 300); bf16 (logits rounded) and fp32.
+    const std::int64_t rows = 9, V = 20000;
     const std::int64_t K = GENERATE(7, 100, 300);
     std::vector<float> x(static_cast<std::size_t>(rows * V));
     for (std::int64_t r = 0; r < rows; ++r)
@@ -451,6 +456,13 @@ TEST_CASE("fused_stream: rows of extreme logits next to ordinary ones, in bf16 a
         x[static_cast<std::size_t>(3 * V + j)] = (j % 2 == 0 ? 1e30f : -1e30f) * (1.0f + 0.5f * u);
     }
     for (std::int64_t j = 0; j < 4096; ++j) x[static_cast<std::size_t>(4 * V + j)] = -1e30f;
+    for (std::int64_t j = 0; j < V; ++j) {
+        const float fr = 0.5f + 0.5f * std::sin(2.71f * static_cast<float>(j));
+        x[static_cast<std::size_t>(5 * V + j)] = 1e7f + 4.0f * std::sin(0.61f * static_cast<float>(j));
+        x[static_cast<std::size_t>(6 * V + j)] = 0x1p29f * (1.0f + 3.0f * fr);
+        x[static_cast<std::size_t>(7 * V + j)] = -1e30f;
+        x[static_cast<std::size_t>(8 * V + j)] = 0x1p30f - 0x1p22f * static_cast<float>(j % 7);
+    }
     const bool bf16 = GENERATE(true, false);
     CAPTURE(bf16);
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);
