@@ -312,58 +312,48 @@ __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, 
     w.count += __popc(m);
 }
 
-// One-FFMA terms (16-bit types; FUSEBENCH_STREAM_FFMA): a term is exp2(fma(x, c, -bl)), one FFMA,
-// instead of exp2((x - m) log2e), an FADD and an FMUL: 8 of ~62 instructions a 16-bit vector (the
-// H200 runs the 16-bit stream issue-bound). A lane keeps c and bl by the size of its maximum m:
-// - |m| < 2^30: c = log2e, bl = m log2e rounded up to a float. x log2e - bl = (x - m) log2e + r
-//   exactly, r = m log2e - bl in (-ulp(bl), 0]: the lane's sum carries the factor 2^r, which a
-//   rescale keeps (it multiplies by exp2(bl_old - bl_new)) and the row end takes out (each lane's sum
-//   times exp2(fma(-M, c, bl)), the product exact inside the FFMA). Rounding up makes r <= 0: no term
-//   exceeds 1 and no lane's sum overflows. The rounding of t + r costs 2^-24 (|t| + |r|) in the
-//   exponent, negligible while |bl| < 2^24; rows with 2^20 < |M| < 2^30 have their sum taken again
-//   by an exact pass over the row (exact_row_sum; no input kind of the suites lies there).
-// - |m| >= 2^30 (+inf included): c = 1, bl = m, a term exp2(x - m). Floats of that size differ by 64
-//   or more, so exp(x - m) is 1 for x = m and below e^-64 otherwise, and so is exp2(x - m): the lane's
-//   sum counts its elements equal to m, which is its true sum to float precision. A rescale that
-//   enters or leaves this form zeroes the sum (the old terms are 64 or more below the new maximum).
-//   The adversarial `huge` rows (+-1e30) and -1e30- / -FLT_MAX-masked lanes stay on the fast path.
-// NaN and +inf rows end NaN as before (x - inf with x = inf is NaN). CPU emulation of the arithmetic
-// (probes/ffma_emulation.py, float32 rounding, 21 kinds of row from N(0, 1) to +-1e30, masked
-// prefixes, ties at a huge maximum, rows across 2^30): S within 2.3e-7 of a double-precision sum.
-// H200 (probes/ffma_ab.sh, 2026-11-27, the form with the exact pass for every |M| > 2^20): 16-bit
-// 0.2-1.8% faster from K = 10 to 1024, fp32 +0.1 / +0.5% slower, so fp32 keeps the two-op term.
-// FUSEBENCH_STREAM_FFMA: 2 (the library) one-FFMA terms for 16-bit types, 1 for every type, 0 none.
+// One-FFMA terms (fused_stream in 16-bit; FUSEBENCH_STREAM_FFMA): a term is exp2(fma(x, log2e, -bl)),
+// one FFMA, instead of exp2((x - m) log2e), an FADD and an FMUL: 8 of ~62 instructions a 16-bit vector
+// (the H200 runs the 16-bit stream issue-bound). bl = m log2e rounded up to a float. x log2e - bl =
+// (x - m) log2e + r exactly, r = m log2e - bl in (-ulp(bl), 0]: the lane's sum carries the factor
+// 2^r, which a rescale keeps (it multiplies by exp2(min(bl_old - bl_new, 0))) and the row end takes
+// out (each lane's sum times exp2(fma(-M, log2e, bl)), the product exact inside the FFMA). Rounding up
+// makes r <= 0, so no term exceeds 1 and no lane's sum overflows, whatever the magnitudes; a lane whose
+// maximum is hugely negative (a -1e30- or -FLT_MAX-masked prefix) keeps a finite sum that its rescale
+// or the row end multiplies by 0, its true share. What is new is the rounding of t + r, 2^-24 (|t| +
+// |r|) in the exponent: negligible while |bl| < 2^24, so rows with 2^20 < |M| < inf have their sum
+// taken again by an exact pass over the row (exact_row_sum: the adversarial `huge` rows, +-1e30, are
+// read twice). NaN and +inf rows end NaN as before. CPU emulation (probes/ffma_emulation.py, float32
+// rounding, 19 kinds of row): S within 2.3e-7 of a double-precision sum.
+// Where: fused_stream's 16-bit kernels. fp32 keeps the two-op term (H200: +0.2 / +0.6% with one FFMA),
+// and so does fused_stream_resample's sampled pass and retry (its order-robust pass should not read
+// `huge` rows twice); its rows without a sample (P = 1, short rows) share fused_stream's kernel.
+// H200 (probes/ffma_ab.sh, 2026-11-27, GPU-?): 16-bit K <= 256 0.4-1.9% faster, K = 1024 +0.6%.
+// A form without the exact pass (lanes with |m| >= 2^30 summing exp2(x - m), a branch in the terms)
+// cost the 16-bit K <= 32 kernels 48-92 bytes of spills at their 64 registers and was 0.5-10.7%
+// slower than the two-op terms on the same H200: not kept (NOTES, 2026-11-27).
+// FUSEBENCH_STREAM_FFMA (probe builds): 2 the library's choice above, 0 nowhere, 1 fp32 too.
 #ifndef FUSEBENCH_STREAM_FFMA
 #define FUSEBENCH_STREAM_FFMA 2
 #endif
 template <class T>
 constexpr bool ffma_terms = FUSEBENCH_STREAM_FFMA == 1 || (FUSEBENCH_STREAM_FFMA == 2 && sizeof(T) == 2);
-// FUSEBENCH_FFMA_HUGE (probe builds): 1 the c = 1 form above; 0 without it, every row with |M| > 2^20
-// summed again by the exact pass (the first form measured, no branch in the terms).
-#ifndef FUSEBENCH_FFMA_HUGE
-#define FUSEBENCH_FFMA_HUGE 1
-#endif
-constexpr bool ffma_with_huge = FUSEBENCH_FFMA_HUGE != 0;
-constexpr float ffma_huge = ffma_with_huge ? 0x1p30f : INFINITY;
 
-struct lane_stats {
+// A lane's running statistics; F: one-FFMA terms (above). The flag rides on the type, so the functions
+// that take a lane's statistics follow the kernel's choice.
+template <bool F> struct lane_stats_t {
     float m = -INFINITY;  // running max of the lane's logits (NaN never wins fmaxf)
     float s = 0.0f;       // sum of exp(x - base); NaN once a NaN or (+inf with m = +inf) was added
     float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0);
-                          // one-FFMA terms: bl while |m| < 2^30, m from there (above; 0 while m = -inf)
+                          // F: bl (above; 0 while m = -inf)
 };
-// One-FFMA terms: the lane's maximum is in the c = 1 form (|m| >= 2^30, +inf, or -inf before any term).
-__device__ __forceinline__ bool ffma_lane_huge(float m) { return ffma_with_huge && fabsf(m) >= ffma_huge; }
 
-// The vector maximum first, one rescale when it rises, then the terms (F: one-FFMA terms).
-template <bool F> __device__ __forceinline__ void rescale_to(lane_stats& st, float vmax) {
+// The vector maximum first, one rescale when it rises, then the terms.
+template <bool F> __device__ __forceinline__ void rescale_to(lane_stats_t<F>& st, float vmax) {
     if (vmax > st.m) {
         if constexpr (F) {
-            const bool huge = ffma_lane_huge(vmax);
-            const float bl = huge ? vmax : __fmul_ru(vmax, log2e);
-            // m = -inf counts as huge: s was 0. A NaN sum stays NaN (NaN * 0). (Without the c = 1
-            // form, m = -inf has base 0 and s 0, and the min keeps exp2 finite.)
-            st.s *= huge || ffma_lane_huge(st.m) ? 0.0f : fast_exp2(fminf(st.base - bl, 0.0f));
+            const float bl = __fmul_ru(vmax, log2e);
+            st.s *= fast_exp2(fminf(st.base - bl, 0.0f));  // m = -inf: base 0 and s 0; the min keeps exp2 finite
             st.m = vmax;
             st.base = bl;
         } else {
@@ -373,26 +363,12 @@ template <bool F> __device__ __forceinline__ void rescale_to(lane_stats& st, flo
         }
     }
 }
-// The terms exp(x - m) of n values into the lane's sum, against its statistics after the rescale
-// (see lane_stats). One-FFMA terms: the c = 1 form is a branch around the loop (taken in rows of
-// huge logits only), so c is never a live register (a per-lane c cost the 16-bit K <= 32 kernels
-// up to 92 bytes of spill stores at their 64 registers).
-template <bool F, int N, class Get> __device__ __forceinline__ void add_terms(lane_stats& st, Get&& get) {
-    const float base = st.base;
-    if constexpr (F && ffma_with_huge) {
-        if (ffma_lane_huge(st.m)) {
-#pragma unroll
-            for (int e = 0; e < N; ++e) st.s += fast_exp2(get(e) - base);
-        } else {
-#pragma unroll
-            for (int e = 0; e < N; ++e) st.s += fast_exp2(fmaf(get(e), log2e, -base));
-        }
-    } else if constexpr (F) {
-#pragma unroll
-        for (int e = 0; e < N; ++e) st.s += fast_exp2(fmaf(get(e), log2e, -base));
+// One term of a lane's sum, exp(x - m), against the lane's base (see lane_stats_t).
+template <bool F> __device__ __forceinline__ float term_of(float x, const lane_stats_t<F>& st) {
+    if constexpr (F) {
+        return fast_exp2(fmaf(x, log2e, -st.base));
     } else {
-#pragma unroll
-        for (int e = 0; e < N; ++e) st.s += fast_exp2((get(e) - base) * log2e);
+        return fast_exp2((x - st.base) * log2e);
     }
 }
 
@@ -553,7 +529,8 @@ template <class T> __device__ __forceinline__ float vec_max_lean(const vec16<T>&
 // A vector's terms into the lane's statistics (its max first, one rescale when that rises); returns
 // the vector's max. Lean: the element reads above (the same values). (A tree sum of a vector's terms, a
 // shorter FADD chain, was 0.3-1.9% slower than Lean on an H100 and slower on an H200: NOTES, 2026-11-27.)
-template <class T, bool Lean = false> __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats& st) {
+template <class T, bool Lean = false, bool F>
+__device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats_t<F>& st) {
     constexpr int W = vec16<T>::n;
     float vm;
     if constexpr (Lean) {
@@ -561,11 +538,15 @@ template <class T, bool Lean = false> __device__ __forceinline__ float consume_s
     } else {
         vm = vec_max(v);
     }
-    rescale_to<ffma_terms<T>>(st, vm);
-    if constexpr (Lean) {
-        add_terms<ffma_terms<T>, W>(st, [&](int e) { return lean_elem(v, e); });
-    } else {
-        add_terms<ffma_terms<T>, W>(st, [&](int e) { return elem_at(v, e); });
+    rescale_to(st, vm);
+    const lane_stats_t<F> base = st;
+#pragma unroll
+    for (int e = 0; e < W; ++e) {
+        if constexpr (Lean) {
+            st.s += term_of(lean_elem(v, e), base);
+        } else {
+            st.s += term_of(elem_at(v, e), base);
+        }
     }
     return vm;
 }
@@ -592,8 +573,8 @@ __device__ __forceinline__ void park_if(bool pred, const vec16<T>& v, std::uint3
 // 43% of the instructions at K = 256). Otherwise (K <= 32, candidates rare after the seeded
 // threshold) the elements are appended at once. Room was made by the caller. Masked-off elements
 // are -inf and contribute nothing.
-template <class T, bool Deferred>
-__device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+template <class T, bool Deferred, bool F>
+__device__ __forceinline__ void consume_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats_t<F>& st,
                                             std::uint64_t* keys, const vec_list<T>& list, sel_state& w) {
     const float vm = consume_stats(v, st);
     if (Deferred) {
@@ -652,8 +633,8 @@ __device__ __forceinline__ void append_lanes_lean(const vec16<T>& v, std::uint32
 #ifndef FUSEBENCH_LEAN_LANES_MAX
 #define FUSEBENCH_LEAN_LANES_MAX 4
 #endif
-template <class T>
-__device__ __forceinline__ void consume_vec_lean(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+template <class T, bool F>
+__device__ __forceinline__ void consume_vec_lean(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats_t<F>& st,
                                                  std::uint64_t* keys, sel_state& w) {
     const float vm = consume_stats<T, true>(v, st);
     const unsigned m = __ballot_sync(full_mask, vm > w.thr);
@@ -673,8 +654,8 @@ __device__ __forceinline__ void consume_vec_lean(const vec16<T>& v, std::uint32_
 // values tie (all_equal) parks every vector that reaches the threshold's value, each then rejected
 // element by element in a drain. In the main kernels' stream loop the same vote cost random logits
 // 1-3.8% (NOTES.md, "topkadv"), so they keep the plain vote and hand such rows to the retry kernel.
-template <class T>
-__device__ __forceinline__ void park_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+template <class T, bool F>
+__device__ __forceinline__ void park_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats_t<F>& st,
                                          const unsigned* hist, const vec_list<T>& list, sel_state& w) {
     const float vm = consume_stats(v, st);
     bool pred = vm > w.thr;
@@ -684,8 +665,8 @@ __device__ __forceinline__ void park_vec(const vec16<T>& v, std::uint32_t idx0, 
     park_if(pred, v, idx0, lane, list, w);
 }
 
-template <class T, bool IndexAware>
-__device__ __forceinline__ void vote_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats& st,
+template <class T, bool IndexAware, bool F>
+__device__ __forceinline__ void vote_vec(const vec16<T>& v, std::uint32_t idx0, int lane, lane_stats_t<F>& st,
                                          std::uint64_t* keys, const unsigned* hist, const vec_list<T>& list,
                                          sel_state& w) {
     if constexpr (IndexAware) park_vec<T>(v, idx0, lane, st, hist, list, w);
@@ -741,9 +722,9 @@ __device__ __forceinline__ float threshold_from_spread_sample(const vec16<T>* fr
 // U - 1 to U vectors per lane stay in flight while the warp computes (v4 and the first v5 issued U
 // loads and then waited on all of them). `p` points at this lane's vector j of the batch (j = the
 // batch's first vector + lane), `idx` is its first element's index.
-template <class T, int U, bool MaskedRefill, bool Resample, std::uint32_t PF, bool Lean>
+template <class T, int U, bool MaskedRefill, bool Resample, std::uint32_t PF, bool Lean, bool F>
 __device__ __forceinline__ void consume_batch_refill(vec16<T> (&v)[U], const vec16<T>* __restrict__ p, std::uint32_t j,
-                                                     std::uint32_t nvec, std::uint32_t idx, int lane, lane_stats& st,
+                                                     std::uint32_t nvec, std::uint32_t idx, int lane, lane_stats_t<F>& st,
                                                      std::uint64_t* keys, unsigned* hist, int cap, sel_state& w,
                                                      int K) {
     constexpr int W = vec16<T>::n;
@@ -819,21 +800,21 @@ template <class T, int Align = 16> __device__ __forceinline__ row_split split_ro
 }
 
 // Elements [begin, end) one per lane per step (the scalar head and tail).
-template <bool Big, class T>
+template <bool Big, class T, bool F>
 __device__ __forceinline__ void scalar_range(const T* row, std::int64_t begin, std::int64_t end, int lane,
-                                             lane_stats& st, std::uint64_t* keys, unsigned* hist, int cap,
+                                             lane_stats_t<F>& st, std::uint64_t* keys, unsigned* hist, int cap,
                                              sel_state& w, int K) {
     for (std::int64_t b = begin; b < end; b += 32) {
         const bool ok = b + lane < end;
         const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
-        rescale_to<ffma_terms<T>>(st, x);
-        add_terms<ffma_terms<T>, 1>(st, [&](int) { return x; });
+        rescale_to(st, x);
+        st.s += term_of(x, st);
         if (__any_sync(full_mask, x > w.thr))
             append_one<Big>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane), st.m);
     }
 }
 
-// The row's sum of exp(x - M), element by element (one-FFMA rows with 2^20 < |M| < 2^30, above).
+// The row's sum of exp(x - M), element by element (one-FFMA rows with 2^20 < |M| < inf, above).
 template <class T> __device__ __noinline__ float exact_row_sum(const T* row, std::int64_t V, float M) {
     const int lane = static_cast<int>(threadIdx.x & 31u);
     float s = 0.0f;
@@ -844,21 +825,20 @@ template <class T> __device__ __noinline__ float exact_row_sum(const T* row, std
 }
 // The row's max M and sum S = sum exp(x - M) across the warp; false when the row has no finite
 // softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf).
-template <class T>
-__device__ __forceinline__ bool row_stats(const lane_stats& st, float& M, float& S, const T* row, std::int64_t V) {
+template <class T, bool F>
+__device__ __forceinline__ bool row_stats(const lane_stats_t<F>& st, float& M, float& S, const T* row, std::int64_t V) {
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
-    if constexpr (ffma_terms<T>) {
-        // s == 0 covers m = -inf; c = 1 lanes: exp2(m - M), 1 or below 2^-64 (exp(m - M) is too)
-        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(fmaf(-M, ffma_lane_huge(st.m) ? 1.0f : log2e, st.base));
+    if constexpr (F) {
+        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
     } else {
         S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
-    if constexpr (ffma_terms<T>) {
-        if (fabsf(M) > 0x1p20f && fabsf(M) < ffma_huge) S = exact_row_sum(row, V, M);
+    if constexpr (F) {
+        if (fabsf(M) > 0x1p20f && fabsf(M) != INFINITY) S = exact_row_sum(row, V, M);
     } else {
         (void)row;
         (void)V;
@@ -1301,7 +1281,7 @@ __global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
     sel_state w;
 
     const T* row = logits + r * V;
-    lane_stats st;
+    lane_stats_t<ffma_terms<T> && !Resample> st;
     const row_split rs = split_row(row, V);
     scalar_range<false>(row, 0, rs.head, lane, st, keys, hist, cap, w, K);
 
@@ -1415,13 +1395,13 @@ __device__ __forceinline__ void seed_first_batch(const vec16<T> (&v)[U], int Kc,
     __syncwarp();
     w.thr = nextafterf(ft, -INFINITY);
 }
-struct sample_result {
-    lane_stats st;
+template <bool F> struct sample_result {
+    lane_stats_t<F> st;
     float thr;
     int count;  // composites in the buffer; -1: the row goes in order; -2 (Ties): every group max equal
 };
-template <class T, int U, bool Ties = false, bool Runs = false, bool Scan = false>
-__device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, std::uint32_t nfull, std::uint32_t stride,
+template <class T, int U, bool Ties = false, bool Runs = false, bool Scan = false, bool F = false>
+__device__ __forceinline__ sample_result<F> sample_by_maxima(const vec16<T>* vrow, std::uint32_t nfull, std::uint32_t stride,
                                                        std::uint32_t hd, std::uint32_t keys_s, std::uint32_t hist_s,
                                                        std::uint32_t list_s, int cap, int K, int r) {
     constexpr int W = vec16<T>::n;
@@ -1429,7 +1409,7 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
     auto* keys = static_cast<std::uint64_t*>(__cvta_shared_to_generic(keys_s));
     auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
     auto* list_vec = static_cast<vec16<T>*>(__cvta_shared_to_generic(list_s));
-    lane_stats st;
+    lane_stats_t<F> st;
     sel_state w;
     constexpr int id_cap = list_cap<U> * 4;  // slot ids (32-bit) in the list's vector room
     // Runs: the row's units are runs of U consecutive steps (nfull / U of them), one a batch; the
@@ -1574,7 +1554,9 @@ __device__ __forceinline__ sample_result sample_by_maxima(const vec16<T>* vrow, 
 // cannot fail in any order (the "safe sample"), and its last U steps are read first too (rows that
 // rise along the index then set a high threshold at once; rows that fall do with the sample's first
 // steps right after); no row is given up.
-template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0, bool Runs = false, bool Wide = false>
+// Plain: the two-op terms whatever T (fused_stream_resample's in-order pass; see lane_stats_t).
+template <class T, int U, bool Sampled, bool ByMaxima = false, int Mode = 0, bool Runs = false, bool Wide = false,
+          bool Plain = false>
 __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint32_t hd, std::uint32_t nvec, int K,
                                          int cap, int P, int r_sample, std::uint64_t* keys, unsigned* hist,
                                          const vec_list<T>& list, float* p_out, std::int32_t* i_out, int lane) {
@@ -1588,7 +1570,8 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     const auto* vrow = reinterpret_cast<const vec16<T>*>(row + hd);
     if (lane == 0) cthr_of(hist) = cthr_start;
     __syncwarp();
-    lane_stats st;
+    constexpr bool F = ffma_terms<T> && Mode == 0 && !Plain;
+    lane_stats_t<F> st;
     sel_state w;
     const std::uint32_t stride = Sampled ? static_cast<std::uint32_t>(P) : 1u;
     // ByMaxima: phase 0 (the sample) goes through sample_by_maxima, which leaves its threshold and
@@ -1598,7 +1581,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // FUSEBENCH_BIG_SEED (on in the library): the parked sample's / in-order pass' first batch seeds cthr.
     constexpr bool big_seed = FUSEBENCH_BIG_SEED != 0 && sizeof(T) == 2 && !maxima && Mode == 0 && !Wide && !Runs;
     if constexpr (maxima) {
-        const sample_result sr = sample_by_maxima<T, U, Mode == 1, Runs, scan16>(
+        const sample_result<F> sr = sample_by_maxima<T, U, Mode == 1, Runs, scan16, F>(
             vrow, nfull, stride, hd, static_cast<std::uint32_t>(__cvta_generic_to_shared(keys)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(hist)),
             static_cast<std::uint32_t>(__cvta_generic_to_shared(list.vec)), cap, K, r_sample);
@@ -1868,7 +1851,8 @@ __device__ __noinline__ void big_pass_in_order(const T* row, std::int64_t V, std
     auto* hist = static_cast<unsigned*>(__cvta_shared_to_generic(hist_s));
     const vec_list<T> list{static_cast<vec16<T>*>(__cvta_shared_to_generic(list_vec_s)),
                            static_cast<std::uint32_t*>(__cvta_shared_to_generic(list_idx_s))};
-    big_pass<T, U, false>(row, V, hd, nvec, K, cap, 1, 0, keys, hist, list, p_out, i_out, lane);
+    big_pass<T, U, false, false, 0, false, false, MarkSampled>(row, V, hd, nvec, K, cap, 1, 0, keys, hist, list, p_out,
+                                                              i_out, lane);
 }
 
 // The K > 32 kernels' shared memory (big, wide and retry kernels), per block: [keys: nwarps x cap]

