@@ -326,9 +326,10 @@ __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, 
 // read twice). NaN and +inf rows end NaN as before. CPU emulation (probes/ffma_emulation.py, float32
 // rounding, 19 kinds of row): S within 2.3e-7 of a double-precision sum.
 // Where: fused_stream's 16-bit kernels. fp32 keeps the two-op term (H200: +0.2 / +0.6% with one FFMA),
-// and so does fused_stream_resample's sampled pass and retry (its order-robust pass should not read
+// and so do fused_stream_resample's sampled pass and retry (its order-robust pass should not read
 // `huge` rows twice); its rows without a sample (P = 1, short rows) share fused_stream's kernel.
-// H200 (probes/ffma_ab.sh, 2026-11-27, GPU-?): 16-bit K <= 256 0.4-1.9% faster, K = 1024 +0.6%.
+// H200 (probes/ffma_ab.sh, 2026-11-27, GPU-8552d7c8 and GPU-e216fba8): 16-bit K <= 256 0.1-1.9% faster, K = 1024
+// -1.4 / +0.6%, fp32 +0.1-0.6% (NOTES, "One-FFMA terms").
 // A form without the exact pass (lanes with |m| >= 2^30 summing exp2(x - m), a branch in the terms)
 // cost the 16-bit K <= 32 kernels 48-92 bytes of spills at their 64 registers and was 0.5-10.7%
 // slower than the two-op terms on the same H200: not kept (NOTES, 2026-11-27).
