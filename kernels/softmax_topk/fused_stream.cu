@@ -340,6 +340,15 @@ __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, 
 template <class T>
 constexpr bool ffma_terms = FUSEBENCH_STREAM_FFMA == 1 || (FUSEBENCH_STREAM_FFMA == 2 && sizeof(T) == 2);
 
+// FUSEBENCH_STREAM_TWO_SUMS (probe builds; 0 in the library; prepared 2026-11-27, not measured): a
+// vector's odd terms go to a second running sum s2, so each sum's FADD chain is 4 long a vector, not
+// 8, with no extra add (a tree sum of a vector's terms, tried before, added none either but kept one
+// chain through the tree's root: slower, consume_stats). Costs one register and one FMUL a rescale.
+// ptxas (sm_90, 13.0): see NOTES "One-FFMA terms", last paragraph.
+#ifndef FUSEBENCH_STREAM_TWO_SUMS
+#define FUSEBENCH_STREAM_TWO_SUMS 0
+#endif
+
 // A lane's running statistics; F: one-FFMA terms (above). The flag rides on the type, so the functions
 // that take a lane's statistics follow the kernel's choice.
 template <bool F> struct lane_stats_t {
@@ -347,18 +356,36 @@ template <bool F> struct lane_stats_t {
     float s = 0.0f;       // sum of exp(x - base); NaN once a NaN or (+inf with m = +inf) was added
     float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0);
                           // F: bl (above; 0 while m = -inf)
+#if FUSEBENCH_STREAM_TWO_SUMS
+    float s2 = 0.0f;  // the vectors' odd terms (FUSEBENCH_STREAM_TWO_SUMS), against the same base
+#endif
 };
+// The lane's whole sum.
+template <bool F> __device__ __forceinline__ float lane_sum(const lane_stats_t<F>& st) {
+#if FUSEBENCH_STREAM_TWO_SUMS
+    return st.s + st.s2;
+#else
+    return st.s;
+#endif
+}
+// Both running sums times f (a rescale).
+template <bool F> __device__ __forceinline__ void scale_sums(lane_stats_t<F>& st, float f) {
+    st.s *= f;
+#if FUSEBENCH_STREAM_TWO_SUMS
+    st.s2 *= f;
+#endif
+}
 
 // The vector maximum first, one rescale when it rises, then the terms.
 template <bool F> __device__ __forceinline__ void rescale_to(lane_stats_t<F>& st, float vmax) {
     if (vmax > st.m) {
         if constexpr (F) {
             const float bl = __fmul_ru(vmax, log2e);
-            st.s *= fast_exp2(fminf(st.base - bl, 0.0f));  // m = -inf: base 0 and s 0; the min keeps exp2 finite
+            scale_sums(st, fast_exp2(fminf(st.base - bl, 0.0f)));  // m = -inf: base 0 and s 0; the min keeps exp2 finite
             st.m = vmax;
             st.base = bl;
         } else {
-            st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
+            scale_sums(st, fast_exp2((st.m - vmax) * log2e));  // m = -inf: exp2(-inf) = 0, and s was 0
             st.m = vmax;
             st.base = vmax;
         }
@@ -543,11 +570,19 @@ __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats_t<F
     const lane_stats_t<F> base = st;
 #pragma unroll
     for (int e = 0; e < W; ++e) {
+        float t;
         if constexpr (Lean) {
-            st.s += term_of(lean_elem(v, e), base);
+            t = term_of(lean_elem(v, e), base);
         } else {
-            st.s += term_of(elem_at(v, e), base);
+            t = term_of(elem_at(v, e), base);
         }
+#if FUSEBENCH_STREAM_TWO_SUMS
+        if (e % 2 == 1) {
+            st.s2 += t;
+            continue;
+        }
+#endif
+        st.s += t;
     }
     return vm;
 }
@@ -832,9 +867,11 @@ __device__ __forceinline__ bool row_stats(const lane_stats_t<F>& st, float& M, f
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
     if constexpr (F) {
-        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
+        const float s = lane_sum(st);
+        S = s == 0.0f ? 0.0f : s * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
     } else {
-        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
+        const float s = lane_sum(st);
+        S = s == 0.0f ? 0.0f : s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
