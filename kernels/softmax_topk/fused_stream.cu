@@ -866,11 +866,10 @@ __device__ __forceinline__ bool row_stats(const lane_stats_t<F>& st, float& M, f
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
+    const float s = lane_sum(st);
     if constexpr (F) {
-        const float s = lane_sum(st);
         S = s == 0.0f ? 0.0f : s * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
     } else {
-        const float s = lane_sum(st);
         S = s == 0.0f ? 0.0f : s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
     }
 #pragma unroll
