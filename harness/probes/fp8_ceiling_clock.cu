@@ -20,15 +20,18 @@
 #include "harness/cuda_check.hpp"
 #include "harness/device.hpp"
 #include "harness/sm_clock.hpp"
+#include "harness/stats.hpp"
+#include "kernels/common/cublas_handle.hpp"
+#include "kernels/common/cublaslt_handle.hpp"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -39,69 +42,68 @@ namespace {
 using fusebench::device_buffer;
 
 void lt_check(cublasStatus_t st, const char* what) {
-    if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cublasGetStatusName(st));
+    fusebench::kernels::check_cublaslt(st, "fp8_ceiling_clock", what);
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-// One timed launch of op between two events (ms).
-double time_one(const std::function<void()>& op, cudaStream_t s) {
-    cudaEvent_t a, b;
-    CUDA_CHECK(cudaEventCreate(&a));
-    CUDA_CHECK(cudaEventCreate(&b));
-    CUDA_CHECK(cudaEventRecord(a, s));
-    op();
-    CUDA_CHECK(cudaEventRecord(b, s));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    CUDA_CHECK(cudaEventDestroy(a));
-    CUDA_CHECK(cudaEventDestroy(b));
-    return ms;
-}
-
-// Back-to-back launches, each between its own events (the harness's time_reps).
+// Back-to-back launches, each between its own events (the harness's time_reps in ceilings.cpp, no warm-up).
 std::vector<double> time_back_to_back(const std::function<void()>& op, int reps, cudaStream_t s) {
-    std::vector<cudaEvent_t> ev(2 * static_cast<std::size_t>(reps));
-    for (auto& e : ev) CUDA_CHECK(cudaEventCreate(&e));
+    std::vector<fusebench::cuda_event> starts(static_cast<std::size_t>(reps)), stops(static_cast<std::size_t>(reps));
     for (int i = 0; i < reps; ++i) {
-        CUDA_CHECK(cudaEventRecord(ev[2 * i], s));
+        starts[i].record(s);
         op();
-        CUDA_CHECK(cudaEventRecord(ev[2 * i + 1], s));
+        stops[i].record(s);
     }
     CUDA_CHECK(cudaStreamSynchronize(s));
     std::vector<double> ms;
-    for (int i = 0; i < reps; ++i) {
-        float t = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]));
-        ms.push_back(t);
-    }
-    for (auto& e : ev) CUDA_CHECK(cudaEventDestroy(e));
+    for (int i = 0; i < reps; ++i) ms.push_back(stops[i].elapsed_ms_since(starts[i]));
     return ms;
 }
 
 void idle(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
-void report(const char* what, int n, const std::vector<double>& ms, const std::vector<double>& mhz) {
+void report(const std::string& what, int n, const std::vector<double>& ms, const std::vector<double>& mhz) {
     const double flops = 2.0 * n * static_cast<double>(n) * n;
     std::vector<double> tf;
     for (double t : ms) tf.push_back(flops / (t * 1e-3) * 1e-12);
-    const double med = median(tf), best = *std::max_element(tf.begin(), tf.end());
-    const double cmed = median(mhz), cmin = *std::min_element(mhz.begin(), mhz.end()),
-                 cmax = *std::max_element(mhz.begin(), mhz.end());
-    std::printf("%-22s n %5d: median %7.1f TFLOP/s, best %7.1f (%2zu samples); SM clock after %4.0f MHz (min %4.0f, max %4.0f); "
-                "median TFLOP/s per GHz %6.1f\n",
-                what, n, med, best, tf.size(), cmed, cmin, cmax, med / (cmed * 1e-3));
+    const auto r = fusebench::summarize(tf), c = fusebench::summarize(mhz);
+    std::printf(
+        "%-22s n %5d: median %7.1f TFLOP/s, best %7.1f (%2zu samples); "
+        "SM clock after %4.0f MHz (min %4.0f, max %4.0f); median TFLOP/s per GHz %6.1f\n",
+        what.c_str(), n, r.median, r.max, r.n, c.median, c.min, c.max, r.median / (c.median * 1e-3));
+}
+
+// The harness's schedule (3 warm-up launches, 20 timed back to back, the clock read once after), after
+// `rest_ms` of idle time or, with heat_s > 0, right after that many seconds of back-to-back launches.
+void harness_schedule(const std::string& what, int n, const std::function<void()>& op, cudaStream_t s, int rest_ms,
+                      int heat_s) {
+    idle(rest_ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(heat_s)) {
+        for (int i = 0; i < 10; ++i) op();
+        CUDA_CHECK(cudaStreamSynchronize(s));
+    }
+    for (int i = 0; i < 3; ++i) op();
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    report(what, n, time_back_to_back(op, 20, s), {fusebench::measure_sm_clock_mhz(s)});
+}
+
+// 20 bursts of `burst` back-to-back launches, each after a 200 ms idle gap; a burst's sample is the
+// median of its last `keep` launches, the clock read after each burst.
+void idle_bursts(const std::string& what, int n, const std::function<void()>& op, cudaStream_t s, int burst, int keep) {
+    std::vector<double> ms, mhz;
+    for (int i = 0; i < 20; ++i) {
+        idle(200);
+        const auto b = time_back_to_back(op, burst, s);
+        ms.push_back(fusebench::summarize(std::span<const double>(b).last(static_cast<std::size_t>(keep))).median);
+        mhz.push_back(fusebench::measure_sm_clock_mhz(s));
+    }
+    report(what, n, ms, mhz);
 }
 
 struct fp8_gemm {
     int n;
     device_buffer a, b, d, ws;
-    cublasLtHandle_t h = nullptr;
+    cublasLtHandle_t h = fusebench::kernels::cublaslt_handle_for_device(0);  // shared, kept for the process
     cublasLtMatmulDesc_t desc = nullptr;
     cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
     cublasLtMatmulPreference_t pref = nullptr;
@@ -115,7 +117,6 @@ struct fp8_gemm {
         const std::size_t elems = static_cast<std::size_t>(n) * n;
         fusebench::detail::launch_fill_random_fp8(a.get(), elems, 0x9abc, s);
         fusebench::detail::launch_fill_random_fp8(b.get(), elems, 0xdef0, s);
-        lt_check(cublasLtCreate(&h), "cublasLtCreate");
         lt_check(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "desc");
         const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
         lt_check(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
@@ -138,56 +139,23 @@ struct fp8_gemm {
         cublasLtMatrixLayoutDestroy(lb);
         cublasLtMatrixLayoutDestroy(la);
         cublasLtMatmulDescDestroy(desc);
-        cublasLtDestroy(h);
     }
     fp8_gemm(const fp8_gemm&) = delete;
     fp8_gemm& operator=(const fp8_gemm&) = delete;
     void run(cudaStream_t s) {
         const float alpha = 1.0f, beta = 0.0f;
-        lt_check(cublasLtMatmul(h, desc, &alpha, a.get(), la, b.get(), lb, &beta, d.get(), ld, d.get(), ld, &result.algo,
-                                ws.get(), ws.size(), s),
+        lt_check(cublasLtMatmul(h, desc, &alpha, a.get(), la, b.get(), lb, &beta, d.get(), ld, d.get(), ld,
+                                &result.algo, ws.get(), ws.size(), s),
                  "cublasLtMatmul");
     }
 };
 
 // The four schedules for one GEMM (op), n for the FLOP count.
-void schedules(const char* name, int n, const std::function<void()>& op, cudaStream_t s) {
-    const std::string nm(name);
-    {  // harness
-        idle(500);
-        for (int i = 0; i < 3; ++i) op();
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        const auto ms = time_back_to_back(op, 20, s);
-        report((nm + " harness").c_str(), n, ms, {fusebench::measure_sm_clock_mhz(s)});
-    }
-    {  // spaced
-        std::vector<double> ms, mhz;
-        for (int i = 0; i < 20; ++i) {
-            idle(200);
-            ms.push_back(time_one(op, s));
-            mhz.push_back(fusebench::measure_sm_clock_mhz(s));
-        }
-        report((nm + " spaced").c_str(), n, ms, mhz);
-    }
-    {  // heated
-        const auto t0 = std::chrono::steady_clock::now();
-        while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1)) {
-            for (int i = 0; i < 10; ++i) op();
-            CUDA_CHECK(cudaStreamSynchronize(s));
-        }
-        const auto ms = time_back_to_back(op, 20, s);
-        report((nm + " heated").c_str(), n, ms, {fusebench::measure_sm_clock_mhz(s)});
-    }
-    {  // burst
-        std::vector<double> ms, mhz;
-        for (int i = 0; i < 20; ++i) {
-            idle(200);
-            const auto b = time_back_to_back(op, 5, s);
-            ms.push_back(median({b[2], b[3], b[4]}));
-            mhz.push_back(fusebench::measure_sm_clock_mhz(s));
-        }
-        report((nm + " burst").c_str(), n, ms, mhz);
-    }
+void schedules(const std::string& name, int n, const std::function<void()>& op, cudaStream_t s) {
+    harness_schedule(name + " harness", n, op, s, 500, 0);
+    idle_bursts(name + " spaced", n, op, s, 1, 1);
+    harness_schedule(name + " heated", n, op, s, 0, 1);
+    idle_bursts(name + " burst", n, op, s, 5, 3);
 }
 
 }  // namespace
@@ -205,7 +173,8 @@ int main() {
                     maxclk.mhz ? std::to_string(static_cast<int>(*maxclk.mhz)).c_str() : "?", maxclk.source.c_str());
         for (int n : {4096, 6144, 8192}) {
             fp8_gemm g(n, s);
-            schedules("fp8 cublasLt", n, [&] { g.run(s); }, s);
+            schedules(
+                "fp8 cublasLt", n, [&] { g.run(s); }, s);
         }
         {  // the bf16 ceiling's GEMM, harness schedule only
             constexpr int n = 8192;
@@ -213,22 +182,16 @@ int main() {
             device_buffer a(elems * 2), b(elems * 2), out(elems * 2);
             fusebench::detail::launch_fill_random_16bit(a.get(), elems, true, 0x1234, s);  // as the harness: random
             fusebench::detail::launch_fill_random_16bit(b.get(), elems, true, 0x5678, s);
-            cublasHandle_t h;
-            lt_check(cublasCreate(&h), "cublasCreate");
-            lt_check(cublasSetStream(h, s), "cublasSetStream");
+            cublasHandle_t h = fusebench::kernels::cublas_handle_for_current_device();
+            fusebench::kernels::check_cublas(cublasSetStream(h, s), "cublasSetStream");
             const float alpha = 1.0f, beta = 0.0f;
             auto op = [&] {
-                lt_check(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(), CUDA_R_16BF, n, b.get(),
-                                      CUDA_R_16BF, n, &beta, out.get(), CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
-                                      CUBLAS_GEMM_DEFAULT),
-                         "cublasGemmEx");
+                fusebench::kernels::check_cublas(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(),
+                                                              CUDA_R_16BF, n, b.get(), CUDA_R_16BF, n, &beta, out.get(),
+                                                              CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                                                 "cublasGemmEx");
             };
-            idle(500);
-            for (int i = 0; i < 3; ++i) op();
-            CUDA_CHECK(cudaStreamSynchronize(s));
-            const auto ms = time_back_to_back(op, 20, s);
-            report("bf16 cublas harness", n, ms, {fusebench::measure_sm_clock_mhz(s)});
-            cublasDestroy(h);
+            harness_schedule("bf16 cublas harness", n, op, s, 500, 0);
         }
         CUDA_CHECK(cudaStreamDestroy(s));
         return 0;
