@@ -8,5 +8,4 @@
 #   OUT=/tmp/out bash kernels/softmax_topk/probes/ffma_ab.sh      (~3 min: two builds in parallel, then runs)
 # Rows of extreme logits: the test "fused_stream: rows of extreme logits next to ordinary ones" ([gpu][softmax_topk]).
 set -uo pipefail
-BASE_FLAGS="-DFUSEBENCH_STREAM_FFMA=0" KNOB_FLAGS="" NAMES="base ffma" TAG=ffma_ab \
-  exec bash "$(dirname "$0")/knob_ab.sh"
+VARIANTS="base=-DFUSEBENCH_STREAM_FFMA=0;ffma=" TAG=ffma_ab exec bash "$(dirname "$0")/knob_ab.sh"

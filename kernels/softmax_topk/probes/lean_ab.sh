@@ -9,25 +9,13 @@
 # FUSEBENCH_LEAN_LANES_MAX (default 4) is the lane count above which a step keeps append_elems;
 #   OUT=/tmp/out bash kernels/softmax_topk/probes/lean_ab.sh      (~3 min: three builds in parallel, then runs)
 set -uo pipefail
-O=${OUT:-/tmp/out}; mkdir -p "$O"
-nvidia-smi --query-gpu=name,uuid,clocks.max.sm --format=csv,noheader | tee "$O/gpu.txt"
 # FUSEBENCH_STREAM_SMALL_MAX_K=32: K = 16..32 stay in the K <= 32 kernel (on fast memory the library
 # sends fused_stream's 16-bit K >= 16 to the K > 32 kernel; fused_stream_resample keeps them here).
 # L2PF: the K <= 32 kernel's one-batch L2 prefetch, fixed for all three builds: 0 is the H200's choice (default),
 # 1 the H100's (L2PF=1 bash .../lean_ab.sh to A/B Lean under the H100's own setting).
 L2PF=${L2PF:-0}; case "$L2PF" in 0|1) ;; *) echo "L2PF must be 0 or 1"; exit 2;; esac
-echo "L2PF=$L2PF" | tee -a "$O/gpu.txt"
-NV="nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. -DFUSEBENCH_STREAM_L2PF=$L2PF -DFUSEBENCH_STREAM_SMALL_MAX_K=32"
-P=kernels/softmax_topk/probes
-mkdir -p /tmp/lean_ab/ref
-$NV -DFUSEBENCH_STREAM_LEAN=0 $P/stream_ab.cu -o /tmp/lean_ab/base &
-$NV -DFUSEBENCH_STREAM_LEAN=1 $P/stream_ab.cu -o /tmp/lean_ab/lean &
-$NV -DFUSEBENCH_STREAM_LEAN=1 -DFUSEBENCH_LEAN_LANES_MAX=8 $P/stream_ab.cu -o /tmp/lean_ab/lean8 &
-B="base lean lean8"
-for i in $(seq 1 60); do n=0; for b in $B; do [ -x /tmp/lean_ab/$b ] && n=$((n + 1)); done; [ $n = 3 ] && break; sleep 5; done
-for b in $B; do [ -x /tmp/lean_ab/$b ] || { echo "build $b failed"; exit 1; }; done
 # CASES overrides the list (type:V:K:sd, sd -1 = ascending rows), e.g. CASES="bf16:50257:10:10 f16:32000:10:10".
-CASES=${CASES:-"bf16:50257:10:10 f16:50257:10:10 bf16:151936:10:10 f16:151936:10:10 bf16:32000:10:10 f16:32000:10:10 bf16:50257:32:10 f16:50257:32:10 f32:50257:10:10 bf16:50257:10:-1 f16:50257:10:-1"}
-. "$P/ab_common.sh"
-ab_rounds /tmp/lean_ab "base lean lean8" "$CASES" | tee "$O/lean_ab.txt"
-ab_summary "$O/lean_ab.txt" "base lean lean8"
+CASES=${CASES:-"bf16:50257:10:10 f16:50257:10:10 bf16:151936:10:10 f16:151936:10:10 bf16:32000:10:10 f16:32000:10:10 bf16:50257:32:10 f16:50257:32:10 f32:50257:10:10 bf16:50257:10:-1 f16:50257:10:-1"} \
+  COMMON_FLAGS="-DFUSEBENCH_STREAM_L2PF=$L2PF -DFUSEBENCH_STREAM_SMALL_MAX_K=32" TAG=lean_ab \
+  VARIANTS="base=-DFUSEBENCH_STREAM_LEAN=0;lean=-DFUSEBENCH_STREAM_LEAN=1;lean8=-DFUSEBENCH_STREAM_LEAN=1 -DFUSEBENCH_LEAN_LANES_MAX=8" \
+  exec bash "$(dirname "$0")/knob_ab.sh"
