@@ -6,7 +6,8 @@
 // std^2) logits (cold L2: a 256 MB memset before each launch), prints the launch's time (events,
 // median of 5 launches without stamps) and, for the launch with stamps, the distribution of each
 // point over the rows (us from the earliest row start), the time of each phase per row, and the
-// row ends grouped by how many rows their SM held. Build by hand on a GPU machine from the root:
+// row ends grouped by how many rows their SM held, and the balance report (balance_report below: how far
+// apart the rows of a block and of an SM end, and what sharing the work would bound). Build by hand on a GPU machine from the root:
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -lineinfo -arch=sm_90 -I. \
 //        kernels/softmax_topk/probes/stream_timeline.cu -o stream_timeline
 //   ./stream_timeline f32|bf16|f16 rows V K std
@@ -25,6 +26,53 @@
 #include <vector>
 
 namespace fk = fusebench::kernels;
+
+// How unevenly the rows of one block and of one SM progress, and what balancing the work among the warps
+// of a block or of an SM could buy (2026-11-27): for each group, the spread of its row ends (max - min)
+// and its last end against the end it would have if its warps shared the work at the rate they had
+// together, n / sum(1 / T_i) after the group's first start (T_i: row i's start-to-end time; a bound that
+// assumes the group's aggregate rate stays as it was while all its rows ran). The kernel ends with the
+// latest group, so the last line compares the latest last end with the latest balanced end.
+void balance_report(const std::vector<unsigned long long>& tl, std::int64_t rows, unsigned long long t0) {
+    struct row_t {
+        double start, end;
+    };
+    std::map<long long, std::vector<row_t>> by_block, by_sm;
+    std::vector<std::vector<double>> by_warp(fk::stream_warps);
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const unsigned long long* x = &tl[r * fk::stream_tl_points];
+        if (x[fk::stl_end] == 0 || x[fk::stl_start] == 0) continue;
+        const row_t t{(x[fk::stl_start] - t0) * 1e-3, (x[fk::stl_end] - t0) * 1e-3};
+        by_block[r / fk::stream_warps].push_back(t);
+        by_sm[static_cast<long long>(x[fk::stl_smid])].push_back(t);
+        by_warp[r % fk::stream_warps].push_back(t.end);
+    }
+    auto report = [](const char* what, const std::map<long long, std::vector<row_t>>& groups) {
+        std::vector<double> spread, last, bal;
+        for (const auto& [id, g] : groups) {
+            double s0 = 1e30, lo = 1e30, hi = 0, inv = 0;
+            for (const row_t& t : g) {
+                s0 = std::min(s0, t.start);
+                lo = std::min(lo, t.end);
+                hi = std::max(hi, t.end);
+                inv += 1.0 / std::max(t.end - t.start, 1e-3);
+            }
+            spread.push_back(hi - lo);
+            last.push_back(hi);
+            bal.push_back(s0 + static_cast<double>(g.size()) / inv);
+        }
+        std::printf("  %-6s %5zu groups: end spread p50 %6.1f p90 %6.1f max %6.1f | last end p50 %6.1f max %6.1f | "
+                    "balanced end p50 %6.1f max %6.1f\n",
+                    what, groups.size(), pct(spread, 0.5), pct(spread, 0.9), pct(spread, 1.0), pct(last, 0.5),
+                    pct(last, 1.0), pct(bal, 0.5), pct(bal, 1.0));
+    };
+    std::printf("balance (us from the earliest row start):\n");
+    report("block", by_block);
+    report("SM", by_sm);
+    std::printf("  row end by warp of the block p50:");
+    for (const auto& e : by_warp) std::printf(" %6.1f", pct(e, 0.5));
+    std::printf("\n");
+}
 
 int main(int argc, char** argv) {
     if (argc < 6) {
@@ -100,5 +148,6 @@ int main(int argc, char** argv) {
     for (const auto& [load, ends] : by_load)
         std::printf("  %3d %4zu %7.1f %7.1f\n", load, ends.size() / static_cast<std::size_t>(load), pct(ends, 0.5),
                     pct(ends, 1.0));
+    balance_report(tl, rows, t0);
     return 0;
 }
