@@ -66,8 +66,13 @@ using topk_detail::log2e;
 
 // K <= 32 kernel: 4 rows per block, 8 blocks per SM (64 registers: 32 rows per SM, 4096 rows in one
 // wave on 132 SMs). The K > 32 kernel sizes its blocks at launch (one per SM).
-constexpr int stream_warps = 4;
-constexpr int stream_blocks_per_sm = 8;
+// FUSEBENCH_STREAM_WARPS (probe builds; 4 in the library): warps (rows) a block, 32 / it blocks an SM.
+#ifndef FUSEBENCH_STREAM_WARPS
+#define FUSEBENCH_STREAM_WARPS 4
+#endif
+constexpr int stream_warps = FUSEBENCH_STREAM_WARPS;
+constexpr int stream_blocks_per_sm = 32 / stream_warps;
+static_assert(stream_warps * stream_blocks_per_sm == 32);
 // Shared memory per warp stays under this many keys where K allows, so 8 blocks fit an SM.
 constexpr int keys_budget = 800;
 // The radix select's 256 bins as 16-bit counts, two per word (a buffer holds < 65536 keys): 512
