@@ -45,6 +45,18 @@ inline int cached_sm_count(int dev) {
     });
 }
 
+// The most dynamic shared memory a block of device `dev` may opt in to (cudaFuncSetAttribute's
+// MaxDynamicSharedMemorySize limit), in bytes. Throws as check_call.
+inline int cached_max_smem_optin(int dev) {
+    struct tag;
+    return cached_per_device<tag>(dev, [dev] {
+        int bytes = 0;
+        check_call(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev),
+                   "cudaDeviceGetAttribute(max shared memory per block, opt-in)");
+        return bytes;
+    });
+}
+
 // The peak DRAM bandwidth of device `dev` from its attributes (2 x memory clock x bus width) in GB/s,
 // 0 when the device reports neither. Cached: the memory clock query costs ~600 us of host time a call
 // on the H200's driver (softmax_topk's fused_stream asked it at every launch at c94de34: e2e 778.5 us

@@ -66,8 +66,12 @@ using topk_detail::log2e;
 
 // K <= 32 kernel: 4 rows per block, 8 blocks per SM (64 registers: 32 rows per SM, 4096 rows in one
 // wave on 132 SMs). The K > 32 kernel sizes its blocks at launch (one per SM).
-// FUSEBENCH_STREAM_WARPS (probe builds; 4 in the library): warps (rows) a block, 32 / it blocks an SM.
-#ifndef FUSEBENCH_STREAM_WARPS
+// FUSEBENCH_STREAM_WARPS (probe builds; 4 in the library): warps (rows) a block, 32 / it blocks an SM,
+// for every row count (the library takes one block of 32 warps an SM where the rows make one wave:
+// stream_whole_sm_blocks below).
+#ifdef FUSEBENCH_STREAM_WARPS
+#define FUSEBENCH_STREAM_WARPS_FIXED 1
+#else
 #define FUSEBENCH_STREAM_WARPS 4
 #endif
 constexpr int stream_warps = FUSEBENCH_STREAM_WARPS;
@@ -144,7 +148,7 @@ __device__ unsigned long long* stream_timeline = nullptr;
 #define STREAM_STAMP(row, point) STREAM_SET(row, point, globaltimer_ns())
 // The K <= 32 kernel's row from the special registers (nothing live across the stream loop).
 #define STREAM_SLOT_SMALL(point) \
-    stream_timeline[(static_cast<std::size_t>(blockIdx.x) * stream_warps + threadIdx.x / 32) * stream_tl_points + (point)]
+    stream_timeline[(static_cast<std::size_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * stream_tl_points + (point)]
 #define STREAM_COUNT_SMALL(point)                                                                    \
     do {                                                                                              \
         if (threadIdx.x % 32 == 0 && stream_timeline != nullptr) atomicAdd(&STREAM_SLOT_SMALL(point), 1ull); \
@@ -345,15 +349,6 @@ __device__ __forceinline__ void append_one(std::uint64_t* keys, unsigned* hist, 
 template <class T>
 constexpr bool ffma_terms = FUSEBENCH_STREAM_FFMA == 1 || (FUSEBENCH_STREAM_FFMA == 2 && sizeof(T) == 2);
 
-// FUSEBENCH_STREAM_TWO_SUMS (probe builds; 0 in the library; prepared 2026-11-27, not measured): a
-// vector's odd terms go to a second running sum s2, so each sum's FADD chain is 4 long a vector, not
-// 8, with no extra add (a tree sum of a vector's terms, tried before, added none either but kept one
-// chain through the tree's root: slower, consume_stats). Costs one register and one FMUL a rescale.
-// ptxas (sm_90, 13.0): see NOTES "One-FFMA terms", last paragraph.
-#ifndef FUSEBENCH_STREAM_TWO_SUMS
-#define FUSEBENCH_STREAM_TWO_SUMS 0
-#endif
-
 // A lane's running statistics; F: one-FFMA terms (above). The flag rides on the type, so the functions
 // that take a lane's statistics follow the kernel's choice.
 template <bool F> struct lane_stats_t {
@@ -361,25 +356,12 @@ template <bool F> struct lane_stats_t {
     float s = 0.0f;       // sum of exp(x - base); NaN once a NaN or (+inf with m = +inf) was added
     float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0);
                           // F: bl (above; 0 while m = -inf)
-#if FUSEBENCH_STREAM_TWO_SUMS
-    float s2 = 0.0f;  // the vectors' odd terms (FUSEBENCH_STREAM_TWO_SUMS), against the same base
-#endif
 };
-// The lane's whole sum.
-template <bool F> __device__ __forceinline__ float lane_sum(const lane_stats_t<F>& st) {
-#if FUSEBENCH_STREAM_TWO_SUMS
-    return st.s + st.s2;
-#else
-    return st.s;
-#endif
-}
-// Both running sums times f (a rescale).
-template <bool F> __device__ __forceinline__ void scale_sums(lane_stats_t<F>& st, float f) {
-    st.s *= f;
-#if FUSEBENCH_STREAM_TWO_SUMS
-    st.s2 *= f;
-#endif
-}
+// The lane's whole sum. (A second running sum for a vector's odd terms, FUSEBENCH_STREAM_TWO_SUMS, was
+// 0.1-5.3% slower on an H200 and removed: NOTES, "Rows of one SM end far apart".)
+template <bool F> __device__ __forceinline__ float lane_sum(const lane_stats_t<F>& st) { return st.s; }
+// The running sum times f (a rescale).
+template <bool F> __device__ __forceinline__ void scale_sums(lane_stats_t<F>& st, float f) { st.s *= f; }
 
 // The vector maximum first, one rescale when it rises, then the terms.
 template <bool F> __device__ __forceinline__ void rescale_to(lane_stats_t<F>& st, float vmax) {
@@ -581,12 +563,6 @@ __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats_t<F
         } else {
             t = term_of(elem_at(v, e), base);
         }
-#if FUSEBENCH_STREAM_TWO_SUMS
-        if (e % 2 == 1) {
-            st.s2 += t;
-            continue;
-        }
-#endif
         st.s += t;
     }
     return vm;
@@ -1303,20 +1279,20 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
 
 // K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
 // once (rare after the seed), compactions at batch starts.
-template <class T, int U, bool Resample, std::uint32_t PF, bool Lean>
-__global__ void __launch_bounds__(32 * stream_warps, stream_blocks_per_sm)
+template <class T, int U, bool Resample, std::uint32_t PF, bool Lean, int NW = stream_warps>
+__global__ void __launch_bounds__(32 * NW, 32 / NW)
     softmax_topk_stream_kernel(const T* __restrict__ logits, float* __restrict__ probs,
                                std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K, int cap) {
     extern __shared__ __align__(16) unsigned char stream_smem[];
     constexpr int W = vec16<T>::n;
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-    const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * stream_warps + warp;
+    const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * NW + warp;
     if (r >= rows) return;  // warp-uniform; no block barrier follows
     STREAM_STAMP(r, stl_start);
 
-    // [keys: stream_warps x cap][bins: stream_warps x hist_words]
+    // [keys: NW x cap][bins: NW x hist_words]
     std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
-    unsigned* hist = reinterpret_cast<unsigned*>(reinterpret_cast<std::uint64_t*>(stream_smem) + stream_warps * cap) +
+    unsigned* hist = reinterpret_cast<unsigned*>(reinterpret_cast<std::uint64_t*>(stream_smem) + NW * cap) +
                      warp * hist_words;
     for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
     __syncwarp();
@@ -2287,24 +2263,56 @@ int stream_small_max_k(std::int64_t V) {
 #endif
 }
 
+// One block of 32 warps an SM instead of 8 blocks of stream_warps when the rows make one wave of
+// (nearly) 32 rows on every SM: at most 4 SMs without a block. The rows of one block end together, those
+// of different blocks on one SM do not (the timeline probe's balance report, H100: 30-41 us apart in
+// 16-bit at 4096 rows against 8-13 within a block), so one block an SM ends its rows closer together.
+// knob_ab.sh, 4096 rows (128 blocks on 132 SMs), K = 10 unless named, 32 against 4 warps a block, us:
+// H200 GPU-38d1a32f bf16 V 50257 141.4 -> 134.1, K = 12 144.5 -> 134.5, V 32000 101.2 -> 92.5, V 151936
+// 325.7 -> 313.1, fp16 140.5 -> 133.5, fp32 222.1 -> 218.8; H100 GPU-03e2b425 bf16 168.2 -> 166.3, K = 16
+// 170.1 -> 165.7, V 32000 115.6 -> 111.6, V 151936 432.6 -> 428.4, fp16 164.7 -> 163.3, fp32 291.8 ->
+// 291.5 (kernels/softmax_topk/NOTES.md, "Rows of one SM end far apart"). Other row counts keep 4 warps
+// a block (not measured: fewer rows would leave SMs idle, more would make waves of blocks that wait for
+// their slowest row). FUSEBENCH_STREAM_WARPS fixes the block in probe builds.
+bool stream_whole_sm_blocks(std::int64_t rows, std::size_t warp_smem) {
+#ifdef FUSEBENCH_STREAM_WARPS_FIXED
+    (void)rows;
+    (void)warp_smem;
+    return false;
+#else
+    int dev = 0;
+    check_call(cudaGetDevice(&dev), "cudaGetDevice");
+    const std::int64_t sms = cached_sm_count(dev);
+    if (rows > 32 * sms || rows + 4 * 32 <= 32 * sms) return false;
+    return 32 * warp_smem <= static_cast<std::size_t>(cached_max_smem_optin(dev));
+#endif
+}
+
 template <class T, int UK, int UB, bool Resample>
 void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int step = 32 * vec16<T>::n;  // elements of one vector per lane across the warp
     const int kpad = kpad_of(a.K);
     const auto K = static_cast<int>(a.K);
     if (a.K <= stream_small_max_k<T, Resample>(a.V)) {
-        const auto blocks = static_cast<unsigned>((a.rows + stream_warps - 1) / stream_warps);
         // Room for the kept K (rounded up to a power of two for the final sort), the slack above it
         // and one batch of candidates (compactions only at batch starts; the seeded threshold keeps
         // them rare).
         const int cap = kpad + FUSEBENCH_STREAM_SMALL_SLACK + UK * step;
-        const std::size_t smem = static_cast<std::size_t>(stream_warps) * (static_cast<std::size_t>(cap) * 8 + hist_words * 4);
+        const std::size_t warp_smem = static_cast<std::size_t>(cap) * 8 + hist_words * 4;
+        const bool whole_sm = stream_whole_sm_blocks(a.rows, warp_smem);
         const auto run = [&](auto pf, auto lean) {
             constexpr std::uint32_t PF = decltype(pf)::value;
             constexpr bool Lean = decltype(lean)::value;
-            set_smem<softmax_topk_stream_kernel<T, UK, Resample, PF, Lean>>(smem);
-            softmax_topk_stream_kernel<T, UK, Resample, PF, Lean><<<blocks, 32 * stream_warps, smem, stream>>>(
-                static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap);
+            const auto go = [&](auto nw) {
+                constexpr int NW = decltype(nw)::value;
+                const auto blocks = static_cast<unsigned>((a.rows + NW - 1) / NW);
+                const std::size_t smem = NW * warp_smem;
+                set_smem<softmax_topk_stream_kernel<T, UK, Resample, PF, Lean, NW>>(smem);
+                softmax_topk_stream_kernel<T, UK, Resample, PF, Lean, NW><<<blocks, 32 * NW, smem, stream>>>(
+                    static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap);
+            };
+            if (whole_sm) go(std::integral_constant<int, 32>{});
+            else go(std::integral_constant<int, stream_warps>{});
         };
         using pf_on = std::integral_constant<std::uint32_t, 1>;
         using pf_off = std::integral_constant<std::uint32_t, 0>;

@@ -546,6 +546,39 @@ TEST_CASE("fused_stream: bf16 K = 16..32 on short rows (V from K to 1000), exact
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, false);
 }
 
+TEST_CASE("fused_stream: rows that make one wave of 32 rows an SM (one block of 32 warps an SM), exact",
+          "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // fused_stream's K <= 32 kernel runs one block of 32 warps an SM when the rows fill one wave at 32
+    // rows an SM with at most 4 SMs left without a block (fused_stream.cu, stream_whole_sm_blocks): both
+    // ends of that range here, a last block with fewer rows than warps among them. Four kinds of rows
+    // by row index (a sine of its own phase, ties of one value with one peak, a rise, hashed values), V
+    // odd so the scalar head and tail run too.
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const std::int64_t rows = 32 * static_cast<std::int64_t>(sms) - GENERATE(0, 127);
+    const std::int64_t K = GENERATE(1, 10);
+    const bool bf16 = GENERATE(true, false);
+    CAPTURE(rows, K, bf16);
+    const std::int64_t V = 3001;
+    std::vector<float> x(static_cast<std::size_t>(rows * V));
+    for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t j = 0; j < V; ++j) {
+            const auto f = static_cast<float>(j);
+            float& e = x[static_cast<std::size_t>(r * V + j)];
+            switch (r % 4) {
+                case 0: e = std::sin(0.37f * f + 0.1f * static_cast<float>(r)) * 4.0f; break;
+                case 1: e = j == (r * 7) % V ? 2.0f : 0.5f; break;
+                case 2: e = f * 1e-3f - static_cast<float>(r % 13); break;
+                default: e = static_cast<float>((static_cast<std::uint32_t>(r * 2654435761u) ^ static_cast<std::uint32_t>(j * 40503u)) % 1000u) * 1e-2f;
+            }
+        }
+    }
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);
+    if (K == 10) expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, bf16);
+}
+
 TEST_CASE("fused_stream_resample at K > 32: rows its sampled pass gives up, read again by the retry kernel, exact",
           "[gpu][softmax_topk]") {
     FUSEBENCH_REQUIRE_GPU();

@@ -4,7 +4,7 @@
 # median of 5 launches, three interleaved rounds; indices must equal the first variant's, probabilities
 # may move in their last bits (p rel, printed; above 1e-6 is a finding). The device's own choices
 # otherwise (L2 prefetch, Lean, routing) unless COMMON_FLAGS fixes them.
-#   VARIANTS="base=;two=-DFUSEBENCH_STREAM_TWO_SUMS=1" OUT=/tmp/out bash kernels/softmax_topk/probes/knob_ab.sh
+#   VARIANTS="base=;w32=-DFUSEBENCH_STREAM_WARPS=32" OUT=/tmp/out bash kernels/softmax_topk/probes/knob_ab.sh
 # VARIANTS: ';'-separated name=flags (the first is the reference; empty flags: the library's defaults);
 # COMMON_FLAGS: added to every build; CASES: the case list (type:V:K:sd, sd -1 = ascending rows); TAG names
 # the output file and the build folder. ~3 min for two or three variants (builds in parallel, then runs).
