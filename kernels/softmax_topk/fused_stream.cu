@@ -67,12 +67,12 @@ using topk_detail::log2e;
 // K <= 32 kernel: 4 rows per block, 8 blocks per SM (64 registers: 32 rows per SM, 4096 rows in one
 // wave on 132 SMs). The K > 32 kernel sizes its blocks at launch (one per SM).
 // FUSEBENCH_STREAM_WARPS (probe builds; 4 in the library): warps (rows) a block, 32 / it blocks an SM,
-// for every row count (the library takes one block of 32 warps an SM where the rows make one wave:
-// stream_whole_sm_blocks below).
+// for every row count (FUSEBENCH_STREAM_WHOLE_SM below: 32 warps where the rows make one wave).
 #ifdef FUSEBENCH_STREAM_WARPS
 #define FUSEBENCH_STREAM_WARPS_FIXED 1
 #else
 #define FUSEBENCH_STREAM_WARPS 4
+#define FUSEBENCH_STREAM_WARPS_FIXED 0
 #endif
 constexpr int stream_warps = FUSEBENCH_STREAM_WARPS;
 constexpr int stream_blocks_per_sm = 32 / stream_warps;
@@ -2263,29 +2263,29 @@ int stream_small_max_k(std::int64_t V) {
 #endif
 }
 
-// One block of 32 warps an SM instead of 8 blocks of stream_warps when the rows make one wave of
-// (nearly) 32 rows on every SM: at most 4 SMs without a block. The rows of one block end together, those
-// of different blocks on one SM do not (the timeline probe's balance report, H100: 30-41 us apart in
-// 16-bit at 4096 rows against 8-13 within a block), so one block an SM ends its rows closer together.
-// knob_ab.sh, 4096 rows (128 blocks on 132 SMs), K = 10 unless named, 32 against 4 warps a block, us:
-// H200 GPU-38d1a32f bf16 V 50257 141.4 -> 134.1, K = 12 144.5 -> 134.5, V 32000 101.2 -> 92.5, V 151936
-// 325.7 -> 313.1, fp16 140.5 -> 133.5, fp32 222.1 -> 218.8; H100 GPU-03e2b425 bf16 168.2 -> 166.3, K = 16
-// 170.1 -> 165.7, V 32000 115.6 -> 111.6, V 151936 432.6 -> 428.4, fp16 164.7 -> 163.3, fp32 291.8 ->
-// 291.5 (kernels/softmax_topk/NOTES.md, "Rows of one SM end far apart"). Other row counts keep 4 warps
-// a block (not measured: fewer rows would leave SMs idle, more would make waves of blocks that wait for
-// their slowest row). FUSEBENCH_STREAM_WARPS fixes the block in probe builds.
+// FUSEBENCH_STREAM_WHOLE_SM (0 in the library until both boards' baselines are taken with it; 1 in
+// probe builds that time it): one block of 32 warps an SM instead of 8 blocks of stream_warps when the
+// rows make one wave of (nearly) 32 rows on every SM, at most 4 SMs without a block (4064-4224 rows on a
+// 132-SM board: the suite's 4096-row cases). The rows of one block end together, those of different
+// blocks on one SM do not (the timeline probe's balance report, H100: 30-41 us apart in 16-bit at 4096
+// rows against 8-13 within a block), so one block an SM ends its rows closer together. knob_ab.sh, 4096
+// rows (128 blocks on 132 SMs), K = 10 unless named, 32 against 4 warps a block, us: H200 GPU-38d1a32f
+// bf16 V 50257 141.4 -> 134.1, K = 12 144.5 -> 134.5, V 32000 101.2 -> 92.5, V 151936 325.7 -> 313.1,
+// fp16 140.5 -> 133.5, fp32 222.1 -> 218.8; H100 GPU-03e2b425 bf16 168.2 -> 166.3, K = 16 170.1 -> 165.7,
+// V 32000 115.6 -> 111.6, V 151936 432.6 -> 428.4, fp16 164.7 -> 163.3, fp32 291.8 -> 291.5
+// (kernels/softmax_topk/NOTES.md, "Rows of one SM end far apart"). Other row counts keep 4 warps a block
+// (not measured: fewer rows would leave SMs idle, more would make waves of blocks that wait for their
+// slowest row). FUSEBENCH_STREAM_WARPS fixes the block for every row count in probe builds.
+#ifndef FUSEBENCH_STREAM_WHOLE_SM
+#define FUSEBENCH_STREAM_WHOLE_SM 0
+#endif
+// Whether rows make such a wave on this device and 32 warps' shared memory fits a block.
 bool stream_whole_sm_blocks(std::int64_t rows, std::size_t warp_smem) {
-#ifdef FUSEBENCH_STREAM_WARPS_FIXED
-    (void)rows;
-    (void)warp_smem;
-    return false;
-#else
     int dev = 0;
     check_call(cudaGetDevice(&dev), "cudaGetDevice");
     const std::int64_t sms = cached_sm_count(dev);
-    if (rows > 32 * sms || rows + 4 * 32 <= 32 * sms) return false;
+    if (rows > 32 * sms || rows + 4 * 32 < 32 * sms) return false;
     return 32 * warp_smem <= static_cast<std::size_t>(cached_max_smem_optin(dev));
-#endif
 }
 
 template <class T, int UK, int UB, bool Resample>
@@ -2299,7 +2299,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         // them rare).
         const int cap = kpad + FUSEBENCH_STREAM_SMALL_SLACK + UK * step;
         const std::size_t warp_smem = static_cast<std::size_t>(cap) * 8 + hist_words * 4;
-        const bool whole_sm = stream_whole_sm_blocks(a.rows, warp_smem);
+        const bool whole_sm = FUSEBENCH_STREAM_WHOLE_SM && !FUSEBENCH_STREAM_WARPS_FIXED && stream_whole_sm_blocks(a.rows, warp_smem);
         const auto run = [&](auto pf, auto lean) {
             constexpr std::uint32_t PF = decltype(pf)::value;
             constexpr bool Lean = decltype(lean)::value;
@@ -2311,8 +2311,13 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
                 softmax_topk_stream_kernel<T, UK, Resample, PF, Lean, NW><<<blocks, 32 * NW, smem, stream>>>(
                     static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap);
             };
-            if (whole_sm) go(std::integral_constant<int, 32>{});
-            else go(std::integral_constant<int, stream_warps>{});
+            if constexpr (FUSEBENCH_STREAM_WHOLE_SM && !FUSEBENCH_STREAM_WARPS_FIXED) {
+                if (whole_sm) {
+                    go(std::integral_constant<int, 32>{});
+                    return;
+                }
+            }
+            go(std::integral_constant<int, stream_warps>{});
         };
         using pf_on = std::integral_constant<std::uint32_t, 1>;
         using pf_off = std::integral_constant<std::uint32_t, 0>;
