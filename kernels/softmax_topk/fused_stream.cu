@@ -842,8 +842,8 @@ template <class T> __device__ __noinline__ float exact_row_sum(const T* row, std
 }
 // The row's max M and sum S = sum exp(x - M) across the warp; false when the row has no finite
 // softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf).
-template <class T, bool F>
-__device__ __forceinline__ bool row_stats(const lane_stats_t<F>& st, float& M, float& S, const T* row, std::int64_t V) {
+// The warp's max M of its lanes' statistics and their sum S = sum exp(x - M) (no exactness pass).
+template <bool F> __device__ __forceinline__ void warp_stats(const lane_stats_t<F>& st, float& M, float& S) {
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
@@ -855,6 +855,10 @@ __device__ __forceinline__ bool row_stats(const lane_stats_t<F>& st, float& M, f
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
+}
+template <class T, bool F>
+__device__ __forceinline__ bool row_stats(const lane_stats_t<F>& st, float& M, float& S, const T* row, std::int64_t V) {
+    warp_stats(st, M, S);
     if constexpr (F) {
         if (fabsf(M) > 0x1p20f && fabsf(M) != INFINITY) S = exact_row_sum(row, V, M);
     } else {
@@ -1350,6 +1354,244 @@ __global__ void __launch_bounds__(32 * NW, 32 / NW)
     finish_small_row(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
     STREAM_STAMP(r, stl_end);
 }
+
+#ifndef FUSEBENCH_STREAM_SHARE
+#define FUSEBENCH_STREAM_SHARE 0
+#endif
+#if FUSEBENCH_STREAM_SHARE
+// FUSEBENCH_STREAM_SHARE (probe builds only; prepared 2026-11-27, NOT run on a GPU yet): fused_stream's
+// K <= 32 rows in one block of 32 warps an SM (the FUSEBENCH_STREAM_WHOLE_SM layout), and a warp whose
+// row is done helps a row that is behind instead of idling (kernels/softmax_topk/NOTES.md, "Rows of one
+// SM end far apart": the rows of an SM end 30-41 us apart in 16-bit on an H100; sharing bounds the
+// gain at 10-14% there). A row's full batches are claimed from both ends of one 64-bit word in shared
+// memory: its owner takes them in order from the front (lo, high 32 bits), helpers take them from the
+// back (hi, low 32 bits, biased so that failed claims never borrow). A helper keeps its own lane
+// statistics and, for each vector whose max reaches the owner's published threshold (>=: ties are
+// decided later by the composites), the vector's index in its own key buffer (free: its own row is
+// written by then); it publishes its warp's (M, S) and that list in its record. The owner, once its
+// claims fail, waits until no helper is active on its row, takes the helpers' vectors again (from L2)
+// with x >= its threshold (the final selection orders by composites, so out-of-order ties stay exact),
+// then its partial batch and scalar tail (the last indices, in order), and merges the statistics:
+// S = sum of each part's S times exp(M_part - M).
+struct share_slot {
+    unsigned long long claim;  // (lo << 32) | (hi + share_bias)
+    float thr;                 // the owner's threshold, published after each batch
+    int active;                // helpers working on the row
+};
+struct share_rec {
+    int slot;  // the row slot helped, -1 for none
+    float M, S;
+    int count;  // vectors in the helper's list (its key buffer as 32-bit vector indices)
+};
+constexpr unsigned long long share_bias = 1ull << 30;
+__device__ __forceinline__ int share_lo(unsigned long long c) { return static_cast<int>(c >> 32); }
+__device__ __forceinline__ int share_hi(unsigned long long c) {
+    return static_cast<int>(static_cast<long long>(c & 0xFFFFFFFFull) - static_cast<long long>(share_bias));
+}
+__device__ __forceinline__ void share_fence() { asm volatile("fence.sc.cta;" ::: "memory"); }
+// M, S of one part merged into the running pair (a part with S == 0 adds nothing).
+__device__ __forceinline__ void merge_stats(float& M, float& S, float Mp, float Sp) {
+    const float Mn = fmaxf(M, Mp);
+    const float a = S == 0.0f ? 0.0f : S * fast_exp2((M - Mn) * log2e);
+    const float b = Sp == 0.0f ? 0.0f : Sp * fast_exp2((Mp - Mn) * log2e);
+    M = Mn;
+    S = a + b;
+}
+
+// The owner's merge of its helpers' parts (FUSEBENCH_STREAM_SHARE, above): their statistics into (Mh, Sh)
+// and their listed vectors read again, x >= the threshold appended. Out of line: its registers are not
+// the stream's.
+template <class T>
+__device__ __forceinline__ void share_merge(share_rec* recs, std::uint64_t* all_keys, int cap, int warp, int lane,
+                                         const vec16<T>* vrow, std::uint32_t head, std::uint64_t* keys, unsigned* hist,
+                                         int K, sel_state& w, float& Mh, float& Sh) {
+    constexpr int NW = 32, W = vec16<T>::n;
+    for (int h = 0; h < NW; ++h) {
+        volatile share_rec* rec = &recs[h];
+        if (rec->slot != warp) continue;
+        merge_stats(Mh, Sh, rec->M, rec->S);
+        const int rec_count = rec->count;
+        const auto* list = reinterpret_cast<const std::uint32_t*>(all_keys + static_cast<std::size_t>(h) * cap);
+        for (int t0 = 0; t0 < rec_count; t0 += 32) {
+            const bool ok = t0 + lane < rec_count;
+            const std::uint32_t vi = ok ? list[t0 + lane] : 0u;
+            vec16<T> x;
+            load_or_neg_inf(x, vrow + vi, ok);
+            if (w.count + 32 * W > cap) w = compact<false>(keys, hist, w, K, relaxed_limit(K, cap, 32 * W), lane, 0.0f);
+            const float keep_thr = w.thr;
+            w.thr = nextafterf(w.thr, -INFINITY);
+            if (__any_sync(full_mask, vec_max(x) > w.thr))
+                append_elems(x, head + vi * W, lane, keys, w);
+            w.thr = keep_thr;
+        }
+    }
+}
+
+// A warp whose row is done (or that has none) helps the row with the most full batches left (at least
+// 2), once (FUSEBENCH_STREAM_SHARE, above). Out of line: its registers are not the stream's.
+template <class T, int U, bool Lean>
+__device__ __noinline__ void share_help(const T* __restrict__ logits, std::int64_t V, int cap, share_slot* slots,
+                                        share_rec* recs, std::uint64_t* keys, int warp, int lane) {
+    constexpr int NW = 32, per_batch = 32 * U;
+    constexpr bool F = ffma_terms<T>;
+    const unsigned long long c = *reinterpret_cast<volatile unsigned long long*>(&slots[lane].claim);
+    const int left = share_hi(c) - share_lo(c);
+    const int best = __reduce_max_sync(full_mask, static_cast<unsigned>(max(left, 0)));
+    if (best < 2) return;
+    const int s = __ffs(__ballot_sync(full_mask, left == best)) - 1;
+    if (lane == 0) atomicAdd(&slots[s].active, 1);
+    share_fence();
+    const std::int64_t rr = static_cast<std::int64_t>(blockIdx.x) * NW + s;
+    const T* row = logits + rr * V;
+    const row_split rs = split_row(row, V);
+    const auto* vrow = reinterpret_cast<const vec16<T>*>(row + rs.head);
+    auto* list = reinterpret_cast<std::uint32_t*>(keys);  // this warp's key buffer, free now
+    const int room = 2 * cap;
+    lane_stats_t<F> st;
+    int count = 0, got = 0;
+    while (count + per_batch <= room) {
+        unsigned long long cc = 0;
+        if (lane == 0) cc = atomicAdd(&slots[s].claim, ~0ull);  // hi - 1
+        cc = __shfl_sync(full_mask, cc, 0);
+        const int b = share_hi(cc) - 1;
+        if (b < share_lo(cc)) break;  // the owner or another helper has the rest
+        ++got;
+        const float thr = *reinterpret_cast<volatile float*>(&slots[s].thr);
+        vec16<T> x[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) x[u] = vrow[static_cast<std::uint32_t>(b) * per_batch + u * 32 + lane];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const float vm = consume_stats<T, Lean>(x[u], st);
+            const bool cand = vm >= thr;
+            const unsigned m = __ballot_sync(full_mask, cand);
+            if (cand) list[count + __popc(m & ((1u << lane) - 1u))] = static_cast<std::uint32_t>(b) * per_batch + u * 32 + lane;
+            count += __popc(m);
+        }
+    }
+    float M, S;
+    warp_stats(st, M, S);
+    if (lane == 0 && got > 0) {
+        recs[warp].M = M;
+        recs[warp].S = S;
+        recs[warp].count = count;
+        recs[warp].slot = s;
+    }
+    share_fence();
+    if (lane == 0) atomicSub(&slots[s].active, 1);
+}
+
+template <class T, int U, std::uint32_t PF, bool Lean>
+__global__ void __launch_bounds__(1024, 1)
+    softmax_topk_stream_share_kernel(const T* __restrict__ logits, float* __restrict__ probs,
+                                     std::int32_t* __restrict__ indices, std::int64_t rows, std::int64_t V, int K,
+                                     int cap) {
+    extern __shared__ __align__(16) unsigned char stream_smem[];
+    constexpr int NW = 32, W = vec16<T>::n, per_batch = 32 * U;
+    constexpr bool F = ffma_terms<T>;
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+    // [keys: NW x cap][bins: NW x hist_words][slots: NW][records: NW]
+    std::uint64_t* keys = reinterpret_cast<std::uint64_t*>(stream_smem) + static_cast<std::size_t>(warp) * cap;
+    unsigned* hist_all = reinterpret_cast<unsigned*>(reinterpret_cast<std::uint64_t*>(stream_smem) + NW * cap);
+    unsigned* hist = hist_all + warp * hist_words;
+    auto* slots = reinterpret_cast<share_slot*>(hist_all + NW * hist_words);
+    auto* recs = reinterpret_cast<share_rec*>(slots + NW);
+    const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * NW + warp;
+    const bool has_row = r < rows;
+    // Every row's full batches: the same V, the same split only if rows share their alignment, so each
+    // slot keeps its own count.
+    if (lane == 0) {
+        std::uint32_t full = 0;
+        if (has_row) full = static_cast<std::uint32_t>(split_row(logits + r * V, V).nvec / per_batch);
+        slots[warp].claim = (1ull << 32) | (static_cast<unsigned long long>(full) + share_bias);
+        slots[warp].thr = -INFINITY;
+        slots[warp].active = 0;
+        recs[warp].slot = -1;
+    }
+    __syncthreads();  // every slot initialized before any helper reads one; no block barrier after this
+
+    if (has_row) {
+        for (int b = lane; b < hist_words; b += 32) hist[b] = 0;
+        __syncwarp();
+        sel_state w;
+        const T* row = logits + r * V;
+        lane_stats_t<F> st;
+        const row_split rs = split_row(row, V);
+        scalar_range<false>(row, 0, rs.head, lane, st, keys, hist, cap, w, K);
+        const auto* vrow = reinterpret_cast<const vec16<T>*>(row + rs.head);
+        const auto nv32 = static_cast<std::uint32_t>(rs.nvec);
+        const std::uint32_t full = nv32 / per_batch;
+        vec16<T> v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], vrow + u * 32 + lane, u * 32 + lane < rs.nvec);
+        if (K <= 32) seed_threshold(v, K, lane, w);
+        if (lane == 0) *reinterpret_cast<volatile float*>(&slots[warp].thr) = w.thr;
+        const vec16<T>* p = vrow + lane;
+        auto j = static_cast<std::uint32_t>(lane);
+        std::uint32_t idx = static_cast<std::uint32_t>(rs.head) + j * W;
+        float Mh = -INFINITY, Sh = 0.0f;  // the helpers' part of the row (set after the loop)
+        if (full >= 1) {
+            // Batch 0 is in v; claim the next one before consuming the current one (its refill).
+            for (;;) {
+                int claimed = 0;
+                if (lane == 0) {
+                    const unsigned long long c = atomicAdd(&slots[warp].claim, 1ull << 32);
+                    claimed = share_lo(c) < share_hi(c);
+                }
+                const bool next = __shfl_sync(full_mask, claimed, 0) != 0;
+                // No refill after the last claimed batch: its own end stands for the row's end there.
+                consume_batch_refill<T, U, true, false, PF, Lean>(v, p, j, next ? nv32 : j - lane + per_batch, idx, lane,
+                                                                   st, keys, hist, cap, w, K);
+                if (lane == 0) *reinterpret_cast<volatile float*>(&slots[warp].thr) = w.thr;
+                j += per_batch;
+                idx += per_batch * W;
+                p += per_batch;
+                if (!next) break;
+            }
+            // The helpers still on this row finish first (each raised `active` before its claim).
+            share_fence();
+            for (;;) {
+                int act = 0;
+                if (lane == 0) act = *reinterpret_cast<volatile int*>(&slots[warp].active);
+                if (__shfl_sync(full_mask, act, 0) == 0) break;
+                __nanosleep(256);
+            }
+            share_fence();
+            // Their vectors again, in any order: x >= thr (ties resolved by the composites at the end).
+            share_merge<T>(recs, reinterpret_cast<std::uint64_t*>(stream_smem), cap, warp, lane, vrow,
+                           static_cast<std::uint32_t>(rs.head), keys, hist, K, w, Mh, Sh);
+            // The partial batch after the full ones (the helpers took the owner's last full batches).
+            j = full * per_batch + static_cast<std::uint32_t>(lane);  // every lane: j - lane < nv32 iff one exists
+            idx = static_cast<std::uint32_t>(rs.head) + j * W;
+            p = vrow + j;
+#pragma unroll
+            for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * 32, j + u * 32 < nv32);
+        }
+        // The partial batch (or, for a row shorter than one batch, all of it: v since the start).
+        if (j - lane < nv32)
+            consume_batch_refill<T, U, true, false, PF, Lean>(v, p, j, nv32, idx, lane, st, keys, hist, cap, w, K);
+        scalar_range<false>(row, rs.tail, V, lane, st, keys, hist, cap, w, K);
+
+        float M, S;
+        warp_stats(st, M, S);
+        merge_stats(M, S, Mh, Sh);
+        // A NaN anywhere made its part's S NaN; M = -inf when every part was empty (-inf: S stays 0).
+        if constexpr (F) {
+            if (fabsf(M) > 0x1p20f && fabsf(M) != INFINITY) S = exact_row_sum(row, V, M);
+        }
+        float* p_out = probs + r * K;
+        std::int32_t* i_out = indices + r * K;
+        if (S != S || M == INFINITY || M == -INFINITY) {
+            topk_detail::warp_write_no_softmax(p_out, i_out, K, lane);
+        } else {
+            finish_small_row(keys, hist, w, row, V, K, M, S, p_out, i_out, lane);
+        }
+        __syncwarp();
+    }
+
+    share_help<T, U, Lean>(logits, V, cap, slots, recs, keys, warp, lane);
+}
+#endif
 
 // The sample of a K > 32 row (phase 0 of the stratified order: steps 0, P, 2P, ..., 1/P of the row)
 // without a selection in its stream: each lane folds the maxima of G consecutive vectors of its own
@@ -2311,6 +2553,19 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
                 softmax_topk_stream_kernel<T, UK, Resample, PF, Lean, NW><<<blocks, 32 * NW, smem, stream>>>(
                     static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap);
             };
+#if FUSEBENCH_STREAM_SHARE
+            if constexpr (!Resample) {
+                constexpr std::size_t share_bytes = 32 * (sizeof(share_slot) + sizeof(share_rec));
+                if (stream_whole_sm_blocks(a.rows, warp_smem + share_bytes / 32)) {
+                    const auto blocks = static_cast<unsigned>((a.rows + 31) / 32);
+                    const std::size_t smem = 32 * warp_smem + share_bytes;
+                    set_smem<softmax_topk_stream_share_kernel<T, UK, PF, Lean>>(smem);
+                    softmax_topk_stream_share_kernel<T, UK, PF, Lean><<<blocks, 1024, smem, stream>>>(
+                        static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap);
+                    return;
+                }
+            }
+#endif
             if constexpr (FUSEBENCH_STREAM_WHOLE_SM && !FUSEBENCH_STREAM_WARPS_FIXED) {
                 if (whole_sm) {
                     go(std::integral_constant<int, 32>{});
