@@ -1389,14 +1389,6 @@ __device__ __forceinline__ int share_hi(unsigned long long c) {
     return static_cast<int>(static_cast<long long>(c & 0xFFFFFFFFull) - static_cast<long long>(share_bias));
 }
 __device__ __forceinline__ void share_fence() { asm volatile("fence.sc.cta;" ::: "memory"); }
-// M, S of one part merged into the running pair (a part with S == 0 adds nothing).
-__device__ __forceinline__ void merge_stats(float& M, float& S, float Mp, float Sp) {
-    const float Mn = fmaxf(M, Mp);
-    const float a = S == 0.0f ? 0.0f : S * fast_exp2((M - Mn) * log2e);
-    const float b = Sp == 0.0f ? 0.0f : Sp * fast_exp2((Mp - Mn) * log2e);
-    M = Mn;
-    S = a + b;
-}
 
 // The owner's merge of its helpers' parts (FUSEBENCH_STREAM_SHARE, above): their statistics into (Mh, Sh)
 // and their listed vectors read again, x >= the threshold appended. Inline: out of line (a call), the
@@ -1409,7 +1401,7 @@ __device__ __forceinline__ void share_merge(share_rec* recs, std::uint64_t* all_
     for (int h = 0; h < NW; ++h) {
         volatile share_rec* rec = &recs[h];
         if (rec->slot != warp) continue;
-        merge_stats(Mh, Sh, rec->M, rec->S);
+        topk_detail::merge_max_sum(Mh, Sh, rec->M, rec->S);
         const int rec_count = rec->count;
         const auto* list = reinterpret_cast<const std::uint32_t*>(all_keys + static_cast<std::size_t>(h) * cap);
         for (int t0 = 0; t0 < rec_count; t0 += 32) {
@@ -1574,7 +1566,7 @@ __global__ void __launch_bounds__(1024, 1)
 
         float M, S;
         warp_stats(st, M, S);
-        merge_stats(M, S, Mh, Sh);
+        topk_detail::merge_max_sum(M, S, Mh, Sh);
         // A NaN anywhere made its part's S NaN; M = -inf when every part was empty (-inf: S stays 0).
         if constexpr (F) {
             if (fabsf(M) > 0x1p20f && fabsf(M) != INFINITY) S = exact_row_sum(row, V, M);
