@@ -1419,18 +1419,22 @@ __device__ __forceinline__ void share_merge(share_rec* recs, std::uint64_t* all_
     }
 }
 
-// A warp whose row is done (or that has none) helps the row with the most full batches left (at least
-// 2), once (FUSEBENCH_STREAM_SHARE, above). Out of line: its registers are not the stream's.
+// A warp whose row is done (or that has none) helps, once, a row with at least 2 full batches left: the
+// one with the most left per warp already on it (FUSEBENCH_STREAM_SHARE, above). Out of line: its registers are not the stream's.
 template <class T, int U, bool Lean>
 __device__ __noinline__ void share_help(const T* __restrict__ logits, std::int64_t V, int cap, share_slot* slots,
                                         share_rec* recs, std::uint64_t* keys, int warp, int lane) {
     constexpr int NW = 32, per_batch = 32 * U;
     constexpr bool F = ffma_terms<T>;
+    // The most batches left per warp on it (its helpers and the owner), so that warps freed together
+    // spread over the rows behind instead of all taking the one furthest behind.
     const unsigned long long c = *reinterpret_cast<volatile unsigned long long*>(&slots[lane].claim);
     const int left = share_hi(c) - share_lo(c);
-    const int best = __reduce_max_sync(full_mask, static_cast<unsigned>(max(left, 0)));
-    if (best < 2) return;
-    const int s = __ffs(__ballot_sync(full_mask, left == best)) - 1;
+    const int act = *reinterpret_cast<volatile int*>(&slots[lane].active);
+    const unsigned score = left >= 2 ? (static_cast<unsigned>(left) << 8) / static_cast<unsigned>(act + 1) : 0u;
+    const unsigned best = __reduce_max_sync(full_mask, score);
+    if (best == 0u) return;
+    const int s = __ffs(__ballot_sync(full_mask, score == best)) - 1;
     if (lane == 0) atomicAdd(&slots[s].active, 1);
     share_fence();
     const std::int64_t rr = static_cast<std::int64_t>(blockIdx.x) * NW + s;
