@@ -357,22 +357,19 @@ template <bool F> struct lane_stats_t {
     float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0);
                           // F: bl (above; 0 while m = -inf)
 };
-// The lane's whole sum. (A second running sum for a vector's odd terms, FUSEBENCH_STREAM_TWO_SUMS, was
-// 0.1-5.3% slower on an H200 and removed: NOTES, "Rows of one SM end far apart".)
-template <bool F> __device__ __forceinline__ float lane_sum(const lane_stats_t<F>& st) { return st.s; }
-// The running sum times f (a rescale).
-template <bool F> __device__ __forceinline__ void scale_sums(lane_stats_t<F>& st, float f) { st.s *= f; }
+// (A second running sum for a vector's odd terms, FUSEBENCH_STREAM_TWO_SUMS, was 0.1-5.3% slower on an
+// H200 and removed: NOTES, "Rows of one SM end far apart".)
 
 // The vector maximum first, one rescale when it rises, then the terms.
 template <bool F> __device__ __forceinline__ void rescale_to(lane_stats_t<F>& st, float vmax) {
     if (vmax > st.m) {
         if constexpr (F) {
             const float bl = __fmul_ru(vmax, log2e);
-            scale_sums(st, fast_exp2(fminf(st.base - bl, 0.0f)));  // m = -inf: base 0 and s 0; the min keeps exp2 finite
+            st.s *= fast_exp2(fminf(st.base - bl, 0.0f));  // m = -inf: base 0 and s 0; the min keeps exp2 finite
             st.m = vmax;
             st.base = bl;
         } else {
-            scale_sums(st, fast_exp2((st.m - vmax) * log2e));  // m = -inf: exp2(-inf) = 0, and s was 0
+            st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
             st.m = vmax;
             st.base = vmax;
         }
@@ -847,7 +844,7 @@ template <bool F> __device__ __forceinline__ void warp_stats(const lane_stats_t<
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
-    const float s = lane_sum(st);
+    const float s = st.s;
     if constexpr (F) {
         S = s == 0.0f ? 0.0f : s * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
     } else {
