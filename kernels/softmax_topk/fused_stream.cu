@@ -64,10 +64,11 @@ using topk_detail::full_mask;
 using topk_detail::hist_add;
 using topk_detail::log2e;
 
-// K <= 32 kernel: 4 rows per block, 8 blocks per SM (64 registers: 32 rows per SM, 4096 rows in one
-// wave on 132 SMs). The K > 32 kernel sizes its blocks at launch (one per SM).
+// K <= 32 kernel: 4 rows per block, 8 blocks per SM (64 registers: 32 rows per SM), or one block of
+// 32 rows an SM where the rows make one such wave (FUSEBENCH_STREAM_WHOLE_SM below: 4064-4224 rows on
+// 132 SMs). The K > 32 kernel sizes its blocks at launch (one per SM).
 // FUSEBENCH_STREAM_WARPS (probe builds; 4 in the library): warps (rows) a block, 32 / it blocks an SM,
-// for every row count (FUSEBENCH_STREAM_WHOLE_SM below: 32 warps where the rows make one wave).
+// for every row count.
 #ifdef FUSEBENCH_STREAM_WARPS
 #define FUSEBENCH_STREAM_WARPS_FIXED 1
 #else
@@ -1356,7 +1357,10 @@ __global__ void __launch_bounds__(32 * NW, 32 / NW)
 #define FUSEBENCH_STREAM_SHARE 0
 #endif
 #if FUSEBENCH_STREAM_SHARE
-// FUSEBENCH_STREAM_SHARE (probe builds only; prepared 2026-11-27, NOT run on a GPU yet): fused_stream's
+// FUSEBENCH_STREAM_SHARE (probe builds only; measured slower, not in the library: knob_ab.sh on H100
+// GPU-dfa473fb, 4096 rows, K = 10 unless named, us, WHOLE_SM -> SHARE: bf16 V 50257 164.8 -> 181.8,
+// K = 16 165.7 -> 181.9, V 32000 111.4 -> 123.5, V 151936 429.9 -> 449.7, fp16 162.8 -> 178.1, fp32
+// 291.8 -> 299.3, ascending rows 1658.9 -> 1695.9; indices equal to the library's in every run): fused_stream's
 // K <= 32 rows in one block of 32 warps an SM (the FUSEBENCH_STREAM_WHOLE_SM layout), and a warp whose
 // row is done helps a row that is behind instead of idling (kernels/softmax_topk/NOTES.md, "Rows of one
 // SM end far apart": the rows of an SM end 30-41 us apart in 16-bit on an H100; sharing bounds the
@@ -2498,21 +2502,22 @@ int stream_small_max_k(std::int64_t V) {
 #endif
 }
 
-// FUSEBENCH_STREAM_WHOLE_SM (0 in the library until both boards' baselines are taken with it; 1 in
-// probe builds that time it): one block of 32 warps an SM instead of 8 blocks of stream_warps when the
-// rows make one wave of (nearly) 32 rows on every SM, at most 4 SMs without a block (4064-4224 rows on a
-// 132-SM board: the suite's 4096-row cases). The rows of one block end together, those of different
+// FUSEBENCH_STREAM_WHOLE_SM (1 in the library; 0 in probe builds that time the old layout): one block
+// of 32 warps an SM instead of 8 blocks of stream_warps when the rows make one wave of (nearly) 32 rows
+// on every SM, at most 4 SMs without a block (4064-4224 rows on a 132-SM board: the suite's 4096-row
+// cases). The rows of one block end together, those of different
 // blocks on one SM do not (the timeline probe's balance report, H100: 30-41 us apart in 16-bit at 4096
 // rows against 8-13 within a block), so one block an SM ends its rows closer together. knob_ab.sh, 4096
 // rows (128 blocks on 132 SMs), K = 10 unless named, 32 against 4 warps a block, us: H200 GPU-38d1a32f
 // bf16 V 50257 141.4 -> 134.1, K = 12 144.5 -> 134.5, V 32000 101.2 -> 92.5, V 151936 325.7 -> 313.1,
 // fp16 140.5 -> 133.5, fp32 222.1 -> 218.8; H100 GPU-03e2b425 bf16 168.2 -> 166.3, K = 16 170.1 -> 165.7,
-// V 32000 115.6 -> 111.6, V 151936 432.6 -> 428.4, fp16 164.7 -> 163.3, fp32 291.8 -> 291.5
+// V 32000 115.6 -> 111.6, V 151936 432.6 -> 428.4, fp16 164.7 -> 163.3, fp32 291.8 -> 291.5; H100
+// GPU-dfa473fb bf16 167.7 -> 164.8, V 32000 116.4 -> 111.4, ascending rows 1845.6 -> 1658.9
 // (kernels/softmax_topk/NOTES.md, "Rows of one SM end far apart"). Other row counts keep 4 warps a block
 // (not measured: fewer rows would leave SMs idle, more would make waves of blocks that wait for their
 // slowest row). FUSEBENCH_STREAM_WARPS fixes the block for every row count in probe builds.
 #ifndef FUSEBENCH_STREAM_WHOLE_SM
-#define FUSEBENCH_STREAM_WHOLE_SM 0
+#define FUSEBENCH_STREAM_WHOLE_SM 1
 #endif
 // Whether rows make such a wave on this device and 32 warps' shared memory fits a block.
 bool stream_whole_sm_blocks(std::int64_t rows, std::size_t warp_smem) {

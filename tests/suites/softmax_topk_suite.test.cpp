@@ -548,10 +548,10 @@ TEST_CASE("fused_stream: bf16 K = 16..32 on short rows (V from K to 1000), exact
 
 TEST_CASE("fused_stream: rows that make one wave of 32 rows an SM, exact", "[gpu][softmax_topk]") {
     FUSEBENCH_REQUIRE_GPU();
-    // The rows where fused_stream's K <= 32 kernel runs one block of 32 warps an SM when built with
-    // FUSEBENCH_STREAM_WHOLE_SM (one wave at 32 rows an SM, at most 4 SMs without a block:
-    // fused_stream.cu, stream_whole_sm_blocks; 8 blocks of 4 warps in the library until then): both ends
-    // of that range, a last block with fewer rows than warps among them. Four kinds of rows
+    // The rows where fused_stream's K <= 32 kernel runs one block of 32 warps an SM
+    // (FUSEBENCH_STREAM_WHOLE_SM: one wave at 32 rows an SM, at most 4 SMs without a block;
+    // fused_stream.cu, stream_whole_sm_blocks): both ends of that range, a last block with fewer rows
+    // than warps among them. Four kinds of rows
     // by row index (a sine of its own phase, ties of one value with one peak, a rise, hashed values), V
     // odd so the scalar head and tail run too.
     int dev = 0, sms = 0;
