@@ -3,9 +3,10 @@
 # the default run (the board's baseline), then, where time is left and BOARD_AB=1, WHOLE_SM against SHARE.
 set -uo pipefail
 O=$OUT; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-WANT=${WANT:?H100 or H200}
 nvidia-smi --query-gpu=name,uuid,clocks.max.sm,temperature.gpu --format=csv,noheader | tee $O/gpu.txt
+WANT=${WANT:-$(grep -o 'H[12]00' $O/gpu.txt | head -1)}  # the board that came unless one is required
 grep -q "$WANT" $O/gpu.txt || { echo "not an $WANT: nothing run"; exit 3; }
+[ "$WANT" = H200 ] && BOARD_AB=${BOARD_AB:-1}
 if [ "${BOARD_AB:-0}" = 1 ]; then  # the probe builds in the background while the library builds
   mkdir -p /tmp/share_ab/ref
   for v in "whole=" "share=-DFUSEBENCH_STREAM_SHARE=1"; do
