@@ -1279,13 +1279,6 @@ __device__ __noinline__ void finish_big_row(std::uint32_t keys_s, int cap, std::
     topk_detail::warp_write_topk(keys, n, row, V, K, M, S, p_out, i_out, lane);
 }
 
-// FUSEBENCH_STREAM_SPREAD (probe builds; 0 in the library): the 32-warp blocks of one wave launched one
-// an SM (132 blocks of 31-32 rows at 4096 rows on 132 SMs) instead of 32 rows a block (128 blocks, 4 SMs
-// idle), each block's rows from an even split of the rows over the grid.
-#ifndef FUSEBENCH_STREAM_SPREAD
-#define FUSEBENCH_STREAM_SPREAD 0
-#endif
-
 // K <= 32: rows read in order, the threshold seeded from the first batch, candidates appended at
 // once (rare after the seed), compactions at batch starts.
 template <class T, int U, bool Resample, std::uint32_t PF, bool Lean, int NW = stream_warps>
@@ -1295,16 +1288,8 @@ __global__ void __launch_bounds__(32 * NW, 32 / NW)
     extern __shared__ __align__(16) unsigned char stream_smem[];
     constexpr int W = vec16<T>::n;
     const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-#if FUSEBENCH_STREAM_SPREAD
-    // The rows spread evenly over the grid (at most NW a block: the launcher's grid has at least rows / NW
-    // blocks): 31 or 32 a block on every SM at 4096 rows and 132 SMs.
-    const std::int64_t nb = gridDim.x, b = blockIdx.x;
-    const std::int64_t r = b * rows / nb + warp;
-    if (r >= (b + 1) * rows / nb) return;  // warp-uniform; no block barrier follows
-#else
     const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * NW + warp;
     if (r >= rows) return;  // warp-uniform; no block barrier follows
-#endif
     STREAM_STAMP(r, stl_start);
 
     // [keys: NW x cap][bins: NW x hist_words]
@@ -2323,12 +2308,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
             constexpr bool Lean = decltype(lean)::value;
             const auto go = [&](auto nw) {
                 constexpr int NW = decltype(nw)::value;
-                auto blocks = static_cast<unsigned>((a.rows + NW - 1) / NW);
-                if (FUSEBENCH_STREAM_SPREAD && NW == 32 && whole_sm) {
-                    int dev = 0;
-                    check_call(cudaGetDevice(&dev), "cudaGetDevice");
-                    blocks = static_cast<unsigned>(cached_sm_count(dev));  // >= rows / 32 (stream_whole_sm_blocks)
-                }
+                const auto blocks = static_cast<unsigned>((a.rows + NW - 1) / NW);
                 const std::size_t smem = NW * warp_smem;
                 set_smem<softmax_topk_stream_kernel<T, UK, Resample, PF, Lean, NW>>(smem);
                 softmax_topk_stream_kernel<T, UK, Resample, PF, Lean, NW><<<blocks, 32 * NW, smem, stream>>>(
