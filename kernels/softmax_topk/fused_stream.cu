@@ -555,13 +555,11 @@ __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats_t<F
     const lane_stats_t<F> base = st;
 #pragma unroll
     for (int e = 0; e < W; ++e) {
-        float t;
         if constexpr (Lean) {
-            t = term_of(lean_elem(v, e), base);
+            st.s += term_of(lean_elem(v, e), base);
         } else {
-            t = term_of(elem_at(v, e), base);
+            st.s += term_of(elem_at(v, e), base);
         }
-        st.s += t;
     }
     return vm;
 }
@@ -838,22 +836,21 @@ template <class T> __device__ __noinline__ float exact_row_sum(const T* row, std
     for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(full_mask, s, o);
     return s;
 }
-// The row's max M and sum S = sum exp(x - M) across the warp; false when the row has no finite
-// softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf).
 // The warp's max M of its lanes' statistics and their sum S = sum exp(x - M) (no exactness pass).
 template <bool F> __device__ __forceinline__ void warp_stats(const lane_stats_t<F>& st, float& M, float& S) {
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
-    const float s = st.s;
     if constexpr (F) {
-        S = s == 0.0f ? 0.0f : s * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
+        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
     } else {
-        S = s == 0.0f ? 0.0f : s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
+        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
 }
+// The row's max M and sum S = sum exp(x - M) across the warp; false when the row has no finite
+// softmax (a NaN anywhere, or +inf (inf - inf), made S NaN; an all -inf row has M = -inf).
 template <class T, bool F>
 __device__ __forceinline__ bool row_stats(const lane_stats_t<F>& st, float& M, float& S, const T* row, std::int64_t V) {
     warp_stats(st, M, S);
@@ -2268,9 +2265,9 @@ int stream_small_max_k(std::int64_t V) {
 // FUSEBENCH_STREAM_WHOLE_SM (1 in the library; 0 in probe builds that time the old layout): one block
 // of 32 warps an SM instead of 8 blocks of stream_warps when the rows make one wave of (nearly) 32 rows
 // on every SM, at most 4 SMs without a block (4064-4224 rows on a 132-SM board: the suite's 4096-row
-// cases). The rows of one block end together, those of different
-// blocks on one SM do not (the timeline probe's balance report, H100: 30-41 us apart in 16-bit at 4096
-// rows against 8-13 within a block), so one block an SM ends its rows closer together. knob_ab.sh, 4096
+// cases). The rows of one block end together, those of different blocks on one SM do not (the timeline
+// probe's balance report, H100: 30-41 us apart in 16-bit at 4096 rows against 8-13 within a block), so
+// one block an SM ends its rows closer together. knob_ab.sh, 4096
 // rows (128 blocks on 132 SMs), K = 10 unless named, 32 against 4 warps a block, us: H200 GPU-38d1a32f
 // bf16 V 50257 141.4 -> 134.1, K = 12 144.5 -> 134.5, V 32000 101.2 -> 92.5, V 151936 325.7 -> 313.1,
 // fp16 140.5 -> 133.5, fp32 222.1 -> 218.8; H100 GPU-03e2b425 bf16 168.2 -> 166.3, K = 16 170.1 -> 165.7,
@@ -2282,6 +2279,7 @@ int stream_small_max_k(std::int64_t V) {
 #ifndef FUSEBENCH_STREAM_WHOLE_SM
 #define FUSEBENCH_STREAM_WHOLE_SM 1
 #endif
+constexpr bool stream_whole_sm_on = FUSEBENCH_STREAM_WHOLE_SM && !FUSEBENCH_STREAM_WARPS_FIXED;
 // Whether rows make such a wave on this device and 32 warps' shared memory fits a block.
 bool stream_whole_sm_blocks(std::int64_t rows, std::size_t warp_smem) {
     int dev = 0;
@@ -2302,7 +2300,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
         // them rare).
         const int cap = kpad + FUSEBENCH_STREAM_SMALL_SLACK + UK * step;
         const std::size_t warp_smem = static_cast<std::size_t>(cap) * 8 + hist_words * 4;
-        const bool whole_sm = FUSEBENCH_STREAM_WHOLE_SM && !FUSEBENCH_STREAM_WARPS_FIXED && stream_whole_sm_blocks(a.rows, warp_smem);
+        const bool whole_sm = stream_whole_sm_on && stream_whole_sm_blocks(a.rows, warp_smem);
         const auto run = [&](auto pf, auto lean) {
             constexpr std::uint32_t PF = decltype(pf)::value;
             constexpr bool Lean = decltype(lean)::value;
@@ -2314,7 +2312,7 @@ void launch_typed(const softmax_topk_args& a, cudaStream_t stream) {
                 softmax_topk_stream_kernel<T, UK, Resample, PF, Lean, NW><<<blocks, 32 * NW, smem, stream>>>(
                     static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, a.rows, a.V, K, cap);
             };
-            if constexpr (FUSEBENCH_STREAM_WHOLE_SM && !FUSEBENCH_STREAM_WARPS_FIXED) {
+            if constexpr (stream_whole_sm_on) {
                 if (whole_sm) {
                     go(std::integral_constant<int, 32>{});
                     return;

@@ -551,9 +551,8 @@ TEST_CASE("fused_stream: rows that make one wave of 32 rows an SM, exact", "[gpu
     // The rows where fused_stream's K <= 32 kernel runs one block of 32 warps an SM
     // (FUSEBENCH_STREAM_WHOLE_SM: one wave at 32 rows an SM, at most 4 SMs without a block;
     // fused_stream.cu, stream_whole_sm_blocks): both ends of that range, a last block with fewer rows
-    // than warps among them. Four kinds of rows
-    // by row index (a sine of its own phase, ties of one value with one peak, a rise, hashed values), V
-    // odd so the scalar head and tail run too.
+    // than warps among them. Four kinds of rows by row index (a sine of its own phase, ties of one value
+    // with one peak, a rise, hashed values), V odd so the scalar head and tail run too.
     int dev = 0, sms = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
