@@ -311,6 +311,42 @@ nlohmann::json make_report(const report_context& ctx, const std::vector<variant_
     return j;
 }
 
+std::string json_file_text(const nlohmann::json& j) {
+    if (!j.is_object() || j.empty()) return j.dump(2);
+    const auto one_per_line = [](const nlohmann::json& v) {
+        if (!v.is_array() || v.empty()) return false;
+        for (const auto& e : v) {
+            if (!e.is_object()) return false;
+        }
+        return true;
+    };
+    // Indents every line after the first of a nested dump by the two spaces of its key.
+    const auto nested = [](const nlohmann::json& v) {
+        std::string s = v.dump(2), out;
+        out.reserve(s.size() + s.size() / 16);
+        for (const char c : s) {
+            out += c;
+            if (c == '\n') out += "  ";
+        }
+        return out;
+    };
+    std::string out = "{\n";
+    bool first = true;
+    for (const auto& [key, v] : j.items()) {
+        if (!first) out += ",\n";
+        first = false;
+        out += "  " + nlohmann::json(key).dump() + ": ";
+        if (one_per_line(v)) {
+            out += "[\n";
+            for (std::size_t i = 0; i < v.size(); ++i) out += "    " + v[i].dump() + (i + 1 < v.size() ? ",\n" : "\n");
+            out += "  ]";
+        } else {
+            out += nested(v);
+        }
+    }
+    return out + "\n}";
+}
+
 void write_json_atomic(const std::string& path, const nlohmann::json& j) {
     namespace fs = std::filesystem;
     const fs::path target(path);
@@ -319,7 +355,7 @@ void write_json_atomic(const std::string& path, const nlohmann::json& j) {
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) throw std::runtime_error("cannot write " + tmp.string());
-        out << j.dump(2) << '\n';
+        out << json_file_text(j) << '\n';
         out.flush();
         if (!out) throw std::runtime_error("writing " + tmp.string() + " failed");
     }

@@ -35,8 +35,15 @@ nlohmann::json make_report(const report_context& ctx, const std::vector<variant_
 // {"pass": n, "fail": n, "error": n, "skipped": n} over report results.
 nlohmann::json count_outcomes(const nlohmann::json& results);
 
-// Writes `path` atomically: a temporary file in the same folder, flushed, then renamed over the
-// target, so a reader or a crash never sees a half-written report. Throws std::runtime_error.
+// The text of a JSON file as fusebench writes it: indented by two spaces, except that an array of
+// objects directly under the top-level object is written one element per line (a report's results:
+// one line per result, half the bytes of full indentation, and a diff of two reports shows the
+// results that changed). Parses back to `j`.
+std::string json_file_text(const nlohmann::json& j);
+
+// Writes json_file_text(j) to `path` atomically: a temporary file in the same folder, flushed, then
+// renamed over the target, so a reader or a crash never sees a half-written report. Throws
+// std::runtime_error.
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
 
 // Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".

@@ -138,6 +138,37 @@ TEST_CASE("reports validate against the schema and round-trip through a file", "
     std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a report file holds one result per line and parses back to the report", "[report]") {
+    const nlohmann::json j = {{"ceilings", {{"copy_gbps", {{"value", 3000.5}, {"reason", nullptr}}}}},
+                              {"empty", nlohmann::json::array()},
+                              {"results", {{{"case", "a"}, {"pass", true}}, {{"case", "b"}, {"v", {1, 2}}}}},
+                              {"tool", "fusebench"}};
+    const std::string text = json_file_text(j);
+    CHECK(text ==
+          "{\n"
+          "  \"ceilings\": {\n"
+          "    \"copy_gbps\": {\n"
+          "      \"reason\": null,\n"
+          "      \"value\": 3000.5\n"
+          "    }\n"
+          "  },\n"
+          "  \"empty\": [],\n"
+          "  \"results\": [\n"
+          "    {\"case\":\"a\",\"pass\":true},\n"
+          "    {\"case\":\"b\",\"v\":[1,2]}\n"
+          "  ],\n"
+          "  \"tool\": \"fusebench\"\n"
+          "}");
+    CHECK(nlohmann::json::parse(text) == j);
+    // Not an object, or an array of non-objects: plain two-space indentation.
+    CHECK(json_file_text(nlohmann::json::array({1, 2})) == nlohmann::json::array({1, 2}).dump(2));
+    const nlohmann::json mixed = {{"xs", {1, {{"a", 1}}}}};
+    CHECK(json_file_text(mixed) == mixed.dump(2));
+    // A string holding a newline stays escaped on its line.
+    const nlohmann::json nl = {{"results", {{{"note", "two\nlines"}}}}};
+    CHECK(nlohmann::json::parse(json_file_text(nl)) == nl);
+}
+
 TEST_CASE("the schema validator rejects what the schema forbids", "[report][schema]") {
     const auto schema = report_schema();
     report_context ctx;
