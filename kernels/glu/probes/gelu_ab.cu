@@ -1,0 +1,155 @@
+// GeGLU (erf) at 16 bits: the fused kernel's structure (two 16-byte vectors of gate and up a thread,
+// 256 threads a block) with erfcf (gelu_erf_exact) against gelu_erf_16, same board, same buffers.
+// Cold L2 (a 256 MiB buffer written between launches), CUDA events, median of 31 launches a round,
+// rounds alternating the two forms. Also counts outputs that differ between the two and their largest
+// relative difference, and checks both against an fp64 host evaluation of act(gate) * up on a sample.
+// Build: nvcc -O3 -std=c++20 -arch=sm_90 -I. kernels/glu/probes/gelu_ab.cu -o /tmp/gelu_ab
+#include "kernels/common/elem_io.cuh"
+#include "kernels/common/gelu.cuh"
+#include "kernels/common/probe_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+using namespace fusebench::kernels;
+using fusebench::kernels::from_f32;
+using fusebench::kernels::to_f32;
+
+template <class T> struct alignas(16) vec_t {
+    T v[16 / sizeof(T)];
+};
+
+template <bool Fast, class T>
+__global__ void __launch_bounds__(256) geglu_vec(const T* __restrict__ gate, const T* __restrict__ up, T* __restrict__ y, std::size_t nvec) {
+    constexpr int W = 16 / sizeof(T);
+    const auto* g = reinterpret_cast<const vec_t<T>*>(gate);
+    const auto* u = reinterpret_cast<const vec_t<T>*>(up);
+    auto* o = reinterpret_cast<vec_t<T>*>(y);
+    const std::size_t base = blockIdx.x * std::size_t(512) + threadIdx.x;
+    vec_t<T> gv[2], uv[2];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+        const std::size_t j = base + std::size_t(k) * 256;
+        if (j < nvec) {
+            gv[k] = g[j];
+            uv[k] = u[j];
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+        const std::size_t j = base + std::size_t(k) * 256;
+        if (j < nvec) {
+            vec_t<T> r;
+#pragma unroll
+            for (int e = 0; e < W; ++e) {
+                const float x = to_f32(gv[k].v[e]);
+                const float a = Fast ? gelu_erf_16(x) : gelu_erf_exact(x);
+                r.v[e] = from_f32<T>(a * to_f32(uv[k].v[e]));
+            }
+            o[j] = r;
+        }
+    }
+}
+
+__global__ void scrub(uint4* p, std::size_t n, unsigned salt) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+        p[i] = make_uint4(unsigned(i) ^ salt, salt, 0u, 1u);
+}
+
+double host_f(__nv_bfloat16 v) { return double(__bfloat162float(v)); }
+double host_f(__half v) { return double(__half2float(v)); }
+template <class T> T host_from(float v);
+template <> __nv_bfloat16 host_from<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <> __half host_from<__half>(float v) { return __float2half_rn(v); }
+
+template <class T> void run(const char* name, std::size_t rows, std::size_t cols, int rounds) {
+    const std::size_t n = rows * cols, nvec = n / (16 / sizeof(T));
+    std::vector<T> hg(n), hu(n);
+    std::mt19937_64 rng(7);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    for (std::size_t i = 0; i < n; ++i) {
+        hg[i] = host_from<T>(nd(rng) * 2.0f);
+        hu[i] = host_from<T>(nd(rng));
+    }
+    T *g, *u, *y0, *y1;
+    CK(cudaMalloc(&g, n * sizeof(T)));
+    CK(cudaMalloc(&u, n * sizeof(T)));
+    CK(cudaMalloc(&y0, n * sizeof(T)));
+    CK(cudaMalloc(&y1, n * sizeof(T)));
+    uint4* big;
+    const std::size_t big_n = (256u << 20) / sizeof(uint4);
+    CK(cudaMalloc(&big, big_n * sizeof(uint4)));
+    CK(cudaMemcpy(g, hg.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(u, hu.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    const unsigned blocks = unsigned((nvec + 511) / 512);
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    auto time_one = [&](bool fast, unsigned salt) {
+        scrub<<<1056, 256>>>(big, big_n, salt);
+        CK(cudaEventRecord(a));
+        if (fast) geglu_vec<true, T><<<blocks, 256>>>(g, u, y1, nvec);
+        else geglu_vec<false, T><<<blocks, 256>>>(g, u, y0, nvec);
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        return double(ms) * 1e3;
+    };
+    for (int w = 0; w < 3; ++w) {
+        time_one(false, w);
+        time_one(true, w);
+    }
+    for (int r = 0; r < rounds; ++r) {
+        for (int f = 0; f < 2; ++f) {
+            const bool fast = (r % 2 == 0) ? f == 1 : f == 0;
+            std::vector<double> t;
+            for (int i = 0; i < 31; ++i) t.push_back(time_one(fast, unsigned(r * 100 + i)));
+            std::sort(t.begin(), t.end());
+            const double bytes_per_us = double(3 * n * sizeof(T)) / 1e3;  // gate, up, y: GB/s = bytes/us / 1e3
+            std::printf("%s %zux%zu %-8s round %d: median %.2f us (min %.2f, max %.2f); %.1f GB/s\n", name, rows, cols,
+                        fast ? "fast16" : "erfcf", r, t[15], t.front(), t.back(), bytes_per_us / t[15]);
+        }
+    }
+    CK(cudaDeviceSynchronize());
+    std::vector<T> r0(n), r1(n);
+    CK(cudaMemcpy(r0.data(), y0, n * sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(r1.data(), y1, n * sizeof(T), cudaMemcpyDeviceToHost));
+    std::size_t differ = 0;
+    double maxrel = 0, err0 = 0, err1 = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double v0 = host_f(r0[i]), v1 = host_f(r1[i]);
+        if (v0 != v1) {
+            ++differ;
+            maxrel = std::max(maxrel, std::abs(v0 - v1) / std::max(std::abs(v0), 1e-30));
+        }
+        if (i % 97 == 0) {
+            const double x = host_f(hg[i]);
+            const double ref = 0.5 * x * std::erfc(-x / std::sqrt(2.0)) * host_f(hu[i]);
+            const double bound = std::abs(ref) + 1e-30;
+            err0 = std::max(err0, std::abs(v0 - ref) / bound);
+            err1 = std::max(err1, std::abs(v1 - ref) / bound);
+        }
+    }
+    std::printf("%s %zux%zu: %zu of %zu outputs differ between the forms (largest relative difference %.3g); "
+                "sampled max relative error against fp64: erfcf %.3g, fast16 %.3g\n",
+                name, rows, cols, differ, n, maxrel, err0, err1);
+    CK(cudaFree(g));
+    CK(cudaFree(u));
+    CK(cudaFree(y0));
+    CK(cudaFree(y1));
+    CK(cudaFree(big));
+}
+
+int main() {
+    cudaDeviceProp p{};
+    CK(cudaGetDeviceProperties(&p, 0));
+    std::printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
+    run<__nv_bfloat16>("bf16", 4096, 14336, 4);
+    run<__half>("fp16", 4096, 14336, 4);
+    return 0;
+}
