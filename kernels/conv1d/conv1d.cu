@@ -1,5 +1,6 @@
 // conv1d kernels: dense (Whisper encoder) and depthwise causal (Mamba), naive and fused.
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/gelu.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/conv1d/conv1d.hpp"
 #include "kernels/conv1d/naive.cuh"
@@ -74,12 +75,13 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
 }
 
 // ------------------------------------------------------------------ dense
-// The peer's epilogue: z (fp32 or the storage type) + bias, GELU, rounded once to T.
+// The peer's epilogue: z (fp32 or the storage type) + bias, GELU (the fused kernels' form for T:
+// kernels/common/gelu.cuh), rounded once to T.
 template <typename T, typename Z>
 __global__ void bias_gelu(const Z* __restrict__ z, const T* __restrict__ bias, T* __restrict__ y, std::size_t n, int channels, int length) {
     for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
          idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        st(y, idx, gelu_erf(ld(z, idx) + ld(bias, (idx / length) % channels)));
+        st(y, idx, gelu_erf<T>(ld(z, idx) + ld(bias, (idx / length) % channels)));
     }
 }
 
@@ -133,7 +135,7 @@ __global__ void __launch_bounds__(256) dense_direct(const T* __restrict__ x, con
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
             const int t = t0 + tx + 16 * c;
-            if (t < lout) st(y, (static_cast<std::size_t>(b) * cout + o) * lout + t, gelu_erf(acc[a][c] + bo));
+            if (t < lout) st(y, (static_cast<std::size_t>(b) * cout + o) * lout + t, gelu_erf<T>(acc[a][c] + bo));
         }
     }
 }

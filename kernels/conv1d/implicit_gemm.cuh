@@ -10,6 +10,7 @@
 #pragma once
 
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/gelu.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/conv1d/conv1d.hpp"
 
@@ -60,8 +61,6 @@ __device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src) 
 }
 __device__ __forceinline__ void cp_async_commit_all() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
-
-__device__ __forceinline__ float ig_gelu(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
 
 // The packed weights as they are (16-bit kernel).
 struct ig_as_is {
@@ -140,7 +139,7 @@ __device__ __forceinline__ void ig_epilogue(const float (&acc)[4][4][4], const E
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
                 const int t = t0 + wn * 32 + j * 8 + 2 * (lane & 3);
-                const float v0 = ig_gelu(acc[i][j][2 * half] + bo), v1 = ig_gelu(acc[i][j][2 * half + 1] + bo);
+                const float v0 = gelu_erf<E>(acc[i][j][2 * half] + bo), v1 = gelu_erf<E>(acc[i][j][2 * half + 1] + bo);
                 if (y_pairs && t + 1 < lout) {
                     if constexpr (sizeof(E) == 4) {
                         *reinterpret_cast<float2*>(yr + t) = make_float2(v0, v1);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/gelu.cuh"
 
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +20,6 @@ __device__ __forceinline__ float ld(const T* p, std::size_t i) { return to_f32(p
 template <typename T>
 __device__ __forceinline__ void st(T* p, std::size_t i, float v) { p[i] = from_f32<T>(v); }
 
-__device__ __forceinline__ float gelu_erf(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
 __device__ __forceinline__ float silu(float z) { return z / (1.0f + expf(-z)); }
 
 // Blocks of `threads` covering n items (at least one block).
@@ -80,7 +80,7 @@ template <typename T, bool GELU>
 __global__ void activate(const float* z, T* y, std::size_t n) {
     for (std::size_t idx = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; idx < n;
          idx += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-        st(y, idx, GELU ? gelu_erf(z[idx]) : silu(z[idx]));
+        st(y, idx, GELU ? gelu_erf_exact(z[idx]) : silu(z[idx]));
     }
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/gelu.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/common/sm90_host.hpp"
 #include "kernels/common/workspace.hpp"
@@ -104,8 +105,6 @@ __device__ __forceinline__ void mma_ss(float (&d)[N / 2], std::uint64_t da, std:
 // apart (SBO); LBO unused by this layout. A k-step is 32 bytes along the swizzled row.
 __device__ __forceinline__ std::uint64_t desc_k_major(std::uint32_t addr) { return sm90::make_desc(addr, 16, 1024); }
 
-__device__ __forceinline__ float gelu(float z) { return 0.5f * z * erfcf(-z * 0.70710678118654752f); }
-
 // Tile t: the row block fastest (the C_out / 128 blocks of one x tile run side by side), then the
 // position block, then the batch.
 __device__ __forceinline__ void tile_coords(const params& p, int t, int& b, int& m_blk, int& n_blk) {
@@ -115,7 +114,8 @@ __device__ __forceinline__ void tile_coords(const params& p, int t, int& b, int&
     b = r / p.n_blocks;
 }
 
-// Epilogue of one warpgroup's 64 x N accumulator (thread `t` of the warpgroup): + bias, GELU,
+// Epilogue of one warpgroup's 64 x N accumulator (thread `t` of the warpgroup): + bias, GELU (erfcf for
+// fp32 outputs, kernels/common/gelu.cuh's short form for 16-bit ones),
 // one rounding, stores masked to C_out and L_out. acc[4 j + 2 h + e] is channel row o0 + 16 warp
 // + lane / 4 + 8 h, position l0 + 8 j + 2 (lane % 4) + e.
 template <typename T, int N>
@@ -135,14 +135,14 @@ __device__ __forceinline__ void store_tile(const params& p, const float (&acc)[N
             for (int j = 0; j < N / 8; ++j) {
                 const int l = l_base + 8 * j;
                 if (l >= p.lout) break;
-                const float v0 = gelu(acc[4 * j + 2 * h] + bo);
+                const float v0 = gelu_erf<T>(acc[4 * j + 2 * h] + bo);
                 if (p.y_pairs && l + 1 < p.lout) {
-                    const float v1 = gelu(acc[4 * j + 2 * h + 1] + bo);
+                    const float v1 = gelu_erf<T>(acc[4 * j + 2 * h + 1] + bo);
                     alignas(sizeof(pair_t)) T pair[2] = {from_f32<T>(v0), from_f32<T>(v1)};
                     *reinterpret_cast<pair_t*>(yr + l) = *reinterpret_cast<const pair_t*>(pair);
                 } else {
                     yr[l] = from_f32<T>(v0);
-                    if (l + 1 < p.lout) yr[l + 1] = from_f32<T>(gelu(acc[4 * j + 2 * h + 1] + bo));
+                    if (l + 1 < p.lout) yr[l + 1] = from_f32<T>(gelu_erf<T>(acc[4 * j + 2 * h + 1] + bo));
                 }
             }
         }
