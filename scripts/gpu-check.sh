@@ -5,7 +5,9 @@
 # passes more arguments to ctest (a subset, when device time is short); FUSEBENCH_SKIP_EXAMPLE=1 skips the
 # installed-package example; FUSEBENCH_EXTRA="cmd"
 # runs a command at the end; FUSEBENCH_BUNDLE_LOGS=1 packs every file under $OUT but the report and
-# run.txt into logs.tgz at the end (a device call returns at most 8 files).
+# run.txt into logs.tgz at the end (a device call returns at most 8 files). FUSEBENCH_REQUIRE_GPU=H200 (any
+# part of the name nvidia-smi gives) exits 3 before the build when another model came: a board's
+# baseline is only regenerated on its own model.
 # Reports name the build's commit: on a copy of the tree without .git, run scripts/stamp-commit.sh
 # here first and send the (git-ignored) .fusebench-commit along with the tree.
 set -uo pipefail
@@ -15,6 +17,10 @@ mkdir -p "$out"
 export FUSEBENCH_BUILD_DIR=${FUSEBENCH_BUILD_DIR:-$root/build-gpu}
 t0=$(date +%s)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader 2>&1 | tee "$out/gpu.txt"
+if [ -n "${FUSEBENCH_REQUIRE_GPU:-}" ] && ! grep -qi -- "$FUSEBENCH_REQUIRE_GPU" "$out/gpu.txt"; then
+  echo "gpu-check: FUSEBENCH_REQUIRE_GPU=$FUSEBENCH_REQUIRE_GPU, but this machine has: $(head -1 "$out/gpu.txt" | cut -d, -f1); nothing run"
+  exit 3
+fi
 
 if ! "$root/scripts/build.sh" >"$out/build.log" 2>&1; then
   tail -40 "$out/build.log"; echo "BUILD FAILED"; exit 1
