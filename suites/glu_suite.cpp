@@ -191,7 +191,7 @@ void register_glu(registry& reg) {
     s.description =
         "y = act(gate) * up element-wise over [tokens, inter]; act = silu (SwiGLU), gelu tanh "
         "approximation or gelu erf (GeGLU). fp32 math; y rounded to the storage dtype. gelu erf at 16-bit "
-        "storage evaluates erfc by a short form (kernels/common/gelu.cuh, relative error <= 1.2e-5), in fp32 by erfcf.";
+        "storage evaluates erfc by a short form (kernels/common/gelu.cuh, relative error at most 1.21e-5), in fp32 by erfcf.";
     s.semantics =
         "silu(x) = x / (1 + exp(-x)); gelu_tanh(x) = x / (1 + exp(-2u)), u = sqrt(2/pi)(x + 0.044715x^3); "
         "gelu_erf(x) = 0.5 x erfc(-x/sqrt(2)). act(gate) is an fp32 intermediate (so an activation below "

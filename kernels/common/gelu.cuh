@@ -17,15 +17,17 @@ __host__ __device__ __forceinline__ float gelu_erf_exact(float x) { return 0.5f 
 
 // For 16-bit outputs. With a = |x| / sqrt 2 and t = 1 / (1 + p a), p = 0.5:
 //   0.5 erfc(a) = exp(-a^2) t P(t),  P of degree 6 fitted (weighted least squares, Lawson
-//   iterations) to the relative error of 0.5 erfcx(a) / t over a in [0, 10] (t from 1/6 to 1): 1.4e-6;
+//   iterations) to the relative error of 0.5 erfcx(a) / t over a in [0, 10] (t from 1/6 to 1): 1.4e-6
+//   (kernels/glu/probes/gelu_fit.py prints these coefficients and the emulation below);
 // Phi(x) = 0.5 erfc(a) for x < 0 and 1 - 0.5 erfc(a) otherwise; gelu = x Phi(x). exp(-a^2) is
 // ex2.approx of -(|x| k)^2, k^2 = log2(e) / 2, whose two roundings cost |a^2| 2^-23 ln 2 relative.
-// Emulated in fp32 with rcp.approx and ex2.approx perturbed by 1 and 2 ulps, over 14,000 inputs
-// in [-14, 6] against mpmath: relative error <= 1.2e-5, reached in the far tail (x = -12.5,
-// gelu 1e-35) where the exponent's roundings dominate; on the host with exact reciprocal and exp2
-// over a 2^-10 grid of [-14, 8] (tests/suites/glu_suite.test.cpp) 1.21e-5, and 2.3e-6 for |x| <= 5. bf16 and fp16 outputs round at 2^-9 and 2^-12; fp32
-// outputs keep gelu_erf_exact. Two MUFU operations and 15 FMA-pipe instructions against the ~55 of
-// erfcf (the GeGLU kernel at 16 bits was bound by erfcf's instructions on H100 and H200).
+// Relative error of gelu: emulated in fp32 with rcp.approx and ex2.approx perturbed by 1 and 2 ulps
+// over 14,000 inputs in [-14, 6], at most 1.11e-5 (the far tail, x = -12.5, gelu 1e-35, where the
+// exponent's roundings dominate) and 2.42e-6 for |x| <= 5; on the host (exact reciprocal and exp2, a
+// 2^-10 grid of [-14, 8], tests/suites/glu_suite.test.cpp) 1.21e-5 and 2.3e-6. bf16 and fp16 outputs
+// round at 2^-9 and 2^-12; fp32 outputs keep gelu_erf_exact. Two MUFU operations and ~15 FMA-pipe
+// instructions against erfcf's ~55 (the GeGLU kernel at 16 bits was bound by erfcf's instructions:
+// 1.39x on an H200, 1.05x on an H100; kernels/glu/NOTES.md).
 // Specials as the exact form: gelu(-inf) = -inf * 0 = NaN, gelu(+inf) = +inf, NaN propagates.
 // On the host (tests' emulation) the reciprocal and exp2 are the correctly rounded ones.
 __host__ __device__ __forceinline__ float gelu_erf_16(float x) {
