@@ -1,5 +1,8 @@
-// GeGLU (erf) at 16 bits: the fused kernel's structure (two 16-byte vectors of gate and up a thread,
-// 256 threads a block) with erfcf (gelu_erf_exact) against gelu_erf_16, same board, same buffers.
+// GLU activations at 16 bits: the fused kernel's structure (two 16-byte vectors of gate and up a
+// thread, 256 threads a block) with the library's form of act against a short one, same board, same
+// buffers. erf (default): erfcf (gelu_erf_exact) against gelu_erf_16, as measured on 2026-11-27.
+// tanh, silu: the library's expf and IEEE division against ex2.approx and rcp.approx (candidates, in
+// this probe only; not measured yet). Usage: gelu_ab [erf] [tanh] [silu]
 // Cold L2 (256 MiB written, then another 256 MiB read, between launches), CUDA events, median of 31 launches a round,
 // rounds alternating the two forms. Also counts outputs that differ between the two and their largest
 // relative difference, and checks both against an fp64 host evaluation of act(gate) * up on a sample.
@@ -13,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -24,7 +28,52 @@ template <class T> struct alignas(16) vec_t {
     T v[16 / sizeof(T)];
 };
 
-template <bool Fast, class T>
+// The activations: lib as kernels/glu/glu.cu evaluates it for 16-bit storage, fast the short form,
+// ref in fp64 (the suite's semantics).
+__device__ __forceinline__ float ex2_approx(float v) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
+__device__ __forceinline__ float rcp_approx(float v) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
+struct act_erf {
+    static constexpr const char* name = "erf";
+    static constexpr const char* lib_name = "erfcf";
+    __device__ static float lib(float x) { return gelu_erf_exact(x); }
+    __device__ static float fast(float x) { return gelu_erf_16(x); }
+    static double ref(double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }
+};
+// x / (1 + exp(-2u)): exp(-2u) = 2^(-2u log2 e); below x = -88 the reciprocal flushes to 0 (ftz)
+// where the library's quotient is a tiny normal: both far under the check's absolute term.
+struct act_tanh {
+    static constexpr const char* name = "tanh";
+    static constexpr const char* lib_name = "expf-div";
+    __device__ static float lib(float x) {
+        const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+        return x / (1.0f + expf(-2.0f * u));
+    }
+    __device__ static float fast(float x) {
+        const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+        return x * rcp_approx(1.0f + ex2_approx(u * -2.8853900817779268f));
+    }
+    static double ref(double x) {
+        const double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+        return x / (1.0 + std::exp(-2.0 * u));
+    }
+};
+struct act_silu {
+    static constexpr const char* name = "silu";
+    static constexpr const char* lib_name = "expf-div";
+    __device__ static float lib(float x) { return x / (1.0f + expf(-x)); }
+    __device__ static float fast(float x) { return x * rcp_approx(1.0f + ex2_approx(x * -1.4426950408889634f)); }
+    static double ref(double x) { return x / (1.0 + std::exp(-x)); }
+};
+
+template <bool Fast, class Act, class T>
 __global__ void __launch_bounds__(256) geglu_vec(const T* __restrict__ gate, const T* __restrict__ up, T* __restrict__ y, std::size_t nvec) {
     constexpr int W = 16 / sizeof(T);
     const auto* g = reinterpret_cast<const vec_t<T>*>(gate);
@@ -48,7 +97,7 @@ __global__ void __launch_bounds__(256) geglu_vec(const T* __restrict__ gate, con
 #pragma unroll
             for (int e = 0; e < W; ++e) {
                 const float x = to_f32(gv[k].v[e]);
-                const float a = Fast ? gelu_erf_16(x) : gelu_erf_exact(x);
+                const float a = Fast ? Act::fast(x) : Act::lib(x);
                 r.v[e] = from_f32<T>(a * to_f32(uv[k].v[e]));
             }
             o[j] = r;
@@ -78,7 +127,7 @@ template <class T> T host_from(float v);
 template <> __nv_bfloat16 host_from<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 template <> __half host_from<__half>(float v) { return __float2half_rn(v); }
 
-template <class T> void run(const char* name, std::size_t rows, std::size_t cols, int rounds) {
+template <class Act, class T> void run(const char* name, std::size_t rows, std::size_t cols, int rounds) {
     const std::size_t n = rows * cols, nvec = n / (16 / sizeof(T));
     std::vector<T> hg(n), hu(n);
     std::mt19937_64 rng(7);
@@ -109,8 +158,8 @@ template <class T> void run(const char* name, std::size_t rows, std::size_t cols
         scrub_write<<<1056, 256>>>(big, big_n, salt);
         scrub_read<<<1056, 256>>>(clean, big_n, sink);
         CK(cudaEventRecord(a));
-        if (fast) geglu_vec<true, T><<<blocks, 256>>>(g, u, y1, nvec);
-        else geglu_vec<false, T><<<blocks, 256>>>(g, u, y0, nvec);
+        if (fast) geglu_vec<true, Act, T><<<blocks, 256>>>(g, u, y1, nvec);
+        else geglu_vec<false, Act, T><<<blocks, 256>>>(g, u, y0, nvec);
         CK(cudaEventRecord(b));
         CK(cudaEventSynchronize(b));
         float ms = 0;
@@ -128,8 +177,8 @@ template <class T> void run(const char* name, std::size_t rows, std::size_t cols
             for (int i = 0; i < 31; ++i) t.push_back(time_one(fast, unsigned(r * 100 + i)));
             std::sort(t.begin(), t.end());
             const double bytes_per_us = double(3 * n * sizeof(T)) / 1e3;  // gate, up, y: GB/s = bytes/us / 1e3
-            std::printf("%s %zux%zu %-8s round %d: median %.2f us (min %.2f, max %.2f); %.1f GB/s\n", name, rows, cols,
-                        fast ? "fast16" : "erfcf", r, t[15], t.front(), t.back(), bytes_per_us / t[15]);
+            std::printf("%s %s %zux%zu %-8s round %d: median %.2f us (min %.2f, max %.2f); %.1f GB/s\n", Act::name, name, rows,
+                        cols, fast ? "fast16" : Act::lib_name, r, t[15], t.front(), t.back(), bytes_per_us / t[15]);
         }
     }
     CK(cudaDeviceSynchronize());
@@ -147,16 +196,16 @@ template <class T> void run(const char* name, std::size_t rows, std::size_t cols
         }
         if (i % 97 == 0) {
             const double x = host_f(hg[i]);
-            const double ref = 0.5 * x * std::erfc(-x / std::sqrt(2.0)) * host_f(hu[i]);
+            const double ref = Act::ref(x) * host_f(hu[i]);
             if (std::abs(ref) >= min_normal) {  // below it the storage's absolute rounding dominates
                 err0 = std::max(err0, std::abs(v0 - ref) / std::abs(ref));
                 err1 = std::max(err1, std::abs(v1 - ref) / std::abs(ref));
             }
         }
     }
-    std::printf("%s %zux%zu: %zu of %zu outputs differ between the forms (largest relative difference %.3g); "
-                "sampled max relative error against fp64 (outputs >= the smallest normal): erfcf %.3g, fast16 %.3g\n",
-                name, rows, cols, differ, n, maxrel, err0, err1);
+    std::printf("%s %s %zux%zu: %zu of %zu outputs differ between the forms (largest relative difference %.3g); "
+                "sampled max relative error against fp64 (outputs >= the smallest normal): %s %.3g, fast16 %.3g\n",
+                Act::name, name, rows, cols, differ, n, maxrel, Act::lib_name, err0, err1);
     CK(cudaFree(g));
     CK(cudaFree(u));
     CK(cudaFree(y0));
@@ -166,11 +215,25 @@ template <class T> void run(const char* name, std::size_t rows, std::size_t cols
     CK(cudaFree(sink));
 }
 
-int main() {
+template <class Act> void run_both() {
+    run<Act, __nv_bfloat16>("bf16", 4096, 14336, 4);
+    run<Act, __half>("fp16", 4096, 14336, 4);
+}
+
+int main(int argc, char** argv) {
     cudaDeviceProp p{};
     CK(cudaGetDeviceProperties(&p, 0));
     std::printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
-    run<__nv_bfloat16>("bf16", 4096, 14336, 4);
-    run<__half>("fp16", 4096, 14336, 4);
+    if (argc == 1) run_both<act_erf>();
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "erf") run_both<act_erf>();
+        else if (a == "tanh") run_both<act_tanh>();
+        else if (a == "silu") run_both<act_silu>();
+        else {
+            std::fprintf(stderr, "gelu_ab: unknown activation '%s' (erf, tanh, silu)\n", argv[i]);
+            return 2;
+        }
+    }
     return 0;
 }
