@@ -105,6 +105,8 @@ const char* usage_text =
     "  --markdown PATH      Markdown for a pull-request comment or CI step summary\n"
     "  --json PATH          the comparison as JSON\n"
     "  --junit PATH         JUnit XML, one testcase per result\n"
+    "  --suite S,.. --case SUBSTR,.. --dtype T,.. --variant V,..\n"
+    "                       compare only these results (as run selects them); the rest do not count\n"
     "table options: --labels L1,L2 (one per report), --suite S,.., --dtype T,.., --markdown PATH, --csv DIR\n"
     "merge options: --force (different tool versions or repeated results), --overwrite (OUT exists)\n";
 

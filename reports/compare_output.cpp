@@ -92,6 +92,7 @@ std::string format_compare_terminal(const comparison& c, bool all) {
          c.now.status + "\n";
     o += "devices: " + c.relation + "\n";
     o += "policy: " + c.policy_line + "\n";
+    if (!c.selection.empty()) o += "selection: " + c.selection + "\n";
     o += "verdicts: " + counts_line(c) + "\n";
     for (const auto& w : c.warnings) o += "warning: " + w + "\n";
     text_rows rows;
@@ -119,6 +120,7 @@ std::string format_compare_markdown(const comparison& c) {
     o += markdown_table({"", "BASE", "NEW"}, head);
     o += "\n**Devices:** " + markdown_escape(c.relation) + "  \n";
     o += "**Policy:** " + markdown_escape(c.policy_line) + "  \n";
+    if (!c.selection.empty()) o += "**Selection:** " + markdown_escape(c.selection) + "  \n";
     o += "**Verdicts:** " + counts_line(c) + "\n";
     for (const auto& w : c.warnings) o += "\n> **Warning:** " + markdown_escape(w) + "\n";
     o += "\n";
@@ -174,6 +176,7 @@ nlohmann::json compare_to_json(const comparison& c, const policy& pol) {
                    {"bootstrap", {{"resamples", pol.bootstrap_resamples}, {"confidence", pol.bootstrap_confidence}, {"seed", pol.bootstrap_seed}}},
                    {"fail_on_missing", pol.fail_on_missing}};
     j["warnings"] = c.warnings;
+    j["selection"] = c.selection_json;
     nlohmann::json counts = nlohmann::json::object();
     for (const auto& [v, n] : c.counts) counts[to_string(v)] = n;
     j["counts"] = counts;

@@ -3,6 +3,7 @@
 #include "harness/json_schema.hpp"
 #include "harness/report.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -172,6 +173,49 @@ nlohmann::json ceiling_for_bound(const nlohmann::json& ceilings, const std::stri
 std::string variant_label(const nlohmann::json& r) {
     const std::string config = string_or(r, "config", "");
     return string_or(r, "variant", "?") + (config.empty() ? "" : "[" + config + "]");
+}
+
+bool result_selection::matches(const nlohmann::json& r) const {
+    const auto in = [](const std::vector<std::string>& list, const std::string& v) {
+        return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+    };
+    if (!in(suites, string_or(r, "suite", "")) || !in(dtypes, string_or(r, "dtype", "")) || !in(variants, string_or(r, "variant", ""))) {
+        return false;
+    }
+    if (cases.empty()) return true;
+    const std::string name = string_or(r, "case", "");
+    return std::any_of(cases.begin(), cases.end(), [&](const std::string& c) { return name.find(c) != std::string::npos; });
+}
+
+std::string result_selection::describe() const {
+    std::string o;
+    const auto add = [&](const char* opt, const std::vector<std::string>& list) {
+        if (list.empty()) return;
+        std::string joined;
+        for (const auto& v : list) joined += (joined.empty() ? "" : ",") + v;
+        o += (o.empty() ? "" : " ") + std::string(opt) + " " + joined;
+    };
+    add("--suite", suites);
+    add("--case", cases);
+    add("--dtype", dtypes);
+    add("--variant", variants);
+    return o;
+}
+
+loaded_report select_results(const loaded_report& r, const result_selection& sel) {
+    loaded_report out = r;
+    out.doc["results"] = nlohmann::json::array();
+    out.device_of.clear();
+    const auto& all = r.results();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (!sel.matches(all[i])) continue;
+        out.doc["results"].push_back(all[i]);
+        out.device_of.push_back(r.device_of.at(i));
+    }
+    if (out.doc["results"].empty()) {
+        throw bad_input(r.path + ": no result matches the selection (" + sel.describe() + ")");
+    }
+    return out;
 }
 
 std::string result_key(const nlohmann::json& r) {

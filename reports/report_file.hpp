@@ -66,6 +66,21 @@ std::string string_or(const nlohmann::json& obj, const char* key, const std::str
 // fp16_tflops, fp32_tflops. Returns the ceiling's JSON object (value, noise, ...) or null.
 nlohmann::json ceiling_for_bound(const nlohmann::json& ceilings, const std::string& bound);
 
+// A selection of results, as `fusebench run` selects work: suites, dtypes and variants by name,
+// cases by substring of the case name; an empty list takes every value. `fusebench compare` applies
+// it to both reports.
+struct result_selection {
+    std::vector<std::string> suites, cases, dtypes, variants;
+    bool empty() const { return suites.empty() && cases.empty() && dtypes.empty() && variants.empty(); }
+    bool matches(const nlohmann::json& result) const;
+    // "--suite glu --dtype bf16", the options that made it; "" when empty.
+    std::string describe() const;
+};
+
+// `r` with only the results `sel` matches (and their devices' indices). Throws bad_input naming the
+// report when none matches.
+loaded_report select_results(const loaded_report& r, const result_selection& sel);
+
 // Report identity of one result (without the device): "suite/case/dtype/variant".
 std::string result_key(const nlohmann::json& r);
 // "variant" or "variant[config]" of a result.

@@ -102,7 +102,9 @@ void write_json(const std::string& path, const nlohmann::json& j) {
 }
 
 int cmd_compare(int argc, char** argv) {
-    const auto a = parse_args(argc, argv, {"--policy", "--threshold", "--markdown", "--json", "--junit"}, {"--all"});
+    const auto a = parse_args(argc, argv,
+                              {"--policy", "--threshold", "--markdown", "--json", "--junit", "--suite", "--case", "--dtype", "--variant"},
+                              {"--all"});
     if (a.positional.size() != 2) throw bad_input("expected BASE.json NEW.json, got " + std::to_string(a.positional.size()) + " file(s)");
     const std::string& base_path = a.positional[0];
     const std::string& new_path = a.positional[1];
@@ -125,9 +127,27 @@ int cmd_compare(int argc, char** argv) {
     for (const char* o : {"--markdown", "--json", "--junit"}) {
         if (auto it = a.values.find(o); it != a.values.end()) refuse_overwriting_inputs(it->second, {base_path, new_path});
     }
-    const loaded_report base = load_report(base_path);
-    const loaded_report now = load_report(new_path);
-    const comparison c = compare_reports(base, now, pol);
+    result_selection sel;
+    if (auto it = a.values.find("--suite"); it != a.values.end()) sel.suites = split_commas(it->second);
+    if (auto it = a.values.find("--case"); it != a.values.end()) sel.cases = split_commas(it->second);
+    if (auto it = a.values.find("--dtype"); it != a.values.end()) sel.dtypes = split_commas(it->second);
+    if (auto it = a.values.find("--variant"); it != a.values.end()) sel.variants = split_commas(it->second);
+    loaded_report base = load_report(base_path);
+    loaded_report now = load_report(new_path);
+    const std::size_t base_all = base.results().size(), new_all = now.results().size();
+    if (!sel.empty()) {
+        base = select_results(base, sel);
+        now = select_results(now, sel);
+    }
+    comparison c = compare_reports(base, now, pol);
+    if (!sel.empty()) {
+        c.selection = sel.describe() + ": " + std::to_string(base.results().size()) + " of " + std::to_string(base_all) +
+                      " results of BASE, " + std::to_string(now.results().size()) + " of " + std::to_string(new_all) +
+                      " of NEW; the others are not compared and do not count";
+        c.selection_json = {{"suites", sel.suites},     {"cases", sel.cases},
+                            {"dtypes", sel.dtypes},     {"variants", sel.variants},
+                            {"base_results", base.results().size()}, {"new_results", now.results().size()}};
+    }
 
     std::fputs(format_compare_terminal(c, a.flags.count("--all") > 0).c_str(), stdout);
     if (auto it = a.values.find("--markdown"); it != a.values.end()) write_text_atomic(it->second, format_compare_markdown(c));

@@ -68,6 +68,46 @@ TEST_CASE("compare: exit 0 without a regression, 1 with one; every output writte
     CHECK(r.code == 0);
 }
 
+// A gate for one family: `--suite` (and --case, --dtype, --variant, as run selects) leaves the other
+// results out of the verdicts and the exit code, and says so.
+TEST_CASE("compare with a selection judges only the selected results", "[reports][cli]") {
+    temp_dir d;
+    auto rms = [](double us) {
+        synth_result r = timed_result("fused_vec", us);
+        r.suite = "rmsnorm";
+        r.case_name = "4096x4096";
+        return r;
+    };
+    const auto base = d.write("base.json", make_report({timed_result("fused_vec", 80), rms(40)}));
+    const auto now = d.write("new.json", make_report({timed_result("fused_vec", 80.1), rms(48)}));  // rmsnorm 20% slower
+
+    auto r = run_fusebench(d, "compare " + base + " " + now);
+    CHECK(r.code == 1);
+
+    r = run_fusebench(d, "compare " + base + " " + now + " --suite glu --json " + d.file("c.json") + " --markdown " + d.file("c.md"));
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, ContainsSubstring("selection: --suite glu: 1 of 2 results of BASE, 1 of 2 of NEW"));
+    CHECK_THAT(r.out, !ContainsSubstring("rmsnorm"));
+    const auto j = nlohmann::json::parse(read_text(d.file("c.json")));
+    CHECK(j["selection"]["suites"] == nlohmann::json::array({"glu"}));
+    CHECK(j["selection"]["base_results"] == 1);
+    CHECK(j["results"].size() == 1);
+    CHECK_THAT(read_text(d.file("c.md")), ContainsSubstring("**Selection:** --suite glu"));
+
+    // The regression is still caught when it is selected, by case substring and variant.
+    r = run_fusebench(d, "compare " + base + " " + now + " --case 4096x4096 --variant fused_vec");
+    CHECK(r.code == 1);
+    CHECK_THAT(r.out, ContainsSubstring("SLOWER") && ContainsSubstring("rmsnorm"));
+
+    // Without a selection the JSON says null; a selection that matches nothing is bad input.
+    r = run_fusebench(d, "compare " + base + " " + now + " --json " + d.file("all.json"));
+    CHECK(nlohmann::json::parse(read_text(d.file("all.json")))["selection"].is_null());
+    r = run_fusebench(d, "compare " + base + " " + now + " --dtype fp16");
+    CHECK(r.code == 2);
+    CHECK(lines(r.err) == 1);
+    CHECK_THAT(r.err, ContainsSubstring("no result matches the selection (--dtype fp16)"));
+}
+
 TEST_CASE("bad input: one clear line, exit 2, nothing overwritten", "[reports][cli]") {
     temp_dir d;
     const nlohmann::json good_doc = make_report({timed_result("fused_vec", 80)});
