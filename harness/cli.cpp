@@ -107,7 +107,8 @@ const char* usage_text =
     "  --junit PATH         JUnit XML, one testcase per result\n"
     "  --suite S,.. --case SUBSTR,.. --dtype T,.. --variant V,..\n"
     "                       compare only these results (as run selects them); the rest do not count\n"
-    "table options: --labels L1,L2 (one per report), --suite S,.., --dtype T,.., --markdown PATH, --csv DIR\n"
+    "table options: --labels L1,L2 (one per report), --suite S,.., --case SUBSTR,.., --dtype T,.., --variant V,..,\n"
+    "               --markdown PATH, --csv DIR\n"
     "merge options: --force (different tool versions or repeated results), --overwrite (OUT exists)\n";
 
 double parse_double(const std::string& opt, const std::string& v, double lo, double hi) {

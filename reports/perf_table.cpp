@@ -13,10 +13,6 @@ namespace {
 
 std::string stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
-bool wanted(const std::vector<std::string>& filter, const std::string& v) {
-    return filter.empty() || std::find(filter.begin(), filter.end(), v) != filter.end();
-}
-
 table_cell cell_of(const nlohmann::json& r) {
     table_cell c;
     c.present = true;
@@ -92,7 +88,7 @@ std::vector<table_source> table_sources(const std::vector<loaded_report>& report
     return out;
 }
 
-std::vector<perf_table> build_tables(const std::vector<table_source>& sources, const table_filter& filter) {
+std::vector<perf_table> build_tables(const std::vector<table_source>& sources, const result_selection& filter) {
     struct draft {
         std::string suite, dtype;
         std::vector<std::string> variants, cases;
@@ -107,7 +103,7 @@ std::vector<perf_table> build_tables(const std::vector<table_source>& sources, c
             if (rep.device_of[i] != sources[s].device) continue;
             const auto& r = res[i];
             const std::string suite = string_or(r, "suite", "?"), dtype = string_or(r, "dtype", "?");
-            if (!wanted(filter.suites, suite) || !wanted(filter.dtypes, dtype)) continue;
+            if (!filter.matches(r)) continue;
             auto [it, fresh] = where.emplace(std::make_pair(suite, dtype), drafts.size());
             if (fresh) drafts.push_back({suite, dtype, {}, {}, {}});
             auto& d = drafts[it->second];

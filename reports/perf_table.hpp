@@ -45,11 +45,8 @@ struct perf_table {
     std::vector<std::vector<std::vector<table_cell>>> cells;
 };
 
-struct table_filter {
-    std::vector<std::string> suites, dtypes;  // empty: all
-};
-
-std::vector<perf_table> build_tables(const std::vector<table_source>& sources, const table_filter& filter);
+// The tables of the results `filter` selects (report_file.hpp: suites, case substrings, dtypes, variants).
+std::vector<perf_table> build_tables(const std::vector<table_source>& sources, const result_selection& filter);
 
 // Markdown: a legend of the sources, then every table with its failure notes.
 std::string tables_markdown(const std::vector<perf_table>& tables, const std::vector<table_source>& sources);

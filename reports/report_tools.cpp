@@ -157,7 +157,7 @@ int cmd_compare(int argc, char** argv) {
 }
 
 int cmd_table(int argc, char** argv) {
-    const auto a = parse_args(argc, argv, {"--labels", "--suite", "--dtype", "--markdown", "--csv"}, {});
+    const auto a = parse_args(argc, argv, {"--labels", "--suite", "--case", "--dtype", "--variant", "--markdown", "--csv"}, {});
     if (a.positional.empty()) throw bad_input("expected at least one REPORT.json");
     std::vector<std::string> labels;
     if (auto it = a.values.find("--labels"); it != a.values.end()) {
@@ -167,9 +167,11 @@ int cmd_table(int argc, char** argv) {
                             std::to_string(a.positional.size()) + " report(s)");
         }
     }
-    table_filter filter;
+    result_selection filter;
     if (auto it = a.values.find("--suite"); it != a.values.end()) filter.suites = split_commas(it->second);
+    if (auto it = a.values.find("--case"); it != a.values.end()) filter.cases = split_commas(it->second);
     if (auto it = a.values.find("--dtype"); it != a.values.end()) filter.dtypes = split_commas(it->second);
+    if (auto it = a.values.find("--variant"); it != a.values.end()) filter.variants = split_commas(it->second);
     if (auto it = a.values.find("--markdown"); it != a.values.end()) refuse_overwriting_inputs(it->second, a.positional);
 
     std::vector<loaded_report> reports;

@@ -221,11 +221,21 @@ TEST_CASE("table Markdown and CSV match the golden files", "[reports][golden]") 
 
     SECTION("filters and a single report") {
         const std::vector<table_source> one(sources.begin() + 1, sources.end());
-        const auto t = build_tables(one, {{"glu"}, {"fp32"}});
+        result_selection sel;
+        sel.suites = {"glu"};
+        sel.dtypes = {"fp32"};
+        const auto t = build_tables(one, sel);
         REQUIRE(t.size() == 1);
         CHECK(t[0].dtype == "fp32");
         const std::string single = tables_markdown(t, one);
         CHECK_THAT(single, ContainsSubstring("| case | naive | fused_scalar | fused_vec |"));
+        // Variants and case substrings select as in run and compare.
+        sel.variants = {"naive", "fused_vec"};
+        const auto tv = build_tables(one, sel);
+        REQUIRE(tv.size() == 1);
+        CHECK(tv[0].variants == std::vector<std::string>{"naive", "fused_vec"});
+        sel.cases = {"no such case"};
+        CHECK(build_tables(one, sel).empty());
     }
 }
 
