@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """The README's two board-against-board tables, from two fusebench reports (default runs).
 
-Usage: scripts/readme_tables.py H100.json H200.json [--section memory|attention|all]
+Usage: scripts/readme_tables.py H100.json H200.json [--section memory|attention|cudnn|all]
 
 - memory: glu, rmsnorm and softmax_topk, one row per timed (suite, case, dtype): the fastest
   passing fused variant of the first report, with its figures on both boards (`% floor` =
   derived.pct_of_floor, `vs naive` = derived.speedup_vs_baseline).
 - attention: every timed attention result of the first report (variant[config]), naive, fused
   and peers, with the same result of the second report (`% ceiling` = derived.pct_of_ceiling).
+- cudnn: wgmma_tma against cuDNN, the rows of CUDNN_ROWS: the default configuration (ping-pong)
+  and, first board only, the unturned one, with `cudnn_sdpa` of the same run; `vs cuDNN` = cuDNN's
+  time / ours. Decode rows are times only. Then one line per board with the 1k..16k causal figures
+  the README's text quotes.
 
 A result missing from a report, or not timed there, prints "-" with no figure made up. The
 column headers name each report's board label (device.label).
@@ -93,11 +97,81 @@ def attention_table(a, b):
         print(f"| {x['case']} | {x['dtype']} | {name(x)} | " + " | ".join(ca + cb) + " |")
 
 
+# (README row, case, dtype, decode: times only)
+CUDNN_ROWS = (
+    ("S=1k", "b1h32s1024d128:causal", "bf16", False),
+    ("S=2k", "b1h32s2048d128:causal", "bf16", False),
+    ("S=4k", "b1h32s4096d128:causal", "bf16", False),
+    ("S=8k", "b1h32s8192d128:causal", "bf16", False),
+    ("S=16k", "b1h32s16384d128:causal", "bf16", False),
+    ("S=4k fp16", "b1h32s4096d128:causal", "fp16", False),
+    ("S=4k no mask", "b1h32s4096d128:full", "bf16", False),
+    ("S=4k head_dim 64", "b1h32s4096d64:causal", "bf16", False),
+    ("S=4k GQA 8 KV heads", "b1h32kv8s4096d128:causal", "bf16", False),
+    ("decode q1 k4096 (us)", "b1h32q1k4096d128:causal", "bf16", True),
+    ("decode q1 k32768 (us)", "b1h32q1k32768d128:causal", "bf16", True),
+    ("decode GQA q1 k32768 (us)", "b1h32kv8q1k32768d128:causal", "bf16", True),
+    ("S=4k head_dim 256, H=16", "b1h16s4096d256:causal", "bf16", False),
+)
+
+
+def cudnn_table(a, b):
+    la, ra = a
+    lb, rb = b
+
+    def index(rs):
+        return {(x["case"], x["dtype"], x["variant"], x.get("config") or ""): x for x in rs
+                if x["suite"] == "attention" and timed(x)}
+
+    ia, ib = index(ra), index(rb)
+
+    def fig(ix, case, dt, var, cfg, decode, with_rate=True):
+        x = ix.get((case, dt, var, cfg))
+        if x is None:
+            return None, "-"
+        us = x["timing"]["median_us"]
+        d = x.get("derived") or {}
+        if decode or not with_rate:
+            return us, f"{us:.2f}" if decode else f"{d.get('achieved_tflops', float('nan')):.1f}"
+        return us, f"{us:.2f} / {d.get('achieved_tflops', float('nan')):.1f} / {d.get('pct_of_ceiling', float('nan')):.1f}"
+
+    def vs(ours, theirs):
+        return f"{100 * theirs / ours:.1f}%" if ours and theirs else "-"
+
+    print(f"| case | {la} default us / TFLOP/s / % ceiling | {la} unturned us / TFLOP/s / % ceiling | {la} cudnn_sdpa TFLOP/s | "
+          f"{la} default vs cuDNN | {lb} default us / TFLOP/s / % ceiling | {lb} cudnn_sdpa TFLOP/s | {lb} default vs cuDNN |")
+    print("|---|---|---|---|---|---|---|---|")
+    summary = {la: [], lb: []}
+    for row, case, dt, decode in CUDNN_ROWS:
+        d256 = "d256" in case
+        dflt, unt = ("bm128_bn64_s2_pp", "bm128_bn64_s2") if d256 else ("bm128_bn128_s2_pp", "bm128_bn128_s2")
+        cells_out = []
+        for ix, label, with_unturned in ((ia, la, True), (ib, lb, False)):
+            us_d, c_d = fig(ix, case, dt, "wgmma_tma", dflt, decode)
+            cells_out.append(c_d)
+            if with_unturned:
+                cells_out.append(fig(ix, case, dt, "wgmma_tma", unt, decode)[1])
+            us_c, c_c = fig(ix, case, dt, "cudnn_sdpa", "", decode, with_rate=False)
+            cells_out.append(c_c + (" (us)" if decode and us_c is not None else ""))
+            cells_out.append(vs(us_d, us_c))
+            if row in ("S=1k", "S=2k", "S=4k", "S=8k", "S=16k"):
+                summary[label].append((row, vs(us_d, us_c), ix.get((case, dt, "wgmma_tma", dflt))))
+        print(f"| {row} | " + " | ".join(cells_out) + " |")
+    print()
+    for label, items in summary.items():
+        last = items[-1][2] if items else None
+        tail = ""
+        if last is not None:
+            d = last.get("derived") or {}
+            tail = f" ({d.get('achieved_tflops', float('nan')):.1f} TFLOP/s at 16k, {d.get('pct_of_ceiling', float('nan')):.1f}% of the ceiling)"
+        print(f"{label} default vs cuDNN, causal bf16 1k..16k: " + ", ".join(v for _, v, _ in items) + tail)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="The README's board-against-board tables from two default-run reports.")
     ap.add_argument("first", help="report whose timed results choose the rows (e.g. h100.json)")
     ap.add_argument("second", help="report shown beside it (e.g. h200.json)")
-    ap.add_argument("--section", choices=("memory", "attention", "all"), default="all")
+    ap.add_argument("--section", choices=("memory", "attention", "cudnn", "all"), default="all")
     args = ap.parse_args(argv)
     a, b = load(args.first), load(args.second)
     if args.section in ("memory", "all"):
@@ -106,6 +180,10 @@ def main(argv):
         print()
     if args.section in ("attention", "all"):
         attention_table(a, b)
+    if args.section == "all":
+        print()
+    if args.section in ("cudnn", "all"):
+        cudnn_table(a, b)
     return 0
 
 
