@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The README's two board-against-board tables, from two fusebench reports (default runs).
 
-Usage: scripts/readme_tables.py H100.json H200.json [--section memory|attention|cudnn|all]
+Usage: scripts/readme_tables.py H100.json H200.json [--section memory|attention|cudnn|softmax|all]
 
 - memory: glu, rmsnorm and softmax_topk, one row per timed (suite, case, dtype): the fastest
   passing fused variant of the first report, with its figures on both boards (`% floor` =
@@ -12,6 +12,8 @@ Usage: scripts/readme_tables.py H100.json H200.json [--section memory|attention|
   and, first board only, the unturned one, with `cudnn_sdpa` of the same run; `vs cuDNN` = cuDNN's
   time / ours. Decode rows are times only. Then one line per board with the 1k..16k causal figures
   the README's text quotes.
+- softmax: the line of fused_stream figures (% of the floor, first / second board) the README's
+  softmax + top-k paragraph quotes.
 
 A result missing from a report, or not timed there, prints "-" with no figure made up. The
 column headers name each report's board label (device.label).
@@ -167,11 +169,34 @@ def cudnn_table(a, b):
         print(f"{label} default vs cuDNN, causal bf16 1k..16k: " + ", ".join(v for _, v, _ in items) + tail)
 
 
+# (label, case, dtype) of the softmax + top-k paragraph's fused_stream figures
+SOFTMAX_FIGURES = (
+    ("fp32 K = 10", "4096x50257:K10:std10", "fp32"),
+    ("K = 256", "4096x50257:K256:std10", "fp32"),
+    ("bf16 K = 10", "4096x50257:K10:std10", "bf16"),
+    ("K = 256", "4096x50257:K256:std10", "bf16"),
+    ("fp16 K = 256", "4096x50257:K256:std10", "fp16"),
+    ("bf16 4096 x 151936 K = 256", "4096x151936:K256:std10", "bf16"),
+)
+
+
+def softmax_line(a, b):
+    def pct(rs, case, dt):
+        for x in rs:
+            if x["suite"] == "softmax_topk" and x["case"] == case and x["dtype"] == dt and x["variant"] == "fused_stream" and timed(x):
+                v = (x.get("derived") or {}).get("pct_of_floor")
+                return f"{v:.1f}" if v is not None else "-"
+        return "-"
+
+    parts = [f"{label} {pct(a[1], case, dt)} / {pct(b[1], case, dt)}%" for label, case, dt in SOFTMAX_FIGURES]
+    print(f"fused_stream, % of the floor, {a[0]} / {b[0]}: " + "; ".join(parts))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="The README's board-against-board tables from two default-run reports.")
     ap.add_argument("first", help="report whose timed results choose the rows (e.g. h100.json)")
     ap.add_argument("second", help="report shown beside it (e.g. h200.json)")
-    ap.add_argument("--section", choices=("memory", "attention", "cudnn", "all"), default="all")
+    ap.add_argument("--section", choices=("memory", "attention", "cudnn", "softmax", "all"), default="all")
     args = ap.parse_args(argv)
     a, b = load(args.first), load(args.second)
     if args.section in ("memory", "all"):
@@ -184,6 +209,10 @@ def main(argv):
         print()
     if args.section in ("cudnn", "all"):
         cudnn_table(a, b)
+    if args.section == "all":
+        print()
+    if args.section in ("softmax", "all"):
+        softmax_line(a, b)
     return 0
 
 
