@@ -6,6 +6,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "kernels/common/fast_math.cuh"
+
 #include <cmath>
 
 #include <type_traits>
@@ -35,7 +37,7 @@ __host__ __device__ __forceinline__ float gelu_erf_16(float x) {
     const float d = fmaf(ax, 0.3535533845424652f, 1.0f);
     float t, e;
 #ifdef __CUDA_ARCH__
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(t) : "f"(d));
+    t = rcp_ftz(d);
 #else
     t = 1.0f / d;
 #endif
@@ -48,7 +50,7 @@ __host__ __device__ __forceinline__ float gelu_erf_16(float x) {
     q = fmaf(q, t, 0.14116577804088593f);
     const float u = ax * 0.8493217825889587f;
 #ifdef __CUDA_ARCH__
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(-u * u));
+    e = ex2_ftz(-u * u);
 #else
     e = std::exp2(-u * u);
 #endif

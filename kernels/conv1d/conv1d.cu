@@ -1,5 +1,6 @@
 // conv1d kernels: dense (Whisper encoder) and depthwise causal (Mamba), naive and fused.
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/fast_math.cuh"
 #include "kernels/common/gelu.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/conv1d/conv1d.hpp"
@@ -30,16 +31,6 @@ namespace {
 // outputs keep the accurate formula, which their per-element bound assumes. Measured
 // alternatives (kernels/conv1d/NOTES.md): one reciprocal shared by 2 or 4 outputs (fewer MUFU
 // operations, more instructions) was slower.
-__device__ __forceinline__ float ex2_ftz(float v) {
-    float r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
-    return r;
-}
-__device__ __forceinline__ float rcp_ftz(float v) {
-    float r;
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
-    return r;
-}
 constexpr float log2e_f = 1.4426950408889634f;
 __device__ __forceinline__ float silu_log2e(float s) { return s * rcp_ftz(fmaf(ex2_ftz(-s), log2e_f, log2e_f)); }
 

@@ -8,6 +8,7 @@
 // relative difference, and checks both against an fp64 host evaluation of act(gate) * up on a sample.
 // Build: nvcc -O3 -std=c++20 -arch=sm_90 -I. kernels/glu/probes/gelu_ab.cu -o /tmp/gelu_ab
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/fast_math.cuh"
 #include "kernels/common/gelu.cuh"
 #include "kernels/common/probe_check.hpp"
 
@@ -30,16 +31,6 @@ template <class T> struct alignas(16) vec_t {
 
 // The activations: lib as kernels/glu/glu.cu evaluates it for 16-bit storage, fast the short form,
 // ref in fp64 (the suite's semantics).
-__device__ __forceinline__ float ex2_approx(float v) {
-    float r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
-    return r;
-}
-__device__ __forceinline__ float rcp_approx(float v) {
-    float r;
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
-    return r;
-}
 struct act_erf {
     static constexpr const char* name = "erf";
     static constexpr const char* lib_name = "erfcf";
@@ -58,7 +49,7 @@ struct act_tanh {
     }
     __device__ static float fast(float x) {
         const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-        return x * rcp_approx(1.0f + ex2_approx(u * -2.8853900817779268f));
+        return x * rcp_ftz(1.0f + ex2_ftz(u * -2.8853900817779268f));
     }
     static double ref(double x) {
         const double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
@@ -69,7 +60,7 @@ struct act_silu {
     static constexpr const char* name = "silu";
     static constexpr const char* lib_name = "expf-div";
     __device__ static float lib(float x) { return x / (1.0f + expf(-x)); }
-    __device__ static float fast(float x) { return x * rcp_approx(1.0f + ex2_approx(x * -1.4426950408889634f)); }
+    __device__ static float fast(float x) { return x * rcp_ftz(1.0f + ex2_ftz(x * -1.4426950408889634f)); }
     static double ref(double x) { return x / (1.0 + std::exp(-x)); }
 };
 
