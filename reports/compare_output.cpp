@@ -84,6 +84,14 @@ bool notable(const pair_result& p) {
     return true;
 }
 
+// "--suite glu: 78 of 2668 results of BASE, ..." or "" without a selection.
+std::string selection_line(const comparison& c) {
+    if (c.selection.empty()) return "";
+    return c.selection.describe() + ": " + std::to_string(c.base_selected) + " of " + std::to_string(c.base_total) +
+           " results of BASE, " + std::to_string(c.new_selected) + " of " + std::to_string(c.new_total) +
+           " of NEW; the others are not compared and do not count";
+}
+
 std::string format_compare_terminal(const comparison& c, bool all) {
     std::string o = "fusebench compare: " + headline(c) + "\n";
     o += "BASE  " + c.base.path + ": " + join(c.base.devices, "; ") + " | " + c.base.tool + " | started " + c.base.started_at +
@@ -92,7 +100,7 @@ std::string format_compare_terminal(const comparison& c, bool all) {
          c.now.status + "\n";
     o += "devices: " + c.relation + "\n";
     o += "policy: " + c.policy_line + "\n";
-    if (!c.selection.empty()) o += "selection: " + c.selection + "\n";
+    if (!c.selection.empty()) o += "selection: " + selection_line(c) + "\n";
     o += "verdicts: " + counts_line(c) + "\n";
     for (const auto& w : c.warnings) o += "warning: " + w + "\n";
     text_rows rows;
@@ -120,7 +128,7 @@ std::string format_compare_markdown(const comparison& c) {
     o += markdown_table({"", "BASE", "NEW"}, head);
     o += "\n**Devices:** " + markdown_escape(c.relation) + "  \n";
     o += "**Policy:** " + markdown_escape(c.policy_line) + "  \n";
-    if (!c.selection.empty()) o += "**Selection:** " + markdown_escape(c.selection) + "  \n";
+    if (!c.selection.empty()) o += "**Selection:** " + markdown_escape(selection_line(c)) + "  \n";
     o += "**Verdicts:** " + counts_line(c) + "\n";
     for (const auto& w : c.warnings) o += "\n> **Warning:** " + markdown_escape(w) + "\n";
     o += "\n";
@@ -176,7 +184,11 @@ nlohmann::json compare_to_json(const comparison& c, const policy& pol) {
                    {"bootstrap", {{"resamples", pol.bootstrap_resamples}, {"confidence", pol.bootstrap_confidence}, {"seed", pol.bootstrap_seed}}},
                    {"fail_on_missing", pol.fail_on_missing}};
     j["warnings"] = c.warnings;
-    j["selection"] = c.selection_json;
+    const auto& sel = c.selection;
+    j["selection"] = sel.empty() ? nlohmann::json(nullptr)
+                                 : nlohmann::json{{"suites", sel.suites},          {"cases", sel.cases},
+                                                  {"dtypes", sel.dtypes},          {"variants", sel.variants},
+                                                  {"base_results", c.base_selected}, {"new_results", c.new_selected}};
     nlohmann::json counts = nlohmann::json::object();
     for (const auto& [v, n] : c.counts) counts[to_string(v)] = n;
     j["counts"] = counts;

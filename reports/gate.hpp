@@ -194,8 +194,10 @@ struct comparison {
     report_identity base, now;
     std::string relation;               // overall device relation, in words
     std::string policy_line;            // what the policy was and where it came from
-    std::string selection;              // the results compared when a selection was given ("" = all)
-    nlohmann::json selection_json;      // {suites, cases, dtypes, variants, base_results, new_results} or null
+    // The selection compare was given (empty: every result), and each report's result count before
+    // and after it.
+    result_selection selection;
+    std::size_t base_selected = 0, base_total = 0, new_selected = 0, new_total = 0;
     std::vector<std::string> warnings;  // incomplete reports, differing modes, ignored duplicates
     std::vector<pair_result> pairs;     // BASE order, then results only in NEW
     std::map<verdict, int> counts;

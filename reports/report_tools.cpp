@@ -101,6 +101,21 @@ void write_json(const std::string& path, const nlohmann::json& j) {
     }
 }
 
+namespace {
+// --suite, --case, --dtype and --variant of compare and table, as run selects work.
+result_selection selection_of(const parsed_args& a) {
+    result_selection sel;
+    const auto list = [&](const char* opt, std::vector<std::string>& to) {
+        if (auto it = a.values.find(opt); it != a.values.end()) to = split_commas(it->second);
+    };
+    list("--suite", sel.suites);
+    list("--case", sel.cases);
+    list("--dtype", sel.dtypes);
+    list("--variant", sel.variants);
+    return sel;
+}
+}  // namespace
+
 int cmd_compare(int argc, char** argv) {
     const auto a = parse_args(argc, argv,
                               {"--policy", "--threshold", "--markdown", "--json", "--junit", "--suite", "--case", "--dtype", "--variant"},
@@ -127,27 +142,20 @@ int cmd_compare(int argc, char** argv) {
     for (const char* o : {"--markdown", "--json", "--junit"}) {
         if (auto it = a.values.find(o); it != a.values.end()) refuse_overwriting_inputs(it->second, {base_path, new_path});
     }
-    result_selection sel;
-    if (auto it = a.values.find("--suite"); it != a.values.end()) sel.suites = split_commas(it->second);
-    if (auto it = a.values.find("--case"); it != a.values.end()) sel.cases = split_commas(it->second);
-    if (auto it = a.values.find("--dtype"); it != a.values.end()) sel.dtypes = split_commas(it->second);
-    if (auto it = a.values.find("--variant"); it != a.values.end()) sel.variants = split_commas(it->second);
+    const result_selection sel = selection_of(a);
     loaded_report base = load_report(base_path);
     loaded_report now = load_report(new_path);
-    const std::size_t base_all = base.results().size(), new_all = now.results().size();
+    const std::size_t base_total = base.results().size(), new_total = now.results().size();
     if (!sel.empty()) {
         base = select_results(base, sel);
         now = select_results(now, sel);
     }
     comparison c = compare_reports(base, now, pol);
-    if (!sel.empty()) {
-        c.selection = sel.describe() + ": " + std::to_string(base.results().size()) + " of " + std::to_string(base_all) +
-                      " results of BASE, " + std::to_string(now.results().size()) + " of " + std::to_string(new_all) +
-                      " of NEW; the others are not compared and do not count";
-        c.selection_json = {{"suites", sel.suites},     {"cases", sel.cases},
-                            {"dtypes", sel.dtypes},     {"variants", sel.variants},
-                            {"base_results", base.results().size()}, {"new_results", now.results().size()}};
-    }
+    c.selection = sel;
+    c.base_selected = base.results().size();
+    c.base_total = base_total;
+    c.new_selected = now.results().size();
+    c.new_total = new_total;
 
     std::fputs(format_compare_terminal(c, a.flags.count("--all") > 0).c_str(), stdout);
     if (auto it = a.values.find("--markdown"); it != a.values.end()) write_text_atomic(it->second, format_compare_markdown(c));
@@ -167,11 +175,7 @@ int cmd_table(int argc, char** argv) {
                             std::to_string(a.positional.size()) + " report(s)");
         }
     }
-    result_selection filter;
-    if (auto it = a.values.find("--suite"); it != a.values.end()) filter.suites = split_commas(it->second);
-    if (auto it = a.values.find("--case"); it != a.values.end()) filter.cases = split_commas(it->second);
-    if (auto it = a.values.find("--dtype"); it != a.values.end()) filter.dtypes = split_commas(it->second);
-    if (auto it = a.values.find("--variant"); it != a.values.end()) filter.variants = split_commas(it->second);
+    const result_selection filter = selection_of(a);
     if (auto it = a.values.find("--markdown"); it != a.values.end()) refuse_overwriting_inputs(it->second, a.positional);
 
     std::vector<loaded_report> reports;

@@ -1,6 +1,6 @@
 #include "kernels/common/elem_io.cuh"
-#include "kernels/common/gelu.cuh"
 #include "kernels/common/launch_check.hpp"
+#include "kernels/glu/activation.cuh"
 #include "kernels/glu/glu.hpp"
 
 #include <cstdint>
@@ -10,25 +10,11 @@
 namespace fusebench::kernels {
 namespace {
 
-// Stable forms: 1 + tanh(u) = 2 / (1 + exp(-2u)) and 1 + erf(z) = erfc(-z) avoid the catastrophic
-// cancellation of the textbook forms for negative inputs. gelu_erf: erfcf for fp32 storage, the
-// short form of kernels/common/gelu.cuh for 16-bit storage (T, the stored type).
-template <glu_act A, class T> __device__ __forceinline__ float activate(float x) {
-    if constexpr (A == glu_act::silu) {
-        return x / (1.0f + expf(-x));
-    } else if constexpr (A == glu_act::gelu_tanh) {
-        const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-        return x / (1.0f + expf(-2.0f * u));
-    } else {
-        return gelu_erf<T>(x);
-    }
-}
-
 template <glu_act A, class T>
 __global__ void glu_act_kernel(const T* __restrict__ gate, T* __restrict__ inter, std::size_t n) {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x) {
-        inter[i] = from_f32<T>(activate<A, T>(to_f32(gate[i])));
+        inter[i] = from_f32<T>(glu_activate<A, T>(to_f32(gate[i])));
     }
 }
 
@@ -46,7 +32,7 @@ __global__ void glu_scalar_kernel(const T* __restrict__ gate, const T* __restric
                                   T* __restrict__ y, std::size_t n) {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x) {
-        y[i] = from_f32<T>(activate<A, T>(to_f32(gate[i])) * to_f32(up[i]));
+        y[i] = from_f32<T>(glu_activate<A, T>(to_f32(gate[i])) * to_f32(up[i]));
     }
 }
 
@@ -76,10 +62,10 @@ __global__ void __launch_bounds__(block_threads)
     constexpr int W = vec_bytes / sizeof(T);
     const std::size_t tid = blockIdx.x * std::size_t(block_threads) + threadIdx.x;
     const std::size_t tail_start = head + nvec * W;
-    if (tid < head) y[tid] = from_f32<T>(activate<A, T>(to_f32(gate[tid])) * to_f32(up[tid]));
+    if (tid < head) y[tid] = from_f32<T>(glu_activate<A, T>(to_f32(gate[tid])) * to_f32(up[tid]));
     if (tail_start + tid < n) {
         const std::size_t i = tail_start + tid;
-        y[i] = from_f32<T>(activate<A, T>(to_f32(gate[i])) * to_f32(up[i]));
+        y[i] = from_f32<T>(glu_activate<A, T>(to_f32(gate[i])) * to_f32(up[i]));
     }
     const auto* g = reinterpret_cast<const vec_t<T>*>(gate + head);
     const auto* u = reinterpret_cast<const vec_t<T>*>(up + head);
@@ -108,7 +94,7 @@ __global__ void __launch_bounds__(block_threads)
             vec_t<T> r;
 #pragma unroll
             for (int e = 0; e < W; ++e) {
-                r.v[e] = from_f32<T>(activate<A, T>(to_f32(gv[k].v[e])) * to_f32(uv[k].v[e]));
+                r.v[e] = from_f32<T>(glu_activate<A, T>(to_f32(gv[k].v[e])) * to_f32(uv[k].v[e]));
             }
             o[j] = r;
         }

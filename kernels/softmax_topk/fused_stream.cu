@@ -65,7 +65,7 @@ using topk_detail::hist_add;
 using topk_detail::log2e;
 
 // K <= 32 kernel: 4 rows per block, 8 blocks per SM (64 registers: 32 rows per SM), or one block of
-// 32 rows an SM where the rows make one such wave (FUSEBENCH_STREAM_WHOLE_SM below: 4064-4224 rows on
+// 32 rows an SM where the rows make one such wave (FUSEBENCH_STREAM_WHOLE_SM below: 4096-4224 rows on
 // 132 SMs). The K > 32 kernel sizes its blocks at launch (one per SM).
 // FUSEBENCH_STREAM_WARPS (probe builds; 4 in the library): warps (rows) a block, 32 / it blocks an SM,
 // for every row count.
@@ -2264,7 +2264,7 @@ int stream_small_max_k(std::int64_t V) {
 
 // FUSEBENCH_STREAM_WHOLE_SM (1 in the library; 0 in probe builds that time the old layout): one block
 // of 32 warps an SM instead of 8 blocks of stream_warps when the rows make one wave of (nearly) 32 rows
-// on every SM, at most 4 SMs without a block (4064-4224 rows on a 132-SM board: the suite's 4096-row
+// on every SM, at most 4 SMs without a block (4096-4224 rows on a 132-SM board: the suite's 4096-row
 // cases). The rows of one block end together, those of different blocks on one SM do not (the timeline
 // probe's balance report, H100: 30-41 us apart in 16-bit at 4096 rows against 8-13 within a block), so
 // one block an SM ends its rows closer together. knob_ab.sh, 4096

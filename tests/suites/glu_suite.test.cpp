@@ -6,7 +6,7 @@
 #include "harness/dtype.hpp"
 #include "harness/rng.hpp"
 #include "harness/runner.hpp"
-#include "kernels/common/gelu.cuh"
+#include "kernels/glu/activation.cuh"
 #include "kernels/glu/glu.hpp"
 #include "suites/suites.hpp"
 #include "support/gpu.hpp"
@@ -35,16 +35,15 @@ run_options verify_only_options() {
     return o;
 }
 
-// The kernels' activations in fp32 (kernels/glu/glu.cu); act as the suite's "act" param: 0 silu,
-// 1 gelu_tanh, 2 gelu_erf (erfcf for fp32 storage, the short form of kernels/common/gelu.cuh for 16-bit
-// storage, here with a correctly rounded reciprocal and exp2 where the GPU has rcp.approx / ex2.approx).
+// The kernels' activations in fp32 (kernels/glu/activation.cuh, on the host: the gelu_erf short
+// form with a correctly rounded reciprocal and exp2 where the GPU has rcp.approx / ex2.approx); act
+// as the suite's "act" param: 0 silu, 1 gelu_tanh, 2 gelu_erf.
 float kernel_activation(int act, float x, dtype type) {
-    if (act == 0) return x / (1.0f + std::exp(-x));
-    if (act == 1) {
-        const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-        return x / (1.0f + std::exp(-2.0f * u));
-    }
-    return type == dtype::f32 ? kernels::gelu_erf_exact(x) : kernels::gelu_erf_16(x);
+    using kernels::glu_act;
+    if (act == 0) return kernels::glu_activate<glu_act::silu, float>(x);
+    if (act == 1) return kernels::glu_activate<glu_act::gelu_tanh, float>(x);
+    return type == dtype::f32 ? kernels::glu_activate<glu_act::gelu_erf, float>(x)
+                              : kernels::glu_activate<glu_act::gelu_erf, __nv_bfloat16>(x);
 }
 }  // namespace
 

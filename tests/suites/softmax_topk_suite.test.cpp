@@ -550,13 +550,14 @@ TEST_CASE("fused_stream: rows that make one wave of 32 rows an SM, exact", "[gpu
     FUSEBENCH_REQUIRE_GPU();
     // The rows where fused_stream's K <= 32 kernel runs one block of 32 warps an SM
     // (FUSEBENCH_STREAM_WHOLE_SM: one wave at 32 rows an SM, at most 4 SMs without a block;
-    // fused_stream.cu, stream_whole_sm_blocks): both ends of that range, a last block with fewer rows
-    // than warps among them. Four kinds of rows by row index (a sine of its own phase, ties of one value
-    // with one peak, a rise, hashed values), V odd so the scalar head and tail run too.
+    // fused_stream.cu, stream_whole_sm_blocks): both ends of that range, 32 x SMs and 32 x SMs - 128
+    // rows (4 SMs without a block; 4096 rows on 132 SMs, as the suite's cases), and 32 x SMs - 127 (a
+    // last block of one row). Four kinds of rows by row index (a sine of its own phase, ties of one
+    // value with one peak, a rise, hashed values), V odd so the scalar head and tail run too.
     int dev = 0, sms = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const std::int64_t rows = 32 * static_cast<std::int64_t>(sms) - GENERATE(0, 127);
+    const std::int64_t rows = 32 * static_cast<std::int64_t>(sms) - GENERATE(0, 127, 128);
     const std::int64_t K = GENERATE(1, 10);
     const bool bf16 = GENERATE(true, false);
     CAPTURE(rows, K, bf16);

@@ -10,6 +10,7 @@
 #include "kernels/common/elem_io.cuh"
 #include "kernels/common/fast_math.cuh"
 #include "kernels/common/gelu.cuh"
+#include "kernels/glu/activation.cuh"
 #include "kernels/common/probe_check.hpp"
 
 #include <algorithm>
@@ -29,12 +30,12 @@ template <class T> struct alignas(16) vec_t {
     T v[16 / sizeof(T)];
 };
 
-// The activations: lib as kernels/glu/glu.cu evaluates it for 16-bit storage, fast the short form,
-// ref in fp64 (the suite's semantics).
+// The activations: lib the library's (kernels/glu/activation.cuh; for erf its fp32 form, erfcf, the
+// 16-bit one's predecessor), fast the short form, ref in fp64 (the suite's semantics).
 struct act_erf {
     static constexpr const char* name = "erf";
     static constexpr const char* lib_name = "erfcf";
-    __device__ static float lib(float x) { return gelu_erf_exact(x); }
+    __device__ static float lib(float x) { return glu_activate<glu_act::gelu_erf, float>(x); }  // erfcf
     __device__ static float fast(float x) { return gelu_erf_16(x); }
     static double ref(double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }
 };
@@ -43,10 +44,7 @@ struct act_erf {
 struct act_tanh {
     static constexpr const char* name = "tanh";
     static constexpr const char* lib_name = "expf-div";
-    __device__ static float lib(float x) {
-        const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-        return x / (1.0f + expf(-2.0f * u));
-    }
+    __device__ static float lib(float x) { return glu_activate<glu_act::gelu_tanh, __nv_bfloat16>(x); }
     __device__ static float fast(float x) {
         const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
         return x * rcp_ftz(1.0f + ex2_ftz(u * -2.8853900817779268f));
@@ -59,7 +57,7 @@ struct act_tanh {
 struct act_silu {
     static constexpr const char* name = "silu";
     static constexpr const char* lib_name = "expf-div";
-    __device__ static float lib(float x) { return x / (1.0f + expf(-x)); }
+    __device__ static float lib(float x) { return glu_activate<glu_act::silu, __nv_bfloat16>(x); }
     __device__ static float fast(float x) { return x * rcp_ftz(1.0f + ex2_ftz(x * -1.4426950408889634f)); }
     static double ref(double x) { return x / (1.0 + std::exp(-x)); }
 };
