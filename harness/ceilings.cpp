@@ -1,20 +1,22 @@
 #include "harness/ceilings.hpp"
 
+#include "harness/ceiling_gemm.hpp"
+
 #include "harness/cuda_check.hpp"
 #include "harness/device.hpp"
 #include "harness/sm_clock.hpp"
 #include "harness/stats.hpp"
 
-#include <cublasLt.h>
-#include <cublas_v2.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 namespace fusebench {
@@ -112,33 +114,6 @@ std::size_t ceiling_buffer_bytes(std::size_t l2_bytes, std::size_t free_bytes, b
 
 namespace {
 
-// Move-only: owns one cuBLAS handle, destroyed exactly once.
-class cublas_handle {
-public:
-    cublas_handle() {
-        if (cublasCreate(&m_h) != CUBLAS_STATUS_SUCCESS)
-            throw std::runtime_error("cublasCreate failed");
-    }
-    ~cublas_handle() {
-        if (m_h) (void)cublasDestroy(m_h);
-    }
-    cublas_handle(const cublas_handle&) = delete;
-    cublas_handle& operator=(const cublas_handle&) = delete;
-    cublas_handle(cublas_handle&& o) noexcept : m_h(std::exchange(o.m_h, nullptr)) {}
-    cublas_handle& operator=(cublas_handle&&) = delete;
-    cublasHandle_t get() const noexcept { return m_h; }
-
-private:
-    cublasHandle_t m_h = nullptr;
-};
-
-void cublas_check(cublasStatus_t s, const char* what) {
-    if (s != CUBLAS_STATUS_SUCCESS) {
-        throw std::runtime_error(std::string(what) + ": " + cublasGetStatusName(s) + " (" +
-                                 cublasGetStatusString(s) + ")");
-    }
-}
-
 // Median-of-reps timing with one event pair per repetition, after `warmup` untimed runs.
 std::vector<double> time_reps(const std::function<void()>& op, int warmup, int reps,
                               cudaStream_t stream) {
@@ -173,7 +148,7 @@ measured_ceiling guarded(const std::string& unit, const std::string& method, cud
     try {
         measured_ceiling c = body();
         try {
-            c.sm_clock_mhz = measure_sm_clock_mhz(stream);
+            if (!c.sm_clock_mhz) c.sm_clock_mhz = measure_sm_clock_mhz(stream);
         } catch (const cuda_error& e) {
             if (e.sticky()) throw;
         }
@@ -208,6 +183,30 @@ measured_ceiling best_of(measured_ceiling a, measured_ceiling b, const std::stri
 
 }  // namespace
 
+burst_times time_idle_bursts(const std::function<void()>& op, const burst_schedule& s, cudaStream_t stream) {
+    if (s.bursts < 1 || s.launches < 1 || s.keep < 1 || s.keep > s.launches) {
+        throw std::invalid_argument("time_idle_bursts: need bursts >= 1 and 1 <= keep <= launches");
+    }
+    burst_times out;
+    std::vector<cuda_event> starts(static_cast<std::size_t>(s.launches)), stops(static_cast<std::size_t>(s.launches));
+    std::vector<double> kept;
+    for (int burst = 0; burst < s.bursts; ++burst) {
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        std::this_thread::sleep_for(std::chrono::milliseconds(s.gap_ms));
+        for (int i = 0; i < s.launches; ++i) {
+            starts[i].record(stream);
+            op();
+            stops[i].record(stream);
+        }
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        kept.clear();
+        for (int i = s.launches - s.keep; i < s.launches; ++i) kept.push_back(stops[i].elapsed_ms_since(starts[i]));
+        out.ms.push_back(summarize(kept).median);
+        out.sm_clock_mhz.push_back(measure_sm_clock_mhz(stream));
+    }
+    return out;
+}
+
 device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
     device_ceilings c;
     c.device = device;
@@ -219,8 +218,11 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
     const std::string m_write = "streaming writes, 16-byte stores, bytes / median time, the faster of cudaMemsetAsync and a store kernel";
     const std::string m_copy_kernel =
         "streaming copy kernel, 16-byte loads and stores, (bytes read + written) / median time";
-    const std::string m_gemm =
-        "cublasGemmEx 8192^3, fp32 accumulate, random inputs, 2 n^3 / median time";
+    // The GEMM ceilings' method when they cannot run (the measured ones name the GEMM in full).
+    auto m_gemm = [](const char* type) {
+        return std::string(type) + (std::string(type) == "fp8" ? " e4m3 x e4m3 -> bf16 cublasLtMatmul" : " cublasGemmEx") +
+               " 8192^3, in bursts after idle gaps";
+    };
     const std::string m_fma =
         "FMA-chain kernel, 8 independent chains per thread, 2 flops per FMA / median time";
 
@@ -233,8 +235,9 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
         c.read_gbps.method = m_read;
         c.write_gbps.method = m_write;
         c.copy_kernel_gbps.method = m_copy_kernel;
-        c.bf16_tflops.method = c.fp16_tflops.method = m_gemm;
-        c.fp8_tflops.method = "fp8 e4m3 x e4m3 -> bf16 cublasLtMatmul 8192^3";
+        c.bf16_tflops.method = m_gemm("bf16");
+        c.fp16_tflops.method = m_gemm("fp16");
+        c.fp8_tflops.method = m_gemm("fp8");
         c.fp32_tflops.method = m_fma;
         c.theoretical_reason = "no_device";
         return c;
@@ -381,93 +384,28 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
                                    std::to_string(iterations) + " iterations";
         return ceiling_from_times(t, per_iteration * iterations, 1e-12, tflops, method);
     });
-    // ---- tensor-core GEMMs through cuBLAS
+    // ---- tensor-core GEMMs through cuBLAS / cuBLASLt, in bursts after idle gaps (burst_schedule)
     {
         constexpr int n = 8192;
-        const std::size_t elems = static_cast<std::size_t>(n) * n;
-        const double flops = 2.0 * n * static_cast<double>(n) * n;
-        auto gemm = [&](bool bf16) -> measured_ceiling {
-            const cudaDataType_t t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
-            const std::string method = std::string(bf16 ? "bf16 " : "fp16 ") + m_gemm;
-            return guarded(tflops, method, stream, [&] {
-                device_buffer a(elems * 2), b(elems * 2), out(elems * 2);
-                // Random, not zero: tensor cores draw less power on zeros and would look faster.
-                detail::launch_fill_random_16bit(a.get(), elems, bf16, 0x1234 + (bf16 ? 0 : 7),
-                                                 stream);
-                detail::launch_fill_random_16bit(b.get(), elems, bf16, 0x5678 + (bf16 ? 0 : 7),
-                                                 stream);
-                cublas_handle h;
-                cublas_check(cublasSetStream(h.get(), stream), "cublasSetStream");
-                const float alpha = 1.0f, beta = 0.0f;
-                auto run = [&] {
-                    cublas_check(cublasGemmEx(h.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
-                                              a.get(), t, n, b.get(), t, n, &beta, out.get(), t, n,
-                                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                                 "cublasGemmEx");
-                };
-                auto times = time_reps(run, warmup, reps, stream);
-                return ceiling_from_times(times, flops, 1e-12, tflops, method);
+        const burst_schedule sched;  // quick too: the gaps, not the GEMMs, take the time (~2 s a ceiling)
+        const std::string schedule_text = ", " + std::to_string(sched.bursts) + " bursts of " + std::to_string(sched.launches) +
+                                          " launches each after a " + std::to_string(sched.gap_ms) +
+                                          " ms idle gap (a burst's time: the median of its last " + std::to_string(sched.keep) +
+                                          "), 2 n^3 / median burst time; SM clock: the median of the reads after each burst";
+        auto gemm_ceiling = [&](ceiling_gemm_kind kind, const char* name) {
+            return guarded(tflops, m_gemm(name), stream, [&] {
+                ceiling_gemm g(kind, n, stream);
+                g.run();  // loads the library's kernels: not timed
+                CUDA_CHECK(cudaStreamSynchronize(stream));
+                const burst_times b = time_idle_bursts([&] { g.run(); }, sched, stream);
+                measured_ceiling m = ceiling_from_times(b.ms, g.flops(), 1e-12, tflops, g.description() + schedule_text);
+                m.sm_clock_mhz = summarize(b.sm_clock_mhz).median;
+                return m;
             });
         };
-        c.bf16_tflops = gemm(true);
-        c.fp16_tflops = gemm(false);
-        // FP8: cuBLASLt in the TN form its FP8 kernels take, unit scales (the rate of the tensor
-        // cores, not of a scaling scheme), bf16 out, the heuristic's first algorithm.
-        const std::string m_fp8 =
-            "fp8 e4m3 x e4m3 -> bf16 cublasLtMatmul 8192^3 (TN, unit scales, the heuristic's first algorithm, 32 MiB workspace), "
-            "fp32 accumulate, random finite codes, 2 n^3 / median time";
-        c.fp8_tflops = guarded(tflops, m_fp8, stream, [&] {
-            auto lt = [](cublasStatus_t st, const char* what) {
-                if (st != CUBLAS_STATUS_SUCCESS) {
-                    throw std::runtime_error(std::string("cuBLASLt fp8 ceiling: ") + what + ": " + cublasGetStatusName(st));
-                }
-            };
-            device_buffer a(elems), b(elems), out(elems * 2), ws(std::size_t{32} << 20);
-            detail::launch_fill_random_fp8(a.get(), elems, 0x9abc, stream);
-            detail::launch_fill_random_fp8(b.get(), elems, 0xdef0, stream);
-            cublasLtHandle_t h = nullptr;
-            lt(cublasLtCreate(&h), "cublasLtCreate");
-            cublasLtMatmulDesc_t desc = nullptr;
-            cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
-            cublasLtMatmulPreference_t pref = nullptr;
-            auto release = [&] {
-                if (pref) cublasLtMatmulPreferenceDestroy(pref);
-                if (ld) cublasLtMatrixLayoutDestroy(ld);
-                if (lb) cublasLtMatrixLayoutDestroy(lb);
-                if (la) cublasLtMatrixLayoutDestroy(la);
-                if (desc) cublasLtMatmulDescDestroy(desc);
-                cublasLtDestroy(h);
-            };
-            try {
-                lt(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
-                const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-                lt(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
-                lt(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
-                lt(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, n, n, n), "layout A");
-                lt(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, n, n, n), "layout B");
-                lt(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, n, n, n), "layout D");
-                lt(cublasLtMatmulPreferenceCreate(&pref), "preference");
-                const std::size_t ws_bytes = ws.size();
-                lt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes),
-                   "workspace preference");
-                cublasLtMatmulHeuristicResult_t result{};
-                int found = 0;
-                lt(cublasLtMatmulAlgoGetHeuristic(h, desc, la, lb, ld, ld, pref, 1, &result, &found), "heuristic");
-                if (found == 0) throw std::runtime_error("cuBLASLt fp8 ceiling: no algorithm for e4m3 x e4m3 -> bf16 on this device");
-                const float alpha = 1.0f, beta = 0.0f;
-                auto run = [&] {
-                    lt(cublasLtMatmul(h, desc, &alpha, a.get(), la, b.get(), lb, &beta, out.get(), ld, out.get(), ld, &result.algo,
-                                      ws.get(), ws_bytes, stream),
-                       "cublasLtMatmul");
-                };
-                auto times = time_reps(run, warmup, reps, stream);
-                release();
-                return ceiling_from_times(times, flops, 1e-12, tflops, m_fp8);
-            } catch (...) {
-                release();
-                throw;
-            }
-        });
+        c.bf16_tflops = gemm_ceiling(ceiling_gemm_kind::bf16, "bf16");
+        c.fp16_tflops = gemm_ceiling(ceiling_gemm_kind::fp16, "fp16");
+        c.fp8_tflops = gemm_ceiling(ceiling_gemm_kind::fp8, "fp8");
     }
 
     return c;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,8 +25,33 @@ struct measured_ceiling {
     int samples = 0;                     // timed repetitions
     double noise = 0;                    // stdev / median of the timed repetitions
     double median_ms = 0;                // median time of one repetition [ms]
-    std::optional<double> sm_clock_mhz;  // measured right after the repetitions: shows throttling
+    // Measured right after the repetitions (the tensor-core GEMMs: after each burst, the median):
+    // shows throttling.
+    std::optional<double> sm_clock_mhz;
 };
+
+// The tensor-core ceilings' schedule. An 8192^3 GEMM draws enough power that launches back to back
+// run into the board's power limit within a few tens of milliseconds: the FP8 ceiling timed that
+// way read 1269-1430 TFLOP/s over four default runs on two H100s and two H200s, the SM clock after
+// it 1407-1708 MHz, while the kernels it judges (tens of microseconds) run at 1965-1990 MHz
+// (kernels/fp8/NOTES.md). Short bursts after idle gaps held 1938-2000 MHz and read the rate of an
+// unthrottled back-to-back run (harness/probes/fp8_ceiling_clock.cu). So: `bursts` bursts of
+// `launches` launches, each burst after `gap_ms` of idle time (the stream synchronized, the host
+// asleep), each launch between its own events; a burst's time is the median of its last `keep`
+// launches (the first ones absorb the ramp from idle), the SM clock read after each burst.
+struct burst_schedule {
+    int bursts = 10;
+    int launches = 5;
+    int keep = 3;
+    int gap_ms = 200;
+};
+struct burst_times {
+    std::vector<double> ms;            // one per burst
+    std::vector<double> sm_clock_mhz;  // one per burst, read right after it
+};
+// Throws cuda_error (and whatever op throws). Requires 1 <= keep <= launches, bursts >= 1.
+burst_times time_idle_bursts(const std::function<void()>& op, const burst_schedule& s, cudaStream_t stream);
+
 
 struct device_ceilings {
     int device = 0;
@@ -59,7 +85,8 @@ struct device_ceilings {
 
 // Never throws for a measurement that fails (value null, reason set), except for a sticky CUDA
 // error (the context is lost: the caller must know). Without a device every value is null with
-// reason "no_device". quick: smaller buffers and fewer repetitions (about 1 s instead of 3 s).
+// reason "no_device". quick: smaller buffers and fewer repetitions (the tensor-core GEMMs' bursts,
+// about 2 s each, stay as they are). About 7 s either way.
 device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick);
 
 nlohmann::json to_json(const measured_ceiling& c);

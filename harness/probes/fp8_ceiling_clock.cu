@@ -1,14 +1,16 @@
-// Diagnostic (not part of the build): why the FP8 ceiling moves from run to run (issue 19: cuBLASLt FP8
+// Diagnostic (not part of the build): why the FP8 ceiling moved from run to run (issue 19: cuBLASLt FP8
 // 8192^3 read 1318-1414 TFLOP/s over ten suite runs, with the SM clock after its samples between 1482 and
-// 1992 MHz, while kv_a's 36 us kernel ran at 1965-1990 MHz; kernels/fp8/NOTES.md run 15). The harness's
-// FP8 ceiling GEMM (harness/ceilings.cpp: e4m3 x e4m3 -> bf16 cublasLtMatmul, TN, unit scales, the
-// heuristic's first algorithm, 32 MiB workspace; 3 warm-up launches, then 20 back to back, each between
-// two events, the median) is timed here at n = 4096, 6144 and 8192 in four schedules, with the SM clock
-// (harness/sm_clock: clock64 over %globaltimer, no NVML) read after every timed GEMM:
-//   harness : as the harness does it (warm-up 3, 20 back to back; the clock read once, after them)
+// 1992 MHz, while kv_a's 36 us kernel ran at 1965-1990 MHz; kernels/fp8/NOTES.md run 15). The FP8
+// ceiling's GEMM (harness/ceiling_gemm.hpp: e4m3 x e4m3 -> bf16 cublasLtMatmul, TN, unit scales, the
+// heuristic's first algorithm, 32 MiB workspace) is timed here at n = 4096, 6144 and 8192 in four
+// schedules, with the SM clock (harness/sm_clock: clock64 over %globaltimer, no NVML) read after every
+// timed GEMM:
+//   harness : as the harness did it before its ceilings moved to idle-gap bursts (warm-up 3, 20 back
+//             to back, each between two events, the median; the clock read once, after them)
 //   spaced  : 20 single GEMMs, each after a 200 ms idle gap, the clock read right after each
 //   heated  : 1 s of back-to-back GEMMs first, then the harness schedule
-//   burst   : 20 bursts of 5 GEMMs after 200 ms idle gaps, the median of each burst's last 3
+//   burst   : 20 bursts of 5 GEMMs after 200 ms idle gaps, the median of each burst's last 3 (the
+//             harness's schedule now, there with 10 bursts: harness/ceilings.hpp burst_schedule)
 // Per schedule: median and best TFLOP/s, the clocks seen, and TFLOP/s per GHz of the clock read after
 // (the rate the clock explains). bf16 cublasGemmEx 8192^3 (the bf16 ceiling's GEMM) in the harness
 // schedule beside it. What to read: whether a shorter GEMM or idle gaps keep the clock at its maximum,
@@ -16,34 +18,23 @@
 // kernels' clock is a matter of the schedule).
 //   nvcc -O3 -std=c++20 -arch=sm_90 -I. harness/probes/fp8_ceiling_clock.cu <build>/libfusebench_harness.a \
 //        -lcublas -lcublasLt -lcuda -o fp8_ceiling_clock && ./fp8_ceiling_clock
+#include "harness/ceiling_gemm.hpp"
 #include "harness/ceilings.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/device.hpp"
 #include "harness/sm_clock.hpp"
 #include "harness/stats.hpp"
-#include "kernels/common/cublas_handle.hpp"
-#include "kernels/common/cublaslt_handle.hpp"
 
-#include <cublasLt.h>
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <chrono>
 #include <cstdio>
 #include <functional>
-#include <span>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
-
-using fusebench::device_buffer;
-
-void lt_check(cublasStatus_t st, const char* what) {
-    fusebench::kernels::check_cublaslt(st, "fp8_ceiling_clock", what);
-}
 
 // Back-to-back launches, each between its own events (the harness's time_reps in ceilings.cpp, no warm-up).
 std::vector<double> time_back_to_back(const std::function<void()>& op, int reps, cudaStream_t s) {
@@ -72,7 +63,7 @@ void report(const std::string& what, int n, const std::vector<double>& ms, const
         what.c_str(), n, r.median, r.max, r.n, c.median, c.min, c.max, r.median / (c.median * 1e-3));
 }
 
-// The harness's schedule (3 warm-up launches, 20 timed back to back, the clock read once after), after
+// The harness's former schedule (3 warm-up launches, 20 timed back to back, the clock read once after), after
 // `rest_ms` of idle time or, with heat_s > 0, right after that many seconds of back-to-back launches.
 void harness_schedule(const std::string& what, int n, const std::function<void()>& op, cudaStream_t s, int rest_ms,
                       int heat_s) {
@@ -87,68 +78,12 @@ void harness_schedule(const std::string& what, int n, const std::function<void()
     report(what, n, time_back_to_back(op, 20, s), {fusebench::measure_sm_clock_mhz(s)});
 }
 
-// 20 bursts of `burst` back-to-back launches, each after a 200 ms idle gap; a burst's sample is the
-// median of its last `keep` launches, the clock read after each burst.
+// 20 bursts of `burst` back-to-back launches, each after a 200 ms idle gap (the harness's
+// time_idle_bursts); a burst's sample is the median of its last `keep` launches.
 void idle_bursts(const std::string& what, int n, const std::function<void()>& op, cudaStream_t s, int burst, int keep) {
-    std::vector<double> ms, mhz;
-    for (int i = 0; i < 20; ++i) {
-        idle(200);
-        const auto b = time_back_to_back(op, burst, s);
-        ms.push_back(fusebench::summarize(std::span<const double>(b).last(static_cast<std::size_t>(keep))).median);
-        mhz.push_back(fusebench::measure_sm_clock_mhz(s));
-    }
-    report(what, n, ms, mhz);
+    const auto b = fusebench::time_idle_bursts(op, {20, burst, keep, 200}, s);
+    report(what, n, b.ms, b.sm_clock_mhz);
 }
-
-struct fp8_gemm {
-    int n;
-    device_buffer a, b, d, ws;
-    cublasLtHandle_t h = fusebench::kernels::cublaslt_handle_for_device(0);  // shared, kept for the process
-    cublasLtMatmulDesc_t desc = nullptr;
-    cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
-    cublasLtMatmulPreference_t pref = nullptr;
-    cublasLtMatmulHeuristicResult_t result{};
-    explicit fp8_gemm(int n_, cudaStream_t s)
-        : n(n_),
-          a(static_cast<std::size_t>(n_) * n_),
-          b(static_cast<std::size_t>(n_) * n_),
-          d(static_cast<std::size_t>(n_) * n_ * 2),
-          ws(std::size_t{32} << 20) {
-        const std::size_t elems = static_cast<std::size_t>(n) * n;
-        fusebench::detail::launch_fill_random_fp8(a.get(), elems, 0x9abc, s);
-        fusebench::detail::launch_fill_random_fp8(b.get(), elems, 0xdef0, s);
-        lt_check(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "desc");
-        const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-        lt_check(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
-        lt_check(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
-        lt_check(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, n, n, n), "layout A");
-        lt_check(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, n, n, n), "layout B");
-        lt_check(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, n, n, n), "layout D");
-        lt_check(cublasLtMatmulPreferenceCreate(&pref), "preference");
-        const std::size_t ws_bytes = ws.size();
-        lt_check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes,
-                                                      sizeof ws_bytes),
-                 "workspace");
-        int found = 0;
-        lt_check(cublasLtMatmulAlgoGetHeuristic(h, desc, la, lb, ld, ld, pref, 1, &result, &found), "heuristic");
-        if (found == 0) throw std::runtime_error("no cuBLASLt fp8 algorithm");
-    }
-    ~fp8_gemm() {
-        cublasLtMatmulPreferenceDestroy(pref);
-        cublasLtMatrixLayoutDestroy(ld);
-        cublasLtMatrixLayoutDestroy(lb);
-        cublasLtMatrixLayoutDestroy(la);
-        cublasLtMatmulDescDestroy(desc);
-    }
-    fp8_gemm(const fp8_gemm&) = delete;
-    fp8_gemm& operator=(const fp8_gemm&) = delete;
-    void run(cudaStream_t s) {
-        const float alpha = 1.0f, beta = 0.0f;
-        lt_check(cublasLtMatmul(h, desc, &alpha, a.get(), la, b.get(), lb, &beta, d.get(), ld, d.get(), ld,
-                                &result.algo, ws.get(), ws.size(), s),
-                 "cublasLtMatmul");
-    }
-};
 
 // The four schedules for one GEMM (op), n for the FLOP count.
 void schedules(const std::string& name, int n, const std::function<void()>& op, cudaStream_t s) {
@@ -172,26 +107,13 @@ int main() {
         std::printf("%s, %d SMs, max SM clock %s MHz (%s)\n", p.name, p.multiProcessorCount,
                     maxclk.mhz ? std::to_string(static_cast<int>(*maxclk.mhz)).c_str() : "?", maxclk.source.c_str());
         for (int n : {4096, 6144, 8192}) {
-            fp8_gemm g(n, s);
+            fusebench::ceiling_gemm g(fusebench::ceiling_gemm_kind::fp8, n, s);
             schedules(
-                "fp8 cublasLt", n, [&] { g.run(s); }, s);
+                "fp8 cublasLt", n, [&] { g.run(); }, s);
         }
-        {  // the bf16 ceiling's GEMM, harness schedule only
-            constexpr int n = 8192;
-            const std::size_t elems = static_cast<std::size_t>(n) * n;
-            device_buffer a(elems * 2), b(elems * 2), out(elems * 2);
-            fusebench::detail::launch_fill_random_16bit(a.get(), elems, true, 0x1234, s);  // as the harness: random
-            fusebench::detail::launch_fill_random_16bit(b.get(), elems, true, 0x5678, s);
-            cublasHandle_t h = fusebench::kernels::cublas_handle_for_current_device();
-            fusebench::kernels::check_cublas(cublasSetStream(h, s), "cublasSetStream");
-            const float alpha = 1.0f, beta = 0.0f;
-            auto op = [&] {
-                fusebench::kernels::check_cublas(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(),
-                                                              CUDA_R_16BF, n, b.get(), CUDA_R_16BF, n, &beta, out.get(),
-                                                              CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                                                 "cublasGemmEx");
-            };
-            harness_schedule("bf16 cublas harness", n, op, s, 500, 0);
+        {  // the bf16 ceiling's GEMM, the old harness schedule only
+            fusebench::ceiling_gemm g(fusebench::ceiling_gemm_kind::bf16, 8192, s);
+            harness_schedule("bf16 cublas harness", 8192, [&] { g.run(); }, s, 500, 0);
         }
         CUDA_CHECK(cudaStreamDestroy(s));
         return 0;

@@ -18,5 +18,5 @@ echo "build $(el) s"
 timeout -s INT 180 build-gpu/fusebench run --suite conv1d --case "dense:b" --dtype bf16,fp16 --variant wgmma_tma,implicit_gemm \
   --json $O/conv.json > $O/conv.txt 2>$O/conv.err; echo "conv rc=$? ($(el) s)"
 grep -E "wgmma_tma|implicit_gemm" $O/conv.txt | head -60
-build-gpu/fusebench_tests "[gpu][seeds]" > $O/seeds.txt 2>&1; echo "seeds rc=$? ($(el) s)"; tail -4 $O/seeds.txt
+timeout -s INT $(( 585 - $(el) )) build-gpu/fusebench_tests "[gpu][seeds]" > $O/seeds.txt 2>&1; echo "seeds rc=$? ($(el) s)"; tail -4 $O/seeds.txt
 gzip -f $O/conv.json
