@@ -31,6 +31,8 @@ __host__ __device__ __forceinline__ float gelu_erf_exact(float x) { return 0.5f 
 // instructions against erfcf's ~55 (the GeGLU kernel at 16 bits was bound by erfcf's instructions:
 // 1.39x on an H200, 1.05x on an H100; kernels/glu/NOTES.md).
 // Specials as the exact form: gelu(-inf) = -inf * 0 = NaN, gelu(+inf) = +inf, NaN propagates.
+// ex2.approx.ftz flushes exp(-a^2) below 2^-126 (x < -13.3), where the exact gelu is an fp32
+// subnormal (|gelu| < 1.2e-38): those results are -0 here, not the subnormal.
 // On the host (tests' emulation) the reciprocal and exp2 are the correctly rounded ones.
 __host__ __device__ __forceinline__ float gelu_erf_16(float x) {
     const float ax = fabsf(x);

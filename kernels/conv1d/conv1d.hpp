@@ -69,11 +69,19 @@ std::size_t conv1d_dense_wgmma_tma_workspace_bytes(elem t, const conv1d_dense_sh
 // The part of that workspace holding the transposed copy of x [bytes].
 std::size_t conv1d_dense_wgmma_tma_xt_bytes(const conv1d_dense_shape& s);
 // cooperative: both consumer warpgroups on each 128 x 128 tile (64 channels each); pingpong: they
-// take alternate tiles (128 channels each), one's epilogue under the other's main loop.
-enum class conv1d_wgmma_schedule { cooperative, pingpong };
+// take alternate tiles (128 channels each), one's epilogue under the other's main loop; automatic
+// (the default): conv1d_wgmma_schedule_for's choice.
+enum class conv1d_wgmma_schedule { cooperative, pingpong, automatic };
+// pingpong where every CTA of the persistent grid (min(tiles, SMs) CTAs) has two tiles to alternate
+// and the main loop is long enough for an epilogue to hide under (tiles >= 2 x sm_count and
+// C_in >= 256; tiles = batch x ceil(C_out / 128) x ceil(L_out / 128)), else cooperative. Measured on
+// an H200 over the Whisper shapes in bf16 and fp16 (kernels/conv1d/NOTES.md): pingpong 12-15% faster
+// at C -> C with b8 / b16, coop 15-33% faster at b1 (one tile a CTA: one warpgroup idle), within
+// +-2.4% either way at C_in = 80.
+conv1d_wgmma_schedule conv1d_wgmma_schedule_for(const conv1d_dense_shape& s, int sm_count);
 void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                    const conv1d_dense_shape& s, cudaStream_t stream,
-                                   conv1d_wgmma_schedule schedule = conv1d_wgmma_schedule::cooperative);
+                                   conv1d_wgmma_schedule schedule = conv1d_wgmma_schedule::automatic);
 
 // TF32 on Hopper (kernels/conv1d/wgmma_tma_tf32.cu): wgmma_tma's pipeline on fp32 tensors, sm_90a
 // only. TF32, not fp32-exact (as implicit_gemm_tf32): x and w rounded to TF32 by the operand

@@ -69,10 +69,20 @@ std::size_t conv1d_dense_wgmma_tma_workspace_bytes(elem t, const conv1d_dense_sh
 
 std::size_t conv1d_dense_wgmma_tma_xt_bytes(const conv1d_dense_shape& s) { return conv1d_wgmma::xt_bytes(s, 2); }
 
+conv1d_wgmma_schedule conv1d_wgmma_schedule_for(const conv1d_dense_shape& s, int sm_count) {
+    const long long tiles = static_cast<long long>(s.batch) * ((s.cout + 127) / 128) * ((static_cast<long long>(s.out_length()) + 127) / 128);
+    return tiles >= 2LL * sm_count && s.cin >= 256 ? conv1d_wgmma_schedule::pingpong : conv1d_wgmma_schedule::cooperative;
+}
+
 void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,
                                    const conv1d_dense_shape& s, cudaStream_t stream, conv1d_wgmma_schedule schedule) {
     if (const char* why = conv1d_dense_wgmma_tma_shape_unsupported(t, s)) throw std::invalid_argument(std::string("conv1d wgmma_tma: ") + why);
     conv1d_wgmma::check_launchable(workspace, "conv1d wgmma_tma");
+    if (schedule == conv1d_wgmma_schedule::automatic) {
+        int dev = 0;
+        check_call(cudaGetDevice(&dev), "cudaGetDevice");
+        schedule = conv1d_wgmma_schedule_for(s, cached_sm_count(dev));
+    }
     if (t == elem::bf16) {
         if (s.stride == 1) conv1d_wgmma::launch_16<__nv_bfloat16, 1>(x, w, bias, y, workspace, s, stream, schedule);
         else conv1d_wgmma::launch_16<__nv_bfloat16, 2>(x, w, bias, y, workspace, s, stream, schedule);

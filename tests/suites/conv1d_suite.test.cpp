@@ -4,6 +4,7 @@
 // taps, and reports its bound and the seed's 5e-7 as figures; the same for depthwise and decode.
 // GPU: every variant passes every untimed case, bitwise deterministic, within 2x the baseline's
 // error.
+#include "harness/ceilings.hpp"
 #include "harness/check.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/device.hpp"
@@ -493,6 +494,62 @@ TEST_CASE("conv1d wgmma_tma: ragged channel and position tiles, C_in off the 8-c
         }
     }
     CHECK(passed == 2 * 2 * shapes.size());  // dtypes x configurations x shapes
+}
+
+TEST_CASE("conv1d wgmma_tma: the automatic schedule is pingpong for C_in >= 256 with two tiles a CTA, else coop",
+          "[suites][conv1d]") {
+    using kernels::conv1d_wgmma_schedule;
+    auto pick = [](int b, int cin, int cout, int len, int stride) {
+        return kernels::conv1d_wgmma_schedule_for(kernels::conv1d_dense_shape{b, cin, cout, len, stride}, 132);
+    };
+    // The Whisper layers (tiles = batch x ceil(C_out / 128) x ceil(L_out / 128)) and the measured winner.
+    CHECK(pick(8, 512, 512, 3000, 1) == conv1d_wgmma_schedule::pingpong);     // 768 tiles
+    CHECK(pick(16, 1280, 1280, 3000, 2) == conv1d_wgmma_schedule::pingpong);  // 1920
+    CHECK(pick(8, 384, 384, 3000, 2) == conv1d_wgmma_schedule::pingpong);     // 288
+    CHECK(pick(1, 1280, 1280, 3000, 2) == conv1d_wgmma_schedule::cooperative);  // 120: one tile a CTA
+    CHECK(pick(1, 512, 512, 3000, 2) == conv1d_wgmma_schedule::cooperative);
+    CHECK(pick(16, 80, 1280, 3000, 1) == conv1d_wgmma_schedule::cooperative);  // C_in 80: a short main loop
+    // The edges: 2 x 132 = 264 tiles, C_in 256.
+    CHECK(pick(8, 256, 128, 33 * 128, 1) == conv1d_wgmma_schedule::pingpong);        // 264 tiles
+    CHECK(pick(8, 256, 128, 33 * 128 - 128, 1) == conv1d_wgmma_schedule::cooperative);  // 256
+    CHECK(pick(8, 255, 128, 33 * 128, 1) == conv1d_wgmma_schedule::cooperative);
+    CHECK(kernels::conv1d_wgmma_schedule_for(kernels::conv1d_dense_shape{8, 256, 128, 33 * 128, 1}, 133) ==
+          conv1d_wgmma_schedule::cooperative);
+}
+
+TEST_CASE("conv1d wgmma_tma: a launch without a schedule runs the automatic choice, bit for bit", "[gpu][conv1d]") {
+    FUSEBENCH_REQUIRE_GPU();
+    if (const char* why = kernels::conv1d_dense_wgmma_tma_unsupported(kernels::elem::bf16, kernels::conv1d_dense_shape{})) SKIP(why);
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    cuda_stream st;
+    std::set<kernels::conv1d_wgmma_schedule> seen;
+    // b8 512 -> 512 (768 tiles) and b1 512 -> 512 stride 2 (48): one of each choice on a 132-SM part.
+    for (const kernels::conv1d_dense_shape sh : {kernels::conv1d_dense_shape{8, 512, 512, 3000, 1},
+                                                 kernels::conv1d_dense_shape{1, 512, 512, 3000, 2}}) {
+        const auto chosen = kernels::conv1d_wgmma_schedule_for(sh, sms);
+        seen.insert(chosen);
+        const std::size_t nx = std::size_t(sh.batch) * sh.cin * sh.length, nw = std::size_t(sh.cout) * sh.cin * 3,
+                          ny = std::size_t(sh.batch) * sh.cout * sh.out_length();
+        device_buffer x(nx * 2), w(nw * 2), bias(std::size_t(sh.cout) * 2), y_auto(ny * 2), y_named(ny * 2),
+            ws(kernels::conv1d_dense_wgmma_tma_workspace_bytes(kernels::elem::bf16, sh));
+        detail::launch_fill_random_16bit(x.get(), nx, true, 11, st.get());
+        detail::launch_fill_random_16bit(w.get(), nw, true, 12, st.get());
+        detail::launch_fill_random_16bit(bias.get(), std::size_t(sh.cout), true, 13, st.get());
+        CUDA_CHECK(cudaMemsetAsync(y_auto.get(), 0xff, ny * 2, st.get()));
+        CUDA_CHECK(cudaMemsetAsync(y_named.get(), 0x7f, ny * 2, st.get()));
+        kernels::launch_conv1d_dense_wgmma_tma(kernels::elem::bf16, x.get(), w.get(), bias.get(), y_auto.get(), ws.get(), sh, st.get());
+        kernels::launch_conv1d_dense_wgmma_tma(kernels::elem::bf16, x.get(), w.get(), bias.get(), y_named.get(), ws.get(), sh, st.get(),
+                                               chosen);
+        std::vector<std::uint16_t> a(ny), b(ny);
+        CUDA_CHECK(cudaMemcpyAsync(a.data(), y_auto.get(), ny * 2, cudaMemcpyDeviceToHost, st.get()));
+        CUDA_CHECK(cudaMemcpyAsync(b.data(), y_named.get(), ny * 2, cudaMemcpyDeviceToHost, st.get()));
+        CUDA_CHECK(cudaStreamSynchronize(st.get()));
+        CAPTURE(sh.batch, sh.stride, static_cast<int>(chosen));
+        CHECK(a == b);
+    }
+    if (sms == 132) CHECK(seen.size() == 2);
 }
 
 TEST_CASE("conv1d cuDNN peer: the plan chosen for the target shapes", "[gpu][conv1d][cudnn]") {
