@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tensor-core ceilings in idle-gap bursts (harness/ceilings.hpp burst_schedule): the build, the
-# ceilings' GPU tests, the default run (the board's baseline), then two small runs right after it on
+# ceilings' GPU tests and the conv1d automatic-schedule GPU test, the default run (the board's baseline), then two small runs right after it on
 # the warm board, whose reports carry only the ceilings and one rmsnorm case (the ceilings' spread
 # between runs). WANT=H200 / H100 to require a board; exits 3 when another came.
 set -uo pipefail
@@ -12,7 +12,8 @@ lc=$(echo "$WANT" | tr A-Z a-z)
 export FUSEBENCH_BUILD_DIR=$PWD/build-gpu
 FUSEBENCH_TARGETS="fusebench fusebench_tests" scripts/build.sh > $O/build.log 2>&1 || { tail -30 $O/build.log; echo BUILD FAILED; exit 1; }
 echo "build $(el) s"
-build-gpu/fusebench_tests "[gpu][ceilings]" > $O/tests-ceilings.txt 2>&1; echo "ceiling tests rc=$? ($(el) s)"; tail -3 $O/tests-ceilings.txt
+build-gpu/fusebench_tests "[gpu][ceilings]" > $O/tests.txt 2>&1; echo "ceiling tests rc=$? ($(el) s)"; tail -3 $O/tests.txt
+build-gpu/fusebench_tests "conv1d wgmma_tma: a launch without a schedule*" >> $O/tests.txt 2>&1; echo "conv1d auto test rc=$? ($(el) s)"; tail -3 $O/tests.txt
 build-gpu/fusebench run --json $O/$lc.json > $O/run.txt 2>$O/run.err; echo "run rc=$? ($(el) s)"
 tail -1 $O/run.txt
 for i in 1 2; do
