@@ -1,3 +1,4 @@
+#include "harness/ceilings.hpp"
 #include "harness/json_schema.hpp"
 #include "harness/report.hpp"
 
@@ -136,6 +137,58 @@ TEST_CASE("reports validate against the schema and round-trip through a file", "
     for (const auto& e : std::filesystem::directory_iterator(dir / "sub")) files += e.is_regular_file();
     CHECK(files == 1);
     std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the ceilings block follows the schema, measured or not", "[report][schema]") {
+    device_ceilings c;
+    c.copy_gbps = ceiling_from_times({1.0, 1.1, 0.9}, 3e9, 1e-9, "GB/s", "copy");
+    c.copy_gbps.sm_clock_mhz = 1980.0;
+    c.fp8_tflops = ceiling_from_times({0.8, 0.81}, 1.1e12, 1e-12, "TFLOP/s", "fp8, in bursts");
+    c.bf16_tflops.unit = c.fp16_tflops.unit = c.fp32_tflops.unit = "TFLOP/s";
+    c.read_gbps.unit = c.write_gbps.unit = c.copy_kernel_gbps.unit = "GB/s";
+    c.bf16_tflops.reason = "error: cublasCreate failed";
+    c.theoretical_dram_gbps = 3352.0;
+    c.theoretical_reason = "max SM clock unknown";
+    report_context ctx;
+    ctx.started_at = "x";
+    ctx.settings = {{"seed", 1}, {"seed_source", "fresh"}, {"mode", "cold"}, {"sampling", nlohmann::json::object()}};
+    ctx.ceilings = to_json(c);
+    auto j = make_report(ctx, {sample_result(outcome::pass)});
+    const auto schema = report_schema();
+    const auto errors = schema.validate(j);
+    INFO((errors.empty() ? std::string() : errors.front()));
+    CHECK(errors.empty());
+    CHECK(j["ceilings"]["bf16_tflops"]["value"].is_null());
+    CHECK(j["ceilings"]["bf16_tflops"]["reason"] == "error: cublasCreate failed");
+    CHECK(j["ceilings"]["fp16_tflops"]["reason"] == "unknown");  // never an empty reason
+    CHECK(j["ceilings"]["copy_gbps"]["sm_clock_mhz_after"] == 1980.0);
+    // What the schema forbids in it: a unit it does not know, a missing field, a string for a number.
+    auto bad = j;
+    bad["ceilings"]["copy_gbps"]["unit"] = "MB/s";
+    CHECK_FALSE(schema.validate(bad).empty());
+    bad = j;
+    bad["ceilings"]["fp8_tflops"].erase("sm_clock_mhz_after");
+    CHECK_FALSE(schema.validate(bad).empty());
+    bad = j;
+    bad["ceilings"]["theoretical"]["dram_gbps"] = "3352";
+    CHECK_FALSE(schema.validate(bad).empty());
+}
+
+// The committed baselines are reports users read and compare against: they must follow the
+// published schema (and a schema change must keep them valid or regenerate them).
+TEST_CASE("the committed baseline reports validate against the schema", "[report][schema]") {
+    const auto schema = report_schema();
+    for (const char* name : {"h100.json", "h200.json"}) {
+        const std::string path = std::string(FUSEBENCH_SOURCE_DIR) + "/reports/baselines/" + name;
+        std::ifstream in(path);
+        REQUIRE(in.good());
+        const auto j = nlohmann::json::parse(in);
+        const auto errors = schema.validate(j);
+        CAPTURE(path, errors.size());
+        for (std::size_t i = 0; i < errors.size() && i < 5; ++i) UNSCOPED_INFO(errors[i]);
+        CHECK(errors.empty());
+        CHECK(j["results"].size() > 1000);
+    }
 }
 
 TEST_CASE("a report file holds one result per line and parses back to the report", "[report]") {
