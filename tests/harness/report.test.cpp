@@ -162,12 +162,19 @@ TEST_CASE("the ceilings block follows the schema, measured or not", "[report][sc
     CHECK(j["ceilings"]["bf16_tflops"]["reason"] == "error: cublasCreate failed");
     CHECK(j["ceilings"]["fp16_tflops"]["reason"] == "unknown");  // never an empty reason
     CHECK(j["ceilings"]["copy_gbps"]["sm_clock_mhz_after"] == 1980.0);
-    // What the schema forbids in it: a unit it does not know, a missing field, a string for a number.
+    // What the schema forbids in it: a unit it does not know, a ceiling without its value, a string for a
+    // number, a negative count.
     auto bad = j;
     bad["ceilings"]["copy_gbps"]["unit"] = "MB/s";
     CHECK_FALSE(schema.validate(bad).empty());
     bad = j;
-    bad["ceilings"]["fp8_tflops"].erase("sm_clock_mhz_after");
+    bad["ceilings"]["fp8_tflops"].erase("value");
+    CHECK_FALSE(schema.validate(bad).empty());
+    bad = j;
+    bad["ceilings"]["fp8_tflops"]["sm_clock_mhz_after"] = "1980";
+    CHECK_FALSE(schema.validate(bad).empty());
+    bad = j;
+    bad["ceilings"]["copy_gbps"]["samples"] = -1;
     CHECK_FALSE(schema.validate(bad).empty());
     bad = j;
     bad["ceilings"]["theoretical"]["dram_gbps"] = "3352";
