@@ -458,4 +458,51 @@ nlohmann::json to_json(const device_ceilings& c) {
     return j;
 }
 
+std::vector<std::string> describe_ceilings(const nlohmann::json& j) {
+    std::vector<std::string> lines;
+    if (!j.is_object()) return lines;
+    auto value_of = [&](const char* key) -> std::optional<double> {
+        if (!j.contains(key) || !j[key].is_object()) return std::nullopt;
+        const auto& v = j[key]["value"];
+        return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
+    };
+    auto text = [&](const char* key) {
+        if (const auto v = value_of(key)) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.0f", *v);
+            return std::string(buf);
+        }
+        std::string why = "not measured";
+        if (j.contains(key) && j[key].is_object() && j[key].contains("reason") && j[key]["reason"].is_string()) {
+            why += " (" + j[key]["reason"].get<std::string>() + ")";
+        }
+        return why;
+    };
+    lines.push_back("measured copy bandwidth " + text("copy_gbps") + " GB/s (read stream " + text("read_gbps") + ", write stream " +
+                    text("write_gbps") + " GB/s)");
+    std::optional<double> max_clock;
+    if (j.contains("max_sm_clock_mhz") && j["max_sm_clock_mhz"].is_number()) max_clock = j["max_sm_clock_mhz"].get<double>();
+    std::string clocks;
+    std::vector<std::string> warnings;
+    for (const auto& [key, name] : {std::pair{"bf16_tflops", "bf16"}, std::pair{"fp16_tflops", "fp16"}, std::pair{"fp8_tflops", "fp8"}}) {
+        if (!value_of(key)) continue;
+        const auto& c = j[key]["sm_clock_mhz_after"];
+        if (!c.is_number()) continue;
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f", c.get<double>());
+        clocks += (clocks.empty() ? "" : " / ") + std::string(buf);
+        if (max_clock && clock_below(c.get<double>(), *max_clock, 0.85)) {
+            char w[200];
+            std::snprintf(w, sizeof w, "warning: the SM clock after the %s ceiling's GEMMs read %.0f MHz, below 85%% of the maximum %.0f MHz: "
+                          "that ceiling is a throttled rate", name, c.get<double>(), *max_clock);
+            warnings.emplace_back(w);
+        }
+    }
+    lines.push_back("measured tensor-core GEMMs bf16 " + text("bf16_tflops") + " / fp16 " + text("fp16_tflops") + " / fp8 " +
+                    text("fp8_tflops") + " TFLOP/s" + (clocks.empty() ? std::string() : " (SM clock after them " + clocks + " MHz)") +
+                    ", FMA " + text("fp32_tflops") + " TFLOP/s");
+    lines.insert(lines.end(), warnings.begin(), warnings.end());
+    return lines;
+}
+
 }  // namespace fusebench

@@ -90,6 +90,12 @@ struct device_ceilings {
 device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick);
 
 nlohmann::json to_json(const measured_ceiling& c);
+
+// The lines `fusebench run` prints once the ceilings are measured (a report's "ceilings" block): the
+// bandwidths, the tensor-core and FMA rates with the SM clock read after the GEMMs, and a warning for
+// each GEMM ceiling read below 85 % of the maximum SM clock (the judged kernels would then be held
+// to a throttled rate). A value that is missing or null reads "not measured (reason)".
+std::vector<std::string> describe_ceilings(const nlohmann::json& ceilings);
 nlohmann::json to_json(const device_ceilings& c);  // nulls with reasons, never 0 for unknown
 
 // ---- pure helpers, tested on the CPU

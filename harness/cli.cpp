@@ -443,10 +443,8 @@ int run_in_process(cli_options o, const registry& reg) {
     }
     if (ctx.ceilings.is_object()) {
         apply_ceilings(o.run, ctx.ceilings, dev.l2_bytes);
-        if (o.run.copy_gbps && o.worker_ceilings.empty()) {
-            std::fprintf(stderr, "fusebench: measured copy bandwidth %.0f GB/s (read stream %.0f, write stream %.0f GB/s)\n",
-                         *o.run.copy_gbps, o.run.sol.read_gbps ? o.run.sol.read_gbps->value : 0.0,
-                         o.run.sol.write_gbps ? o.run.sol.write_gbps->value : 0.0);
+        if (o.worker_ceilings.empty()) {
+            for (const auto& line : describe_ceilings(ctx.ceilings)) std::fprintf(stderr, "fusebench: %s\n", line.c_str());
         }
     }
     ctx.settings["timing_method"] = tracer ? "cupti_activity" : "cuda_events";

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -130,6 +131,36 @@ TEST_CASE("without a device every ceiling is null with reason no_device", "[ceil
     }
     CHECK_FALSE(c.theoretical_dram_gbps.has_value());
     CHECK(c.theoretical_reason == "no_device");
+}
+
+TEST_CASE("the run's ceiling lines: rates, the clock after the GEMMs, a warning when it throttled", "[ceilings]") {
+    auto ceiling = [](double v, std::optional<double> mhz) {
+        nlohmann::json c = {{"value", v}, {"reason", nullptr}, {"sm_clock_mhz_after", nullptr}};
+        if (mhz) c["sm_clock_mhz_after"] = *mhz;
+        return c;
+    };
+    nlohmann::json j = {{"copy_gbps", ceiling(3008.6, 1996.0)},
+                        {"read_gbps", ceiling(3142.8, 1990.0)},
+                        {"write_gbps", {{"value", nullptr}, {"reason", "no_device"}}},
+                        {"bf16_tflops", ceiling(785.0, 1992.8)},
+                        {"fp16_tflops", ceiling(751.6, 1976.1)},
+                        {"fp8_tflops", ceiling(1389.3, 1996.0)},
+                        {"fp32_tflops", ceiling(65.7, 1996.0)},
+                        {"max_sm_clock_mhz", 1980.0}};
+    auto lines = describe_ceilings(j);
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0] == "measured copy bandwidth 3009 GB/s (read stream 3143, write stream not measured (no_device) GB/s)");
+    CHECK(lines[1] == "measured tensor-core GEMMs bf16 785 / fp16 752 / fp8 1389 TFLOP/s (SM clock after them 1993 / 1976 / 1996 MHz), "
+                      "FMA 66 TFLOP/s");
+    // A throttled GEMM ceiling (the back-to-back FP8 reading of 1269 TFLOP/s at 1407 MHz) is called out.
+    j["fp8_tflops"] = ceiling(1269.3, 1407.3);
+    lines = describe_ceilings(j);
+    REQUIRE(lines.size() == 3);
+    CHECK_THAT(lines[2], ContainsSubstring("fp8 ceiling's GEMMs read 1407 MHz, below 85% of the maximum 1980 MHz"));
+    // Without the maximum clock nothing is judged; without a block nothing is printed.
+    j.erase("max_sm_clock_mhz");
+    CHECK(describe_ceilings(j).size() == 2);
+    CHECK(describe_ceilings(nlohmann::json(nullptr)).empty());
 }
 
 TEST_CASE("an idle-gap burst schedule needs bursts and 1 <= keep <= launches", "[ceilings]") {
