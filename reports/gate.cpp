@@ -318,8 +318,12 @@ device_relation relation_of(const device_ctx& a, const device_ctx& b) {
 // results INCONCLUSIVE between two H200 baselines with the same kernels, and two H100 boards of one
 // session (1.2% each) all 197. Over 12 cross-board pairs of unchanged kernels the standard error
 // left 5-14 INCONCLUSIVE and no new SLOWER or FASTER (README, "Across GPUs").
+matched_ceiling ceiling_of(const device_ctx& d, const nlohmann::json& r) {
+    return ceiling_for(d.ceilings, string_or(r["derived"], "bound", ""), string_or(r["traffic_model"], "compute_unit", ""));
+}
+
 double ceiling_noise(const device_ctx& d, const nlohmann::json& r) {
-    const auto c = ceiling_for_bound(d.ceilings, string_or(r["derived"], "bound", ""));
+    const auto c = ceiling_of(d, r).ceiling;
     if (!c.is_object()) return 0;
     const double spread = number_or_null(c, "noise").value_or(0);
     const auto n = number_or_null(c, "samples");
@@ -431,6 +435,18 @@ void judge_performance(pair_result& p, const nlohmann::json& rb, const device_ct
             not_judged("not gated across boards: a " + role +
                        " row (reference code, not under test), whose library kernels' speed differs by board; "
                        "compare on one board");
+        }
+    }
+    if (decided() && p.basis == "efficiency") {
+        // Efficiency is time against each run's own ceiling: a ceiling timed back to back (before
+        // 1ea5da5) ran into the power limit (the FP8 one read 1269-1430 TFLOP/s over four runs), one
+        // timed in bursts after idle gaps reads the unthrottled rate, so the two are not the same bar.
+        const auto mb = ceiling_of(db, rb), mn = ceiling_of(dn, rn);
+        const std::string sb = ceiling_schedule(mb), sn = ceiling_schedule(mn);
+        if (!sb.empty() && !sn.empty() && sb != sn) {
+            not_judged("not judged: the " + mb.key + " ceilings were timed differently (BASE " + sb + ", NEW " + sn +
+                       "), so the efficiencies are against different bars; compare on one board, or reports whose ceilings "
+                       "were timed alike");
         }
     }
     bool gate_note = false;
@@ -578,6 +594,19 @@ comparison compare_reports(const loaded_report& base, const loaded_report& now, 
         c.warnings.push_back(std::string(c.base.launch_gate ? "NEW" : "BASE") +
                              " was timed without the launch gate (reports before c9adc8d): there a launch of several "
                              "kernels is timed with the host's launch gaps between them; such results are not gated");
+    }
+
+    // Tensor-core ceilings timed in different schedules (bursts after idle gaps since 1ea5da5, back to
+    // back before): said once; judge_performance leaves the compute-bound results across boards
+    // that meet them unjudged.
+    for (const char* key : {"bf16_tflops", "fp16_tflops", "fp8_tflops"}) {
+        const auto sb = ceiling_schedule({key, base.devices.front().ceilings.is_object() ? base.devices.front().ceilings.value(key, nlohmann::json()) : nlohmann::json()});
+        const auto sn = ceiling_schedule({key, now.devices.front().ceilings.is_object() ? now.devices.front().ceilings.value(key, nlohmann::json()) : nlohmann::json()});
+        if (!sb.empty() && !sn.empty() && sb != sn) {
+            c.warnings.push_back("the tensor-core ceilings were timed differently (BASE " + sb + ", NEW " + sn +
+                                 "): across boards, compute-bound results judged against them are not gated");
+            break;
+        }
     }
 
     auto make_pair = [&](const std::string& k) {

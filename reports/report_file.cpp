@@ -149,25 +149,35 @@ std::string string_or(const nlohmann::json& obj, const char* key, const std::str
     return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
-nlohmann::json ceiling_for_bound(const nlohmann::json& ceilings, const std::string& bound) {
-    if (!ceilings.is_object()) return nullptr;
+matched_ceiling ceiling_for(const nlohmann::json& ceilings, const std::string& bound, const std::string& compute_unit) {
+    if (!ceilings.is_object()) return {};
     auto usable = [&](const char* k) {
         const auto it = ceilings.find(k);
         return it != ceilings.end() && it->is_object() && number_or_null(*it, "value") ? &*it : nullptr;
     };
-    if (bound == "memory") {
-        const auto* c = usable("copy_gbps");
-        return c ? *c : nlohmann::json(nullptr);
+    auto named = [&](const char* k) {
+        const auto* c = usable(k);
+        return matched_ceiling{k, c ? *c : nlohmann::json(nullptr)};
+    };
+    if (bound == "memory") return named("copy_gbps");
+    if (bound != "compute") return {};
+    if (compute_unit == "tensor_bf16") return named("bf16_tflops");
+    if (compute_unit == "tensor_fp16") return named("fp16_tflops");
+    if (compute_unit == "tensor_fp8") return named("fp8_tflops");
+    if (compute_unit == "fp32") return named("fp32_tflops");
+    if (compute_unit == "tensor_tf32") return {"", nullptr};
+    matched_ceiling best;
+    for (const char* k : {"bf16_tflops", "fp16_tflops", "fp32_tflops"}) {
+        const auto* c = usable(k);
+        if (c && (best.ceiling.is_null() || (*c)["value"].get<double>() > best.ceiling["value"].get<double>())) best = {k, *c};
     }
-    if (bound == "compute") {
-        const nlohmann::json* best = nullptr;
-        for (const char* k : {"bf16_tflops", "fp16_tflops", "fp32_tflops"}) {
-            const auto* c = usable(k);
-            if (c && (!best || (*c)["value"].get<double>() > (*best)["value"].get<double>())) best = c;
-        }
-        return best ? *best : nlohmann::json(nullptr);
-    }
-    return nullptr;
+    return best;
+}
+
+std::string ceiling_schedule(const matched_ceiling& m) {
+    if (m.key != "bf16_tflops" && m.key != "fp16_tflops" && m.key != "fp8_tflops") return "";
+    if (!m.ceiling.is_object()) return "";
+    return string_or(m.ceiling, "method", "").find("idle gap") != std::string::npos ? "bursts after idle gaps" : "back to back";
 }
 
 std::string variant_label(const nlohmann::json& r) {

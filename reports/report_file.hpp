@@ -61,10 +61,21 @@ loaded_report parse_report(nlohmann::json doc, const std::string& path);
 std::optional<double> number_or_null(const nlohmann::json& obj, const char* key);
 std::string string_or(const nlohmann::json& obj, const char* key, const std::string& fallback);
 
-// The measured ceiling that derived.pct_of_ceiling of a result with this bound was taken against,
-// as the harness's runner picks it: memory -> copy_gbps, compute -> the largest of bf16_tflops,
-// fp16_tflops, fp32_tflops. Returns the ceiling's JSON object (value, noise, ...) or null.
-nlohmann::json ceiling_for_bound(const nlohmann::json& ceilings, const std::string& bound);
+// The measured ceiling that derived.pct_of_ceiling of a result was taken against, as the harness's
+// runner picks it (harness/runner.cpp apply_ceilings): bound memory -> copy_gbps; bound compute ->
+// the ceiling of the model's compute unit (traffic_model.compute_unit: tensor_bf16 -> bf16_tflops,
+// tensor_fp16 -> fp16_tflops, tensor_fp8 -> fp8_tflops, fp32 -> fp32_tflops), and for `any` or a
+// report that names no unit the largest of bf16_tflops, fp16_tflops and fp32_tflops. `key` is the
+// ceiling's name in the report's ceilings block; `ceiling` its object (value, noise, samples,
+// method, ...), null when that ceiling has no value (tensor_tf32 never has one).
+struct matched_ceiling {
+    std::string key;
+    nlohmann::json ceiling;
+};
+matched_ceiling ceiling_for(const nlohmann::json& ceilings, const std::string& bound, const std::string& compute_unit);
+// The schedule a tensor-core GEMM ceiling was timed in, read from its method: "bursts after idle
+// gaps" (since 1ea5da5) or "back to back" (before); "" for other ceilings.
+std::string ceiling_schedule(const matched_ceiling& m);
 
 // A selection of results, as `fusebench run` selects work: suites, dtypes and variants by name,
 // cases by substring of the case name; an empty list takes every value. `fusebench compare` applies

@@ -284,6 +284,59 @@ TEST_CASE("across boards a ceiling is uncertain by its median's standard error, 
     }
 }
 
+TEST_CASE("across boards, FP8 results are judged against the FP8 ceiling, and not between ceilings timed differently",
+          "[reports][gate]") {
+    // An FP8 GEMM at the same time on two boards of one model, judged by its efficiency against each
+    // run's fp8_tflops (traffic_model.compute_unit tensor_fp8). The back-to-back FP8 ceiling of the
+    // H100 baseline at f8734bc read 1269 TFLOP/s (SM clock 1407 MHz after it); the burst schedule of
+    // 1ea5da5 read 1389 on another H100: the same kernel would look 8.6% less efficient.
+    synth_device board_a;
+    synth_device board_b = board_a;
+    board_b.uuid = "GPU-cccccccc-0000-0000-0000-000000000003";
+    auto fp8_report = [](const synth_device& d, double us, double ceiling, const std::string& method, double ceiling_noise) {
+        auto j = make_report({timed(us, 0.003)}, d);
+        const double flops = 2.0 * 4096 * 576 * 7168;
+        auto& r = j["results"][0];
+        r["traffic_model"]["flops"] = flops;
+        r["traffic_model"]["compute_unit"] = "tensor_fp8";
+        r["derived"]["bound"] = "compute";
+        r["derived"]["achieved_tflops"] = flops / (us * 1e-6) * 1e-12;
+        r["derived"]["pct_of_ceiling"] = 100.0 * flops / (us * 1e-6) * 1e-12 / ceiling;
+        j["ceilings"]["fp8_tflops"] = {{"value", ceiling}, {"unit", "TFLOP/s"}, {"method", method}, {"noise", ceiling_noise}, {"samples", 10}};
+        return j;
+    };
+    const std::string bursts = "fp8 e4m3 x e4m3 -> bf16 cublasLtMatmul 8192^3 ..., 10 bursts of 5 launches each after a 200 ms idle gap";
+    const std::string back_to_back = "fp8 e4m3 x e4m3 -> bf16 cublasLtMatmul 8192^3 (TN, ...), 2 n^3 / median time";
+    SECTION("both ceilings in bursts: the FP8 ceiling's own uncertainty widens the interval, and 10% is LOWER") {
+        // A noisy FP8 ceiling (3% over 10 samples) beside a quiet copy ceiling: the interval is widened
+        // by the FP8 one, the ceiling the result was judged against.
+        const auto c = compare_docs(fp8_report(board_a, 35.7, 1390, bursts, 0.03), fp8_report(board_b, 35.7, 1390, bursts, 0.03));
+        const auto& p = only_pair(c);
+        CHECK(p.basis == "efficiency");
+        CHECK(p.v == verdict::inconclusive);  // +-5.1%: the FP8 ceilings' uncertainty, not the copy ceiling's 0.1%
+        const double t = 3 * 0.003 * std::sqrt(2.0), e = 3 * std::sqrt(std::acos(-1.0) / 2) * std::hypot(0.03, 0.03) / std::sqrt(10.0);
+        CHECK_THAT(std::log(p.interval->hi / p.interval->ratio), WithinRel(std::hypot(t, e), 0.05));
+        const auto slower = compare_docs(fp8_report(board_a, 35.7, 1390, bursts, 0.002), fp8_report(board_b, 35.7 * 1.10, 1390, bursts, 0.002));
+        CHECK(only_pair(slower).v == verdict::slower);
+        CHECK(slower.warnings.empty());
+    }
+    SECTION("one back to back, one in bursts: not judged, said once") {
+        const auto c = compare_docs(fp8_report(board_a, 35.7, 1269, back_to_back, 0.002), fp8_report(board_b, 35.7, 1389, bursts, 0.002));
+        const auto& p = only_pair(c);
+        CHECK(p.basis == "efficiency");
+        CHECK(p.v == verdict::inconclusive);
+        CHECK_THAT(p.note, ContainsSubstring("fp8_tflops ceilings were timed differently (BASE back to back, NEW bursts after idle gaps)"));
+        CHECK(c.exit_code == 0);
+        REQUIRE(c.warnings.size() == 1);
+        CHECK_THAT(c.warnings.front(), ContainsSubstring("tensor-core ceilings were timed differently"));
+    }
+    SECTION("on one board the times are compared and the ceilings do not matter") {
+        const auto c = compare_docs(fp8_report(board_a, 35.7, 1269, back_to_back, 0.002), fp8_report(board_a, 35.7 * 1.10, 1389, bursts, 0.002));
+        CHECK(only_pair(c).basis == "time");
+        CHECK(only_pair(c).v == verdict::slower);
+    }
+}
+
 TEST_CASE("the bootstrap is reproducible and its interval behaves", "[reports][gate]") {
     const auto s = samples_around(50, 0.02, 40, 11);
     const auto a = bootstrap_median_ci(s, 4000, 0.997, 42);
