@@ -1,12 +1,10 @@
 #include "harness/ceilings.hpp"
 
 #include "harness/ceiling_gemm.hpp"
-
 #include "harness/cuda_check.hpp"
 #include "harness/device.hpp"
 #include "harness/sm_clock.hpp"
 #include "harness/stats.hpp"
-
 
 #include <nlohmann/json.hpp>
 
