@@ -99,6 +99,7 @@ std::string format_compare_terminal(const comparison& c, bool all) {
     o += "NEW   " + c.now.path + ": " + join(c.now.devices, "; ") + " | " + c.now.tool + " | started " + c.now.started_at + " | " +
          c.now.status + "\n";
     o += "devices: " + c.relation + "\n";
+    if (c.efficiency_compared) o += "ceilings: BASE " + join(c.base.ceilings, "; ") + " | NEW " + join(c.now.ceilings, "; ") + "\n";
     o += "policy: " + c.policy_line + "\n";
     if (!c.selection.empty()) o += "selection: " + selection_line(c) + "\n";
     o += "verdicts: " + counts_line(c) + "\n";
@@ -125,6 +126,7 @@ std::string format_compare_markdown(const comparison& c) {
                    {"started", c.base.started_at, c.now.started_at},
                    {"status", c.base.status, c.now.status},
                    {"mode", c.base.mode, c.now.mode}};
+    if (c.efficiency_compared) head.push_back({"ceilings", join(c.base.ceilings, "; "), join(c.now.ceilings, "; ")});
     o += markdown_table({"", "BASE", "NEW"}, head);
     o += "\n**Devices:** " + markdown_escape(c.relation) + "  \n";
     o += "**Policy:** " + markdown_escape(c.policy_line) + "  \n";
@@ -155,7 +157,7 @@ std::string format_compare_markdown(const comparison& c) {
 nlohmann::json compare_to_json(const comparison& c, const policy& pol) {
     auto id = [](const report_identity& r) {
         return nlohmann::json{{"path", r.path}, {"tool", r.tool},     {"status", r.status},
-                              {"started_at", r.started_at}, {"mode", r.mode}, {"devices", r.devices}};
+                              {"started_at", r.started_at}, {"mode", r.mode}, {"devices", r.devices}, {"ceilings", r.ceilings}};
     };
     auto side = [](const side_summary& s) -> nlohmann::json {
         if (!s.present) return nullptr;

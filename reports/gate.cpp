@@ -538,7 +538,10 @@ report_identity identity_of(const loaded_report& r) {
         const auto& t = r.results()[i]["timing"];
         if (t.is_object() && string_or(t, "method_reason", "").find("behind a stream gate") != std::string::npos) id.launch_gate = true;
     }
-    for (const auto& d : r.devices) id.devices.push_back(device_line(d));
+    for (const auto& d : r.devices) {
+        id.devices.push_back(device_line(d));
+        id.ceilings.push_back(ceilings_summary(d.ceilings));
+    }
     return id;
 }
 
@@ -560,6 +563,27 @@ std::map<std::string, std::size_t> index_results(const loaded_report& r, bool by
 }
 
 }  // namespace
+
+std::string ceilings_summary(const nlohmann::json& ceilings) {
+    if (!ceilings.is_object()) return "no ceilings";
+    auto value = [&](const char* k) {
+        const auto it = ceilings.find(k);
+        const auto v = it != ceilings.end() && it->is_object() ? number_or_null(*it, "value") : std::nullopt;
+        return v ? format("%.0f", *v) : std::string("-");
+    };
+    std::string o = "copy " + value("copy_gbps") + " GB/s, bf16 " + value("bf16_tflops") + " / fp16 " + value("fp16_tflops") + " / fp8 " +
+                    value("fp8_tflops") + " TFLOP/s";
+    const matched_ceiling fp8{"fp8_tflops", ceilings.value("fp8_tflops", nlohmann::json())};
+    const matched_ceiling bf16{"bf16_tflops", ceilings.value("bf16_tflops", nlohmann::json())};
+    const auto& tensor = fp8.ceiling.is_object() ? fp8 : bf16;
+    const std::string schedule = ceiling_schedule(tensor);
+    if (!schedule.empty()) {
+        o += " (" + schedule;
+        if (const auto mhz = number_or_null(tensor.ceiling, "sm_clock_mhz_after")) o += "; SM clock after " + format("%.0f", *mhz) + " MHz";
+        o += ")";
+    }
+    return o;
+}
 
 comparison compare_reports(const loaded_report& base, const loaded_report& now, const policy& pol) {
     comparison c;
@@ -642,6 +666,7 @@ comparison compare_reports(const loaded_report& base, const loaded_report& now, 
 
     std::set<device_relation> relations;
     for (const auto& p : c.pairs) {
+        if (p.basis == "efficiency") c.efficiency_compared = true;
         ++c.counts[p.v];
         if (fails_gate(p.v, pol)) ++c.regressions;
         if (p.base.present && p.now.present) relations.insert(p.relation);

@@ -188,10 +188,19 @@ struct report_identity {
     // between its kernels (INCONCLUSIVE with the reason).
     bool launch_gate = false;
     std::vector<std::string> devices;  // "NVIDIA H200 (h200, GPU-42f6..., driver API 13.0, runtime 13.0)"
+    // Per device, its measured ceilings in one line (ceilings_summary): what efficiencies across
+    // boards were judged against.
+    std::vector<std::string> ceilings;
 };
+
+// "copy 3009 GB/s, bf16 785 / fp16 752 / fp8 1389 TFLOP/s (bursts after idle gaps; SM clock after
+// 1996 MHz)": a ceilings block in one line; "no ceilings" when the block is null, "-" for a value
+// that is missing or null.
+std::string ceilings_summary(const nlohmann::json& ceilings);
 
 struct comparison {
     report_identity base, now;
+    bool efficiency_compared = false;   // some pair was judged by efficiency (other boards or models)
     std::string relation;               // overall device relation, in words
     std::string policy_line;            // what the policy was and where it came from
     // The selection compare was given (empty: every result), and each report's result count before

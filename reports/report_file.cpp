@@ -177,7 +177,9 @@ matched_ceiling ceiling_for(const nlohmann::json& ceilings, const std::string& b
 std::string ceiling_schedule(const matched_ceiling& m) {
     if (m.key != "bf16_tflops" && m.key != "fp16_tflops" && m.key != "fp8_tflops") return "";
     if (!m.ceiling.is_object()) return "";
-    return string_or(m.ceiling, "method", "").find("idle gap") != std::string::npos ? "bursts after idle gaps" : "back to back";
+    const std::string method = string_or(m.ceiling, "method", "");
+    if (method.empty()) return "";  // a report that does not say how
+    return method.find("idle gap") != std::string::npos ? "bursts after idle gaps" : "back to back";
 }
 
 std::string variant_label(const nlohmann::json& r) {

@@ -74,7 +74,8 @@ struct matched_ceiling {
 };
 matched_ceiling ceiling_for(const nlohmann::json& ceilings, const std::string& bound, const std::string& compute_unit);
 // The schedule a tensor-core GEMM ceiling was timed in, read from its method: "bursts after idle
-// gaps" (since 1ea5da5) or "back to back" (before); "" for other ceilings.
+// gaps" (since 1ea5da5) or "back to back" (before); "" for other ceilings and where the method is
+// not given.
 std::string ceiling_schedule(const matched_ceiling& m);
 
 // A selection of results, as `fusebench run` selects work: suites, dtypes and variants by name,

@@ -329,11 +329,20 @@ TEST_CASE("across boards, FP8 results are judged against the FP8 ceiling, and no
         CHECK(c.exit_code == 0);
         REQUIRE(c.warnings.size() == 1);
         CHECK_THAT(c.warnings.front(), ContainsSubstring("tensor-core ceilings were timed differently"));
+        // The header shows what each side's efficiencies were judged against.
+        CHECK(c.efficiency_compared);
+        const std::string text = format_compare_terminal(c, false);
+        CHECK_THAT(text, ContainsSubstring("ceilings: BASE copy 4200 GB/s, bf16 800 / fp16 - / fp8 1269 TFLOP/s (back to back) | "
+                                           "NEW copy 4200 GB/s, bf16 800 / fp16 - / fp8 1389 TFLOP/s (bursts after idle gaps)"));
+        CHECK_THAT(format_compare_markdown(c), ContainsSubstring("| ceilings | copy 4200 GB/s"));
+        CHECK(compare_to_json(c, test_policy())["base"]["ceilings"][0] == "copy 4200 GB/s, bf16 800 / fp16 - / fp8 1269 TFLOP/s (back to back)");
     }
     SECTION("on one board the times are compared and the ceilings do not matter") {
         const auto c = compare_docs(fp8_report(board_a, 35.7, 1269, back_to_back, 0.002), fp8_report(board_a, 35.7 * 1.10, 1389, bursts, 0.002));
         CHECK(only_pair(c).basis == "time");
         CHECK(only_pair(c).v == verdict::slower);
+        CHECK_FALSE(c.efficiency_compared);
+        CHECK_THAT(format_compare_terminal(c, false), !ContainsSubstring("ceilings: BASE"));
     }
 }
 
