@@ -564,27 +564,6 @@ std::map<std::string, std::size_t> index_results(const loaded_report& r, bool by
 
 }  // namespace
 
-std::string ceilings_summary(const nlohmann::json& ceilings) {
-    if (!ceilings.is_object()) return "no ceilings";
-    auto value = [&](const char* k) {
-        const auto it = ceilings.find(k);
-        const auto v = it != ceilings.end() && it->is_object() ? number_or_null(*it, "value") : std::nullopt;
-        return v ? format("%.0f", *v) : std::string("-");
-    };
-    std::string o = "copy " + value("copy_gbps") + " GB/s, bf16 " + value("bf16_tflops") + " / fp16 " + value("fp16_tflops") + " / fp8 " +
-                    value("fp8_tflops") + " TFLOP/s";
-    const matched_ceiling fp8{"fp8_tflops", ceilings.value("fp8_tflops", nlohmann::json())};
-    const matched_ceiling bf16{"bf16_tflops", ceilings.value("bf16_tflops", nlohmann::json())};
-    const auto& tensor = fp8.ceiling.is_object() ? fp8 : bf16;
-    const std::string schedule = ceiling_schedule(tensor);
-    if (!schedule.empty()) {
-        o += " (" + schedule;
-        if (const auto mhz = number_or_null(tensor.ceiling, "sm_clock_mhz_after")) o += "; SM clock after " + format("%.0f", *mhz) + " MHz";
-        o += ")";
-    }
-    return o;
-}
-
 comparison compare_reports(const loaded_report& base, const loaded_report& now, const policy& pol) {
     comparison c;
     c.base = identity_of(base);

@@ -193,11 +193,6 @@ struct report_identity {
     std::vector<std::string> ceilings;
 };
 
-// "copy 3009 GB/s, bf16 785 / fp16 752 / fp8 1389 TFLOP/s (bursts after idle gaps; SM clock after
-// 1996 MHz)": a ceilings block in one line; "no ceilings" when the block is null, "-" for a value
-// that is missing or null.
-std::string ceilings_summary(const nlohmann::json& ceilings);
-
 struct comparison {
     report_identity base, now;
     bool efficiency_compared = false;   // some pair was judged by efficiency (other boards or models)

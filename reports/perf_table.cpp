@@ -142,9 +142,10 @@ std::string tables_markdown(const std::vector<perf_table>& tables, const std::ve
     for (const auto& s : sources) {
         const auto& d = s.report->devices[s.device];
         legend.push_back({s.label, std::filesystem::path(s.report->path).filename().string(), d.name(), d.driver(),
-                          s.report->tool_line(), string_or(s.report->doc, "started_at", "?"), s.report->status()});
+                          s.report->tool_line(), string_or(s.report->doc, "started_at", "?"), s.report->status(),
+                          ceilings_summary(d.ceilings)});
     }
-    o += markdown_table({"report", "file", "device", "driver", "tool", "started", "status"}, legend);
+    o += markdown_table({"report", "file", "device", "driver", "tool", "started", "status", "measured ceilings"}, legend);
     o += "\nEach cell: median time · achieved GB/s (model bytes / time) · % of the device's measured ceiling · "
          "speedup over the suite's naive baseline. **FAIL** / **ERROR**: the result failed verification or errored "
          "(reason under the table); skipped: outside the variant's declared domain; -: not in that report. Cases "

@@ -2,6 +2,7 @@
 
 #include "harness/json_schema.hpp"
 #include "harness/report.hpp"
+#include "reports/format_util.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -180,6 +181,27 @@ std::string ceiling_schedule(const matched_ceiling& m) {
     const std::string method = string_or(m.ceiling, "method", "");
     if (method.empty()) return "";  // a report that does not say how
     return method.find("idle gap") != std::string::npos ? "bursts after idle gaps" : "back to back";
+}
+
+std::string ceilings_summary(const nlohmann::json& ceilings) {
+    if (!ceilings.is_object()) return "no ceilings";
+    auto value = [&](const char* k) {
+        const auto it = ceilings.find(k);
+        const auto v = it != ceilings.end() && it->is_object() ? number_or_null(*it, "value") : std::nullopt;
+        return v ? format("%.0f", *v) : std::string("-");
+    };
+    std::string o = "copy " + value("copy_gbps") + " GB/s, bf16 " + value("bf16_tflops") + " / fp16 " + value("fp16_tflops") + " / fp8 " +
+                    value("fp8_tflops") + " TFLOP/s";
+    const matched_ceiling fp8{"fp8_tflops", ceilings.value("fp8_tflops", nlohmann::json())};
+    const matched_ceiling bf16{"bf16_tflops", ceilings.value("bf16_tflops", nlohmann::json())};
+    const auto& tensor = fp8.ceiling.is_object() ? fp8 : bf16;
+    const std::string schedule = ceiling_schedule(tensor);
+    if (!schedule.empty()) {
+        o += " (" + schedule;
+        if (const auto mhz = number_or_null(tensor.ceiling, "sm_clock_mhz_after")) o += "; SM clock after " + format("%.0f", *mhz) + " MHz";
+        o += ")";
+    }
+    return o;
 }
 
 std::string variant_label(const nlohmann::json& r) {

@@ -78,6 +78,11 @@ matched_ceiling ceiling_for(const nlohmann::json& ceilings, const std::string& b
 // not given.
 std::string ceiling_schedule(const matched_ceiling& m);
 
+// "copy 3009 GB/s, bf16 785 / fp16 752 / fp8 1389 TFLOP/s (bursts after idle gaps; SM clock after
+// 1996 MHz)": a ceilings block in one line; "no ceilings" when the block is null, "-" for a value
+// that is missing or null.
+std::string ceilings_summary(const nlohmann::json& ceilings);
+
 // A selection of results, as `fusebench run` selects work: suites, dtypes and variants by name,
 // cases by substring of the case name; an empty list takes every value. `fusebench compare` applies
 // it to both reports.
