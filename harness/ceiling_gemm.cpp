@@ -111,13 +111,13 @@ void ceiling_gemm::run() {
                  "cublasGemmEx");
 }
 
-std::string ceiling_gemm::description() const {
-    const std::string n3 = std::to_string(m_n) + "^3";
-    if (m_kind == ceiling_gemm_kind::fp8) {
+std::string ceiling_gemm::describe(ceiling_gemm_kind kind, int n) {
+    const std::string n3 = std::to_string(n) + "^3";
+    if (kind == ceiling_gemm_kind::fp8) {
         return "fp8 e4m3 x e4m3 -> bf16 cublasLtMatmul " + n3 +
                " (TN, unit scales, the heuristic's first algorithm, 32 MiB workspace), fp32 accumulate, random finite codes";
     }
-    return std::string(kind_name(m_kind)) + " cublasGemmEx " + n3 + ", fp32 accumulate, random inputs";
+    return std::string(kind_name(kind)) + " cublasGemmEx " + n3 + ", fp32 accumulate, random inputs";
 }
 
 }  // namespace fusebench

@@ -30,8 +30,9 @@ public:
 
     void run();  // one GEMM on the stream, asynchronous; throws for a failed library call
     double flops() const noexcept { return 2.0 * m_n * static_cast<double>(m_n) * m_n; }
-    // What is timed, for a ceiling's `method`: "bf16 cublasGemmEx 8192^3, ...".
-    std::string description() const;
+    // What such a GEMM is, for a ceiling's `method` (also where it cannot run): "bf16 cublasGemmEx
+    // 8192^3, fp32 accumulate, random inputs".
+    static std::string describe(ceiling_gemm_kind kind, int n);
 
 private:
     struct impl;

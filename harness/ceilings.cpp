@@ -112,25 +112,6 @@ std::size_t ceiling_buffer_bytes(std::size_t l2_bytes, std::size_t free_bytes, b
 
 namespace {
 
-// Median-of-reps timing with one event pair per repetition, after `warmup` untimed runs.
-std::vector<double> time_reps(const std::function<void()>& op, int warmup, int reps,
-                              cudaStream_t stream) {
-    for (int i = 0; i < warmup; ++i) op();
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<cuda_event> starts(static_cast<std::size_t>(reps)),
-        stops(static_cast<std::size_t>(reps));
-    for (int i = 0; i < reps; ++i) {
-        starts[i].record(stream);
-        op();
-        stops[i].record(stream);
-    }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<double> ms;
-    ms.reserve(static_cast<std::size_t>(reps));
-    for (int i = 0; i < reps; ++i) ms.push_back(stops[i].elapsed_ms_since(starts[i]));
-    return ms;
-}
-
 measured_ceiling failed_ceiling(std::string unit, std::string method, std::string reason) {
     measured_ceiling c;
     c.unit = std::move(unit);
@@ -181,6 +162,24 @@ measured_ceiling best_of(measured_ceiling a, measured_ceiling b, const std::stri
 
 }  // namespace
 
+std::vector<double> time_reps(const std::function<void()>& op, int warmup, int reps,
+                              cudaStream_t stream) {
+    for (int i = 0; i < warmup; ++i) op();
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<cuda_event> starts(static_cast<std::size_t>(reps)),
+        stops(static_cast<std::size_t>(reps));
+    for (int i = 0; i < reps; ++i) {
+        starts[i].record(stream);
+        op();
+        stops[i].record(stream);
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<double> ms;
+    ms.reserve(static_cast<std::size_t>(reps));
+    for (int i = 0; i < reps; ++i) ms.push_back(stops[i].elapsed_ms_since(starts[i]));
+    return ms;
+}
+
 burst_times time_idle_bursts(const std::function<void()>& op, const burst_schedule& s, cudaStream_t stream) {
     if (s.bursts < 1 || s.launches < 1 || s.keep < 1 || s.keep > s.launches) {
         throw std::invalid_argument("time_idle_bursts: need bursts >= 1 and 1 <= keep <= launches");
@@ -216,11 +215,14 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
     const std::string m_write = "streaming writes, 16-byte stores, bytes / median time, the faster of cudaMemsetAsync and a store kernel";
     const std::string m_copy_kernel =
         "streaming copy kernel, 16-byte loads and stores, (bytes read + written) / median time";
-    // The GEMM ceilings' method when they cannot run (the measured ones name the GEMM in full).
-    auto m_gemm = [](const char* type) {
-        return std::string(type) + (std::string(type) == "fp8" ? " e4m3 x e4m3 -> bf16 cublasLtMatmul" : " cublasGemmEx") +
-               " 8192^3, in bursts after idle gaps";
-    };
+    // The tensor-core GEMMs (ceiling_gemm) and their schedule (burst_schedule).
+    constexpr int gemm_n = 8192;
+    const burst_schedule sched;  // quick too: the gaps, not the GEMMs, take the time (~2 s a ceiling)
+    const std::string m_schedule = ", " + std::to_string(sched.bursts) + " bursts of " + std::to_string(sched.launches) +
+                                   " launches each after a " + std::to_string(sched.gap_ms) +
+                                   " ms idle gap (a burst's time: the median of its last " + std::to_string(sched.keep) +
+                                   "), 2 n^3 / median burst time; SM clock: the median of the reads after each burst";
+    auto m_gemm = [&](ceiling_gemm_kind kind) { return ceiling_gemm::describe(kind, gemm_n) + m_schedule; };
     const std::string m_fma =
         "FMA-chain kernel, 8 independent chains per thread, 2 flops per FMA / median time";
 
@@ -233,9 +235,9 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
         c.read_gbps.method = m_read;
         c.write_gbps.method = m_write;
         c.copy_kernel_gbps.method = m_copy_kernel;
-        c.bf16_tflops.method = m_gemm("bf16");
-        c.fp16_tflops.method = m_gemm("fp16");
-        c.fp8_tflops.method = m_gemm("fp8");
+        c.bf16_tflops.method = m_gemm(ceiling_gemm_kind::bf16);
+        c.fp16_tflops.method = m_gemm(ceiling_gemm_kind::fp16);
+        c.fp8_tflops.method = m_gemm(ceiling_gemm_kind::fp8);
         c.fp32_tflops.method = m_fma;
         c.theoretical_reason = "no_device";
         return c;
@@ -383,28 +385,20 @@ device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick) {
         return ceiling_from_times(t, per_iteration * iterations, 1e-12, tflops, method);
     });
     // ---- tensor-core GEMMs through cuBLAS / cuBLASLt, in bursts after idle gaps (burst_schedule)
-    {
-        constexpr int n = 8192;
-        const burst_schedule sched;  // quick too: the gaps, not the GEMMs, take the time (~2 s a ceiling)
-        const std::string schedule_text = ", " + std::to_string(sched.bursts) + " bursts of " + std::to_string(sched.launches) +
-                                          " launches each after a " + std::to_string(sched.gap_ms) +
-                                          " ms idle gap (a burst's time: the median of its last " + std::to_string(sched.keep) +
-                                          "), 2 n^3 / median burst time; SM clock: the median of the reads after each burst";
-        auto gemm_ceiling = [&](ceiling_gemm_kind kind, const char* name) {
-            return guarded(tflops, m_gemm(name), stream, [&] {
-                ceiling_gemm g(kind, n, stream);
-                g.run();  // loads the library's kernels: not timed
-                CUDA_CHECK(cudaStreamSynchronize(stream));
-                const burst_times b = time_idle_bursts([&] { g.run(); }, sched, stream);
-                measured_ceiling m = ceiling_from_times(b.ms, g.flops(), 1e-12, tflops, g.description() + schedule_text);
-                m.sm_clock_mhz = summarize(b.sm_clock_mhz).median;
-                return m;
-            });
-        };
-        c.bf16_tflops = gemm_ceiling(ceiling_gemm_kind::bf16, "bf16");
-        c.fp16_tflops = gemm_ceiling(ceiling_gemm_kind::fp16, "fp16");
-        c.fp8_tflops = gemm_ceiling(ceiling_gemm_kind::fp8, "fp8");
-    }
+    auto gemm_ceiling = [&](ceiling_gemm_kind kind) {
+        return guarded(tflops, m_gemm(kind), stream, [&] {
+            ceiling_gemm g(kind, gemm_n, stream);
+            g.run();  // loads the library's kernels: not timed
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            const burst_times b = time_idle_bursts([&] { g.run(); }, sched, stream);
+            measured_ceiling m = ceiling_from_times(b.ms, g.flops(), 1e-12, tflops, m_gemm(kind));
+            m.sm_clock_mhz = summarize(b.sm_clock_mhz).median;
+            return m;
+        });
+    };
+    c.bf16_tflops = gemm_ceiling(ceiling_gemm_kind::bf16);
+    c.fp16_tflops = gemm_ceiling(ceiling_gemm_kind::fp16);
+    c.fp8_tflops = gemm_ceiling(ceiling_gemm_kind::fp8);
 
     return c;
 }
@@ -456,16 +450,19 @@ nlohmann::json to_json(const device_ceilings& c) {
     return j;
 }
 
+std::optional<double> ceiling_value(const nlohmann::json& ceilings, const char* key) {
+    if (!ceilings.is_object()) return std::nullopt;
+    const auto it = ceilings.find(key);
+    if (it == ceilings.end() || !it->is_object()) return std::nullopt;
+    const auto v = it->find("value");
+    return v != it->end() && v->is_number() ? std::optional<double>(v->get<double>()) : std::nullopt;
+}
+
 std::vector<std::string> describe_ceilings(const nlohmann::json& j) {
     std::vector<std::string> lines;
     if (!j.is_object()) return lines;
-    auto value_of = [&](const char* key) -> std::optional<double> {
-        if (!j.contains(key) || !j[key].is_object()) return std::nullopt;
-        const auto& v = j[key]["value"];
-        return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
-    };
     auto text = [&](const char* key) {
-        if (const auto v = value_of(key)) {
+        if (const auto v = ceiling_value(j, key)) {
             char buf[32];
             std::snprintf(buf, sizeof buf, "%.0f", *v);
             return std::string(buf);
@@ -483,7 +480,7 @@ std::vector<std::string> describe_ceilings(const nlohmann::json& j) {
     std::string clocks;
     std::vector<std::string> warnings;
     for (const auto& [key, name] : {std::pair{"bf16_tflops", "bf16"}, std::pair{"fp16_tflops", "fp16"}, std::pair{"fp8_tflops", "fp8"}}) {
-        if (!value_of(key)) continue;
+        if (!ceiling_value(j, key)) continue;
         const auto& c = j[key]["sm_clock_mhz_after"];
         if (!c.is_number()) continue;
         char buf[32];

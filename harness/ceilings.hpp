@@ -49,6 +49,9 @@ struct burst_times {
     std::vector<double> ms;            // one per burst
     std::vector<double> sm_clock_mhz;  // one per burst, read right after it
 };
+// `warmup` untimed launches, then `reps` back to back, each between its own events; the times [ms].
+// The bandwidth and FMA ceilings' schedule. Throws cuda_error (and whatever op throws).
+std::vector<double> time_reps(const std::function<void()>& op, int warmup, int reps, cudaStream_t stream);
 // Throws cuda_error (and whatever op throws). Requires 1 <= keep <= launches, bursts >= 1.
 burst_times time_idle_bursts(const std::function<void()>& op, const burst_schedule& s, cudaStream_t stream);
 
@@ -90,6 +93,10 @@ struct device_ceilings {
 device_ceilings measure_ceilings(int device, cudaStream_t stream, bool quick);
 
 nlohmann::json to_json(const measured_ceiling& c);
+
+// The value of ceiling `key` ("copy_gbps", "fp8_tflops", ...) of a report's ceilings block; null
+// when the block, the ceiling or its value is missing or null. Every reader of the block uses it.
+std::optional<double> ceiling_value(const nlohmann::json& ceilings, const char* key);
 
 // The lines `fusebench run` prints once the ceilings are measured (a report's "ceilings" block): the
 // bandwidths, the tensor-core and FMA rates with the SM clock read after the GEMMs, and a warning for

@@ -191,12 +191,7 @@ std::vector<selection_item> select_work(const registry& reg, const selection_fil
 }
 
 void apply_ceilings(run_options& o, const nlohmann::json& ceilings, std::size_t l2_bytes) {
-    auto value = [&](const char* k) -> std::optional<double> {
-        if (ceilings.is_object() && ceilings.contains(k) && ceilings[k].is_object() && ceilings[k]["value"].is_number()) {
-            return ceilings[k]["value"].get<double>();
-        }
-        return std::nullopt;
-    };
+    auto value = [&](const char* k) { return ceiling_value(ceilings, k); };
     o.copy_gbps = value("copy_gbps");
     o.peak_tflops.reset();
     o.measured_tflops.clear();

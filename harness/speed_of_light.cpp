@@ -1,5 +1,7 @@
 #include "harness/speed_of_light.hpp"
 
+#include "harness/ceilings.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -8,13 +10,6 @@
 namespace fusebench {
 
 namespace {
-
-std::optional<double> ceiling_value(const nlohmann::json& c, const char* key) {
-    if (!c.is_object() || !c.contains(key)) return std::nullopt;
-    const auto& e = c.at(key);
-    if (e.is_object() && e.contains("value") && e.at("value").is_number()) return e.at("value").get<double>();
-    return std::nullopt;
-}
 
 std::optional<double> theoretical_value(const nlohmann::json& c, const char* key) {
     if (!c.is_object() || !c.contains("theoretical") || !c.at("theoretical").is_object()) return std::nullopt;

@@ -603,8 +603,8 @@ comparison compare_reports(const loaded_report& base, const loaded_report& now, 
     // back before): said once; judge_performance leaves the compute-bound results across boards
     // that meet them unjudged.
     for (const char* key : {"bf16_tflops", "fp16_tflops", "fp8_tflops"}) {
-        const auto sb = ceiling_schedule({key, base.devices.front().ceilings.is_object() ? base.devices.front().ceilings.value(key, nlohmann::json()) : nlohmann::json()});
-        const auto sn = ceiling_schedule({key, now.devices.front().ceilings.is_object() ? now.devices.front().ceilings.value(key, nlohmann::json()) : nlohmann::json()});
+        const auto sb = ceiling_schedule(ceiling_named(base.devices.front().ceilings, key));
+        const auto sn = ceiling_schedule(ceiling_named(now.devices.front().ceilings, key));
         if (!sb.empty() && !sn.empty() && sb != sn) {
             c.warnings.push_back("the tensor-core ceilings were timed differently (BASE " + sb + ", NEW " + sn +
                                  "): across boards, compute-bound results judged against them are not gated");

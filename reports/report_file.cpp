@@ -1,5 +1,6 @@
 #include "reports/report_file.hpp"
 
+#include "harness/ceilings.hpp"
 #include "harness/json_schema.hpp"
 #include "harness/report.hpp"
 #include "reports/format_util.hpp"
@@ -150,27 +151,28 @@ std::string string_or(const nlohmann::json& obj, const char* key, const std::str
     return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
+matched_ceiling ceiling_named(const nlohmann::json& ceilings, const char* key) {
+    if (!ceiling_value(ceilings, key)) return {key, nullptr};
+    return {key, ceilings.at(key)};
+}
+
 matched_ceiling ceiling_for(const nlohmann::json& ceilings, const std::string& bound, const std::string& compute_unit) {
     if (!ceilings.is_object()) return {};
-    auto usable = [&](const char* k) {
-        const auto it = ceilings.find(k);
-        return it != ceilings.end() && it->is_object() && number_or_null(*it, "value") ? &*it : nullptr;
-    };
-    auto named = [&](const char* k) {
-        const auto* c = usable(k);
-        return matched_ceiling{k, c ? *c : nlohmann::json(nullptr)};
-    };
-    if (bound == "memory") return named("copy_gbps");
+    if (bound == "memory") return ceiling_named(ceilings, "copy_gbps");
     if (bound != "compute") return {};
-    if (compute_unit == "tensor_bf16") return named("bf16_tflops");
-    if (compute_unit == "tensor_fp16") return named("fp16_tflops");
-    if (compute_unit == "tensor_fp8") return named("fp8_tflops");
-    if (compute_unit == "fp32") return named("fp32_tflops");
+    if (compute_unit == "tensor_bf16") return ceiling_named(ceilings, "bf16_tflops");
+    if (compute_unit == "tensor_fp16") return ceiling_named(ceilings, "fp16_tflops");
+    if (compute_unit == "tensor_fp8") return ceiling_named(ceilings, "fp8_tflops");
+    if (compute_unit == "fp32") return ceiling_named(ceilings, "fp32_tflops");
     if (compute_unit == "tensor_tf32") return {"", nullptr};
     matched_ceiling best;
+    std::optional<double> best_value;
     for (const char* k : {"bf16_tflops", "fp16_tflops", "fp32_tflops"}) {
-        const auto* c = usable(k);
-        if (c && (best.ceiling.is_null() || (*c)["value"].get<double>() > best.ceiling["value"].get<double>())) best = {k, *c};
+        const auto v = ceiling_value(ceilings, k);
+        if (v && (!best_value || *v > *best_value)) {
+            best = ceiling_named(ceilings, k);
+            best_value = v;
+        }
     }
     return best;
 }
@@ -186,15 +188,13 @@ std::string ceiling_schedule(const matched_ceiling& m) {
 std::string ceilings_summary(const nlohmann::json& ceilings) {
     if (!ceilings.is_object()) return "no ceilings";
     auto value = [&](const char* k) {
-        const auto it = ceilings.find(k);
-        const auto v = it != ceilings.end() && it->is_object() ? number_or_null(*it, "value") : std::nullopt;
+        const auto v = ceiling_value(ceilings, k);
         return v ? format("%.0f", *v) : std::string("-");
     };
     std::string o = "copy " + value("copy_gbps") + " GB/s, bf16 " + value("bf16_tflops") + " / fp16 " + value("fp16_tflops") + " / fp8 " +
                     value("fp8_tflops") + " TFLOP/s";
-    const matched_ceiling fp8{"fp8_tflops", ceilings.value("fp8_tflops", nlohmann::json())};
-    const matched_ceiling bf16{"bf16_tflops", ceilings.value("bf16_tflops", nlohmann::json())};
-    const auto& tensor = fp8.ceiling.is_object() ? fp8 : bf16;
+    const matched_ceiling fp8 = ceiling_named(ceilings, "fp8_tflops");
+    const matched_ceiling tensor = fp8.ceiling.is_object() ? fp8 : ceiling_named(ceilings, "bf16_tflops");
     const std::string schedule = ceiling_schedule(tensor);
     if (!schedule.empty()) {
         o += " (" + schedule;

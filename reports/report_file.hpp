@@ -72,6 +72,8 @@ struct matched_ceiling {
     std::string key;
     nlohmann::json ceiling;
 };
+// Ceiling `key` of a ceilings block with its name; the ceiling null when it has no value.
+matched_ceiling ceiling_named(const nlohmann::json& ceilings, const char* key);
 matched_ceiling ceiling_for(const nlohmann::json& ceilings, const std::string& bound, const std::string& compute_unit);
 // The schedule a tensor-core GEMM ceiling was timed in, read from its method: "bursts after idle
 // gaps" (since 1ea5da5) or "back to back" (before); "" for other ceilings and where the method is

@@ -122,8 +122,7 @@ def cudnn_table(a, b):
     lb, rb = b
 
     def index(rs):
-        return {(x["case"], x["dtype"], x["variant"], x.get("config") or ""): x for x in rs
-                if x["suite"] == "attention" and timed(x)}
+        return {key(x)[1:]: x for x in rs if x["suite"] == "attention" and timed(x)}
 
     ia, ib = index(ra), index(rb)
 
@@ -192,27 +191,21 @@ def softmax_line(a, b):
     print(f"fused_stream, % of the floor, {a[0]} / {b[0]}: " + "; ".join(parts))
 
 
+SECTIONS = (("memory", memory_table), ("attention", attention_table), ("cudnn", cudnn_table), ("softmax", softmax_line))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="The README's board-against-board tables from two default-run reports.")
     ap.add_argument("first", help="report whose timed results choose the rows (e.g. h100.json)")
     ap.add_argument("second", help="report shown beside it (e.g. h200.json)")
-    ap.add_argument("--section", choices=("memory", "attention", "cudnn", "softmax", "all"), default="all")
+    ap.add_argument("--section", choices=tuple(n for n, _ in SECTIONS) + ("all",), default="all")
     args = ap.parse_args(argv)
     a, b = load(args.first), load(args.second)
-    if args.section in ("memory", "all"):
-        memory_table(a, b)
-    if args.section == "all":
-        print()
-    if args.section in ("attention", "all"):
-        attention_table(a, b)
-    if args.section == "all":
-        print()
-    if args.section in ("cudnn", "all"):
-        cudnn_table(a, b)
-    if args.section == "all":
-        print()
-    if args.section in ("softmax", "all"):
-        softmax_line(a, b)
+    sections = [f for n, f in SECTIONS if args.section in (n, "all")]
+    for i, section in enumerate(sections):
+        if i:
+            print()
+        section(a, b)
     return 0
 
 

@@ -36,20 +36,6 @@
 
 namespace {
 
-// Back-to-back launches, each between its own events (the harness's time_reps in ceilings.cpp, no warm-up).
-std::vector<double> time_back_to_back(const std::function<void()>& op, int reps, cudaStream_t s) {
-    std::vector<fusebench::cuda_event> starts(static_cast<std::size_t>(reps)), stops(static_cast<std::size_t>(reps));
-    for (int i = 0; i < reps; ++i) {
-        starts[i].record(s);
-        op();
-        stops[i].record(s);
-    }
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    std::vector<double> ms;
-    for (int i = 0; i < reps; ++i) ms.push_back(stops[i].elapsed_ms_since(starts[i]));
-    return ms;
-}
-
 void idle(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 void report(const std::string& what, int n, const std::vector<double>& ms, const std::vector<double>& mhz) {
@@ -75,7 +61,7 @@ void harness_schedule(const std::string& what, int n, const std::function<void()
     }
     for (int i = 0; i < 3; ++i) op();
     CUDA_CHECK(cudaStreamSynchronize(s));
-    report(what, n, time_back_to_back(op, 20, s), {fusebench::measure_sm_clock_mhz(s)});
+    report(what, n, fusebench::time_reps(op, 0, 20, s), {fusebench::measure_sm_clock_mhz(s)});
 }
 
 // 20 bursts of `burst` back-to-back launches, each after a 200 ms idle gap (the harness's

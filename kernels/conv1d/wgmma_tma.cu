@@ -70,8 +70,9 @@ std::size_t conv1d_dense_wgmma_tma_workspace_bytes(elem t, const conv1d_dense_sh
 std::size_t conv1d_dense_wgmma_tma_xt_bytes(const conv1d_dense_shape& s) { return conv1d_wgmma::xt_bytes(s, 2); }
 
 conv1d_wgmma_schedule conv1d_wgmma_schedule_for(const conv1d_dense_shape& s, int sm_count) {
-    const long long tiles = static_cast<long long>(s.batch) * ((s.cout + 127) / 128) * ((static_cast<long long>(s.out_length()) + 127) / 128);
-    return tiles >= 2LL * sm_count && s.cin >= 256 ? conv1d_wgmma_schedule::pingpong : conv1d_wgmma_schedule::cooperative;
+    const std::size_t two_tiles_a_cta = 2 * static_cast<std::size_t>(std::max(sm_count, 1));
+    return conv1d_wgmma::tile_count(s) >= two_tiles_a_cta && s.cin >= 256 ? conv1d_wgmma_schedule::pingpong
+                                                                          : conv1d_wgmma_schedule::cooperative;
 }
 
 void launch_conv1d_dense_wgmma_tma(elem t, const void* x, const void* w, const void* bias, void* y, void* workspace,

@@ -420,12 +420,17 @@ std::size_t xt_bytes(const conv1d_dense_shape& s, std::size_t elem_bytes) {
     return align256(static_cast<std::size_t>(s.batch) * static_cast<std::size_t>(s.length) * ck_of(s, elem_bytes) * elem_bytes);
 }
 
+// 128 x 128 output tiles (C_out x positions) over the batch: the persistent grid's work items.
+std::size_t tile_count(const conv1d_dense_shape& s) {
+    return static_cast<std::size_t>(s.batch) * ((s.cout + bm - 1) / bm) * ((static_cast<std::size_t>(s.out_length()) + 127) / 128);
+}
+
 // The shape limits common to every operand type (nullptr: supported).
 const char* shape_limits(const conv1d_dense_shape& s, std::size_t elem_bytes) {
     if (s.batch < 1 || s.cin < 1 || s.cout < 1 || s.length < 1) return "empty shape";
     if (s.stride != 1 && s.stride != 2) return "stride 1 or 2 only";
     // Tile counts and TMA coordinates are 32-bit signed.
-    const std::size_t tiles = static_cast<std::size_t>(s.batch) * ((s.cout + bm - 1) / bm) * ((static_cast<std::size_t>(s.out_length()) + 127) / 128);
+    const std::size_t tiles = tile_count(s);
     if (s.batch > 65535) return "batch above 65535";
     if (tiles > static_cast<std::size_t>(INT_MAX) || s.length > INT_MAX - 512 ||
         static_cast<std::size_t>(s.batch) * s.cin > static_cast<std::size_t>(INT_MAX)) {
