@@ -26,6 +26,7 @@
 //    the bin's few others; the top K are written, probabilities exp(x - max) / sum.
 // bf16 / fp16 logits, V <= softmax_topk_resident_max_v, K <= softmax_topk_max_k. Needs sm_90.
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/globaltimer.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/common/mbarrier.cuh"
 #include "kernels/softmax_topk/select.cuh"
@@ -40,6 +41,25 @@
 #include <string>
 
 namespace fusebench::kernels {
+
+// Diagnostic phase timeline (probes/resident_check.cu with -DFUSEBENCH_RES_TIMELINE=1; compiled out of
+// the library): thread 0 of each block sums %globaltimer deltas per phase over its rows.
+#if FUSEBENCH_RES_TIMELINE
+__device__ unsigned long long res_phase_ns[8];
+#define RES_STAMP(ph)                                                 \
+    do {                                                              \
+        if (threadIdx.x == 0) {                                       \
+            const unsigned long long now_ = globaltimer_ns();         \
+            atomicAdd(&res_phase_ns[ph], now_ - res_t_);              \
+            res_t_ = now_;                                            \
+        }                                                             \
+    } while (0)
+#else
+#define RES_STAMP(ph) \
+    do {              \
+    } while (0)
+#endif
+
 namespace {
 
 using namespace topk_detail;
@@ -231,6 +251,9 @@ __global__ void __launch_bounds__(res_threads, 1)
     }
     __syncthreads();
 
+#if FUSEBENCH_RES_TIMELINE
+    unsigned long long res_t_ = globaltimer_ns();
+#endif
     int it = 0;
     for (int r = blockIdx.x; r < rows; r += G, ++it) {
         const int s = it & 1;
@@ -239,6 +262,7 @@ __global__ void __launch_bounds__(res_threads, 1)
         unsigned char* buf = dyn + s * buf_bytes;
         const uint4* bv = reinterpret_cast<const uint4*>(buf);
         sm90::mbar_wait(sm90::smem_u32(&sm.bar[s]), static_cast<std::uint32_t>((it >> 1) & 1));
+        RES_STAMP(0);
         // Elements in a 16-byte segment the tensor only partly covers (row 0's head when x is not
         // 16-byte aligned, the last rows' tail): plain loads.
         if (tid < 16) {
@@ -274,6 +298,7 @@ __global__ void __launch_bounds__(res_threads, 1)
 #pragma unroll
         for (int w = 0; w < res_warps; ++w) mk = max(mk, sm.wred[w]);
         // (sm.wred is next written after digit_select's barriers.)
+        RES_STAMP(1);
 
         // 2. t: the K-th largest vector maximum (every key when K > nv: each element is a candidate).
         unsigned tkey = 0;
@@ -286,6 +311,7 @@ __global__ void __launch_bounds__(res_threads, 1)
                 static_cast<unsigned>(K), sm);
         }
 
+        RES_STAMP(2);
         // 3. The sum of exp(x - m); the elements > t appended, those == t counted.
         const float m = elem_float<T>(unkey16(mk));
         float sum = 0.0f;
@@ -334,6 +360,7 @@ __global__ void __launch_bounds__(res_threads, 1)
 #pragma unroll
         for (int w = 0; w < res_warps; ++w) S += sm.fred[w];
         unsigned A = sm.n_cand;
+        RES_STAMP(3);
         float* prow = probs + static_cast<long long>(r) * K;
         std::int32_t* irow = out_idx + static_cast<long long>(r) * K;
 
@@ -407,6 +434,7 @@ __global__ void __launch_bounds__(res_threads, 1)
                 }
             }
             __syncthreads();  // the row buffer is read for the last time above
+            RES_STAMP(4);
 
             // 5. Output order by bins of the key's distance to the max; the row buffer holds the bins
             // (hist), their starts and the scattered candidates.
@@ -477,6 +505,7 @@ __global__ void __launch_bounds__(res_threads, 1)
             }
         }
         __syncthreads();  // the row's buffer and candidates are free
+        RES_STAMP(5);
         if (tid == 0) {
             sm.n_cand = 0;
             if (r + 2 * G < rows) {

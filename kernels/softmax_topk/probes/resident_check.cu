@@ -151,6 +151,24 @@ template <class T> int run(int argc, char** argv) {
     }
     const double us = time_launches(pr, [&] { fusebench::kernels::launch_softmax_topk_fused_resident(pr.args, nullptr); },
                                     [](bool) {});
+#if FUSEBENCH_RES_TIMELINE
+    {
+        unsigned long long z[8] = {}, ph[8];
+        CK(cudaMemcpyToSymbol(fusebench::kernels::res_phase_ns, z, sizeof z));
+        fusebench::kernels::launch_softmax_topk_fused_resident(pr.args, nullptr);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpyFromSymbol(ph, fusebench::kernels::res_phase_ns, sizeof ph));
+        int sms = 0;
+        CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        const double per = static_cast<double>(std::min<std::int64_t>(rows, sms)) *
+                           std::ceil(static_cast<double>(rows) / std::min<std::int64_t>(rows, sms));
+        const char* names[6] = {"wait", "pass1+max", "select t", "pass2+sum", "ties/overflow", "order+write"};
+        std::printf("TL %lld x %lld K %lld %s: us a row (thread 0):", static_cast<long long>(rows), static_cast<long long>(V),
+                    static_cast<long long>(K), kind.c_str());
+        for (int q = 0; q < 6; ++q) std::printf(" %s %.2f", names[q], ph[q] * 1e-3 / per);
+        std::printf("\n");
+    }
+#endif
     const bool ok = bad == 0 && w <= 1e-5;
     std::printf("RES %-4s %lld x %lld K %lld %-10s: %s (%zu rows checked, %lld index mismatches in %lld rows, first %lld; "
                 "p rel max %.2e) median %.2f us, %.0f GB/s\n",
