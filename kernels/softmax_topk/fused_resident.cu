@@ -64,7 +64,7 @@ namespace {
 
 using namespace topk_detail;
 
-constexpr int res_threads = 512;
+constexpr int res_threads = 1024;
 constexpr int res_warps = res_threads / 32;
 constexpr int res_cap = 4096;                 // candidates above t a row stores [32-bit composites]
 constexpr int res_items = res_cap / res_threads;  // candidates a thread bins
@@ -73,7 +73,7 @@ constexpr unsigned res_piece = 16u << 10;     // one bulk copy [bytes]
 // Step 5's bins, their starts and the scattered candidates live in the row's own buffer once the row
 // has been read: a buffer holds at least that much.
 constexpr unsigned res_order_bytes = (2 * res_bins + 2 + res_cap) * 4;
-static_assert(res_cap % res_threads == 0 && res_bins == 2 * res_threads, "bin and item layouts");
+static_assert(res_cap % res_threads == 0 && res_bins == res_threads, "bin and item layouts");
 static_assert(softmax_topk_max_k <= res_cap, "the ties of the K-th key join the stored candidates");
 
 // Bits of 16-bit logits. Keys: a > b as numbers iff key(a) > key(b); -0 folded onto +0.
@@ -117,20 +117,6 @@ template <class T> __device__ __forceinline__ unsigned vec_max_bits(const uint4&
     return m & 0xFFFFu;
 }
 
-// The lanes of vector v outside the row [0, V) (row element e at lane e + h of the buffer) set to -inf.
-template <class T> __device__ __forceinline__ uint4 mask_edges(uint4 w, int v, int h, int V) {
-    unsigned* p = reinterpret_cast<unsigned*>(&w);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        const int e = v * 8 + i - h;
-        if (e < 0 || e >= V) {
-            const unsigned sh = (i & 1) * 16;
-            p[i >> 1] = (p[i >> 1] & ~(0xFFFFu << sh)) | (h16<T>::neg_inf << sh);
-        }
-    }
-    return w;
-}
-
 __device__ __forceinline__ void bulk_copy(std::uint32_t dst, const void* src, unsigned bytes, std::uint32_t bar) {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
                  "l"(src), "r"(bytes), "r"(bar)
@@ -155,6 +141,7 @@ struct res_smem {
     unsigned hist[256];
     unsigned wred[res_warps];
     float fred[res_warps];
+    unsigned bins16[res_warps][16];
     unsigned n_cand;
     unsigned digit, above, in_bin;
 };
@@ -213,6 +200,49 @@ __device__ __forceinline__ unsigned block_excl_scan(unsigned v, unsigned& total,
     return off + incl - v;
 }
 
+// Counts of the block's vector maxima in 16 bins (bin_of(key) < 16; other values count nowhere),
+// summed over the block; returns in every thread the first bin b at which above + the counts of bins
+// 0..b reach `need` (16 when none does), and adds the counts of the bins before it to `above`.
+template <int VPT, class BinOf>
+__device__ __forceinline__ unsigned bin16_round(const unsigned (&vm)[VPT], int nv, BinOf bin_of, unsigned need,
+                                                unsigned& above, res_smem& sm) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned long long c = 0;  // 16 counts of 4 bits (at most VPT <= 15 items a thread)
+#pragma unroll
+    for (int j = 0; j < VPT; ++j) {
+        const unsigned b = bin_of(vm[j]);
+        if (j * res_threads + static_cast<int>(threadIdx.x) < nv && b < 16u) c += 1ull << (4 * b);
+    }
+    unsigned mine = 0;
+#pragma unroll
+    for (int b = 0; b < 16; ++b) {
+        const unsigned n = __reduce_add_sync(full_mask, static_cast<unsigned>(c >> (4 * b)) & 15u);
+        mine = lane == b ? n : mine;
+    }
+    if (lane < 16) sm.bins16[warp][lane] = mine;
+    __syncthreads();
+    if (warp == 0) {
+        unsigned tot = 0;
+        if (lane < 16) {
+#pragma unroll 8
+            for (int w = 0; w < res_warps; ++w) tot += sm.bins16[w][lane];
+        }
+        unsigned incl = tot;
+#pragma unroll
+        for (int d = 1; d < 16; d <<= 1) {
+            const unsigned n = __shfl_up_sync(full_mask, incl, d);
+            if (lane >= d) incl += n;
+        }
+        const unsigned ok = __ballot_sync(full_mask, lane < 16 && above + incl >= need);
+        const unsigned b = ok ? static_cast<unsigned>(__ffs(ok) - 1) : 16u;
+        if (lane == 0) sm.digit = b;
+        if ((b < 16u && lane == static_cast<int>(b)) || (b == 16u && lane == 15)) sm.above = above + incl - (b < 16u ? tot : 0u);
+    }
+    __syncthreads();
+    above = sm.above;
+    return sm.digit;
+}
+
 template <class T, int VPT>
 __global__ void __launch_bounds__(res_threads, 1)
     softmax_topk_resident_kernel(const T* __restrict__ x, float* __restrict__ probs, std::int32_t* __restrict__ out_idx,
@@ -250,10 +280,10 @@ __global__ void __launch_bounds__(res_threads, 1)
         if (blockIdx.x + G < rows) issue(blockIdx.x + G, 1);
     }
     __syncthreads();
-
 #if FUSEBENCH_RES_TIMELINE
     unsigned long long res_t_ = globaltimer_ns();
 #endif
+
     int it = 0;
     for (int r = blockIdx.x; r < rows; r += G, ++it) {
         const int s = it & 1;
@@ -263,16 +293,21 @@ __global__ void __launch_bounds__(res_threads, 1)
         const uint4* bv = reinterpret_cast<const uint4*>(buf);
         sm90::mbar_wait(sm90::smem_u32(&sm.bar[s]), static_cast<std::uint32_t>((it >> 1) & 1));
         RES_STAMP(0);
-        // Elements in a 16-byte segment the tensor only partly covers (row 0's head when x is not
-        // 16-byte aligned, the last rows' tail): plain loads.
-        if (tid < 16) {
-            const std::uintptr_t g0 = reinterpret_cast<std::uintptr_t>(x + static_cast<long long>(r) * V);
-            const std::uintptr_t ge = g0 + static_cast<std::uintptr_t>(V) * 2;
-            const std::uintptr_t p =
-                tid < 8 ? g0 + static_cast<std::uintptr_t>(tid) * 2 : max(g0, B0) + static_cast<std::uintptr_t>(tid - 8) * 2;
-            const bool in_gap = tid < 8 ? p < min(A0, ge) : p < ge;
-            if (in_gap) {
-                *reinterpret_cast<unsigned short*>(buf + (p - g.a)) = *reinterpret_cast<const unsigned short*>(p);
+        if (tid < 48) {
+            auto* lanes = reinterpret_cast<unsigned short*>(buf);
+            if (tid < 16) {
+                // Elements in a 16-byte segment the tensor only partly covers (row 0's head when x is not
+                // 16-byte aligned, the last rows' tail): plain loads.
+                const std::uintptr_t g0 = reinterpret_cast<std::uintptr_t>(x + static_cast<long long>(r) * V);
+                const std::uintptr_t ge = g0 + static_cast<std::uintptr_t>(V) * 2;
+                const std::uintptr_t p = tid < 8 ? g0 + static_cast<std::uintptr_t>(tid) * 2
+                                                 : max(g0, B0) + static_cast<std::uintptr_t>(tid - 8) * 2;
+                if (tid < 8 ? p < min(A0, ge) : p < ge) lanes[(p - g.a) / 2] = *reinterpret_cast<const unsigned short*>(p);
+            } else {
+                // The lanes of the first and last segment outside the row: -inf, so that no pass masks them
+                // (they never exceed a threshold; the == t tests check the index).
+                const int q = tid < 32 ? tid - 16 : h + V + (tid - 32);
+                if (tid < 32 ? q < h : q < nv * 8) lanes[q] = static_cast<unsigned short>(h16<T>::neg_inf);
             }
         }
         __syncthreads();
@@ -285,9 +320,7 @@ __global__ void __launch_bounds__(res_threads, 1)
             const int v = j * res_threads + tid;
             vm[j] = 0;
             if (v < nv) {
-                uint4 w = bv[v];
-                if (v == 0 || v == nv - 1) w = mask_edges<T>(w, v, h, V);
-                vm[j] = key16(vec_max_bits<T>(w));
+                vm[j] = key16(vec_max_bits<T>(bv[v]));
                 tmax = max(tmax, vm[j]);
             }
         }
@@ -297,61 +330,64 @@ __global__ void __launch_bounds__(res_threads, 1)
         unsigned mk = 0;
 #pragma unroll
         for (int w = 0; w < res_warps; ++w) mk = max(mk, sm.wred[w]);
-        // (sm.wred is next written after digit_select's barriers.)
+        // (sm.wred is next written after bin16_round's barriers.)
         RES_STAMP(1);
 
-        // 2. t: the K-th largest vector maximum (every key when K > nv: each element is a candidate).
+        // 2. t: a key that at least J = K + K / 4 + 8 vector maxima reach (at most nv), the largest on a grid
+        // of 16 keys: the binade of the J-th largest among the 16 below the max's, then 16 steps in it.
+        // Every key when K > nv (each element is a candidate).
         unsigned tkey = 0;
         if (K <= nv) {
-            tkey = key_select(
-                [&](auto f) {
+            const unsigned J = min(static_cast<unsigned>(nv), static_cast<unsigned>(K + K / 4 + 8));
+            const unsigned mhi = mk >> 8;
+            unsigned above = 0;
+            const unsigned q = bin16_round(vm, nv, [&](unsigned k) { return mhi - (k >> 8); }, J, above, sm);
+            if (q < 16u) {
+                const unsigned d1 = mhi - q;
+                const unsigned b2 = bin16_round(
+                    vm, nv, [&](unsigned k) { return (k >> 8) == d1 ? 15u - ((k >> 4) & 15u) : 16u; }, J, above, sm);
+                tkey = (d1 << 8) | ((15u - b2) << 4);
+            } else {
+                // The J-th largest spans more than 16 binades below the max: the exact J-th largest.
+                tkey = key_select(
+                    [&](auto f) {
 #pragma unroll
-                    for (int j = 0; j < VPT; ++j) f(vm[j], j * res_threads + tid < nv);
-                },
-                static_cast<unsigned>(K), sm);
+                        for (int j = 0; j < VPT; ++j) f(vm[j], j * res_threads + tid < nv);
+                    },
+                    J, sm);
+            }
         }
-
         RES_STAMP(2);
+
         // 3. The sum of exp(x - m); the elements > t appended, those == t counted.
         const float m = elem_float<T>(unkey16(mk));
-        float sum = 0.0f;
-        unsigned ties = 0;
-        const auto append_pass = [&](unsigned t, bool with_sum) {
+        float sum0 = 0.0f, sum1 = 0.0f;
+        const auto append_vec = [&](const uint4& w, int v, unsigned t) {
 #pragma unroll
-            for (int j = 0; j < VPT; ++j) {
-                const int v = j * res_threads + tid;
-                if (v < nv) {
-                    const bool edge = v == 0 || v == nv - 1;
-                    uint4 w = bv[v];
-                    if (with_sum) {
-                        const uint4 wm = edge ? mask_edges<T>(w, v, h, V) : w;
-                        const unsigned ws[4] = {wm.x, wm.y, wm.z, wm.w};
-#pragma unroll
-                        for (int q = 0; q < 4; ++q) {
-                            sum += fast_exp2((h16<T>::lo(ws[q]) - m) * log2e);
-                            sum += fast_exp2((h16<T>::hi(ws[q]) - m) * log2e);
-                        }
-                    }
-                    if (vm[j] >= t) {
-#pragma unroll
-                        for (int i = 0; i < 8; ++i) {
-                            const int e = v * 8 + i - h;
-                            if (!edge || (e >= 0 && e < V)) {
-                                const unsigned k = key16(elem_bits(w, i));
-                                if (k > t) {
-                                    const unsigned slot = atomicAdd(&sm.n_cand, 1u);
-                                    if (slot < res_cap) cand[slot] = (k << 16) | (0xFFFFu - static_cast<unsigned>(e));
-                                } else if (k == t) {
-                                    ++ties;
-                                }
-                            }
-                        }
-                    }
+            for (int i = 0; i < 8; ++i) {
+                const unsigned k = key16(elem_bits(w, i));
+                if (k > t) {
+                    const unsigned slot = atomicAdd(&sm.n_cand, 1u);
+                    const int e = v * 8 + i - h;
+                    if (slot < res_cap) cand[slot] = (k << 16) | (0xFFFFu - static_cast<unsigned>(e));
                 }
             }
         };
-        append_pass(tkey, true);
-        float wsum = sum;
+#pragma unroll
+        for (int j = 0; j < VPT; ++j) {
+            const int v = j * res_threads + tid;
+            if (v < nv) {
+                const uint4 w = bv[v];
+                const unsigned ws[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    sum0 += fast_exp2((h16<T>::lo(ws[q]) - m) * log2e);
+                    sum1 += fast_exp2((h16<T>::hi(ws[q]) - m) * log2e);
+                }
+                if (vm[j] > tkey) append_vec(w, v, tkey);
+            }
+        }
+        float wsum = sum0 + sum1;
 #pragma unroll
         for (int d = 16; d > 0; d >>= 1) wsum += __shfl_xor_sync(full_mask, wsum, d);
         if (lane == 0) sm.fred[warp] = wsum;
@@ -363,6 +399,7 @@ __global__ void __launch_bounds__(res_threads, 1)
         RES_STAMP(3);
         float* prow = probs + static_cast<long long>(r) * K;
         std::int32_t* irow = out_idx + static_cast<long long>(r) * K;
+        const unsigned kK = static_cast<unsigned>(K);
 
         if (!(S > 0.0f) || isnan(S) || isinf(m)) {
             // No finite softmax (a NaN, +inf, or every entry -inf): NaN probabilities, indices 0..K-1.
@@ -371,66 +408,72 @@ __global__ void __launch_bounds__(res_threads, 1)
                 irow[q] = q;
             }
         } else {
+            // The vectors that can hold elements >= t, for the rare paths below (read again from the buffer).
+            const auto for_vectors = [&](auto f) {
+                for (int base = 0; base < nv; base += res_threads) {  // the same trip count in every thread
+                    const int v = base + tid;
+                    uint4 w = make_uint4(0, 0, 0, 0);
+                    bool fl = false;
+                    if (v < nv) {
+                        w = bv[v];
+                        fl = key16(vec_max_bits<T>(w)) >= tkey;
+                    }
+                    f(w, v, fl);
+                }
+            };
             if (A > res_cap) {
-                // 4b. Too many above t: the exact K-th key among the elements >= t, appends again.
+                // 4b. More above t than stored: the exact K-th key among the elements >= t, appends again.
                 const unsigned kk = key_select(
                     [&](auto f) {
-#pragma unroll
-                        for (int j = 0; j < VPT; ++j) {
-                            const int v = j * res_threads + tid;
-                            const bool flagged = v < nv && vm[j] >= tkey;
-                            uint4 w = make_uint4(0, 0, 0, 0);
-                            if (flagged) w = bv[v];
+                        for_vectors([&](const uint4& w, int v, bool fl) {
 #pragma unroll
                             for (int i = 0; i < 8; ++i) {
                                 const int e = v * 8 + i - h;
                                 const unsigned k = key16(elem_bits(w, i));
-                                f(k, flagged && e >= 0 && e < V && k >= tkey);
+                                f(k, fl && e >= 0 && e < V && k >= tkey);
                             }
-                        }
+                        });
                     },
-                    static_cast<unsigned>(K), sm);
+                    kK, sm);
                 if (tid == 0) sm.n_cand = 0;
                 __syncthreads();
                 tkey = kk;
-                ties = 0;
-                append_pass(tkey, false);
+                for_vectors([&](const uint4& w, int v, bool fl) {
+                    if (fl) append_vec(w, v, tkey);
+                });
                 __syncthreads();
                 A = sm.n_cand;  // < K: the elements above the K-th key
             }
-            if (A < K) {
-                // 4a. t is the K-th key: the K - A elements == t of lowest index join, in index order
-                // (vector v = j * 512 + thread: j, then thread order is index order).
-                const unsigned need = static_cast<unsigned>(K) - A;
-                unsigned base = 0;
+            if (A < kK) {
+                // 4a. Fewer than K above t, at least K at or above it: t is the K-th key; the K - A elements
+                // == t of lowest index join, in index order (rounds of the block's vectors in thread order).
+                const unsigned need = kK - A;
+                unsigned done = 0;
+                for (int base = 0; base < nv && done < need; base += res_threads) {  // uniform: done is
+                    const int v = base + tid;
+                    uint4 w = make_uint4(0, 0, 0, 0);
+                    unsigned c = 0;
+                    if (v < nv) {
+                        w = bv[v];
 #pragma unroll
-                for (int j = 0; j < VPT; ++j) {
-                    if (base < need) {  // uniform: every thread holds the same base
-                        const int v = j * res_threads + tid;
-                        uint4 w = make_uint4(0, 0, 0, 0);
-                        unsigned c = 0;
-                        if (v < nv && vm[j] >= tkey) {
-                            w = bv[v];
-#pragma unroll
-                            for (int i = 0; i < 8; ++i) {
-                                const int e = v * 8 + i - h;
-                                c += (e >= 0 && e < V && key16(elem_bits(w, i)) == tkey) ? 1u : 0u;
-                            }
+                        for (int i = 0; i < 8; ++i) {
+                            const int e = v * 8 + i - h;
+                            c += (e >= 0 && e < V && key16(elem_bits(w, i)) == tkey) ? 1u : 0u;
                         }
-                        unsigned total = 0;
-                        unsigned off = base + block_excl_scan(c, total, sm);
-                        if (c > 0 && off < need) {
-#pragma unroll
-                            for (int i = 0; i < 8; ++i) {
-                                const int e = v * 8 + i - h;
-                                if (e >= 0 && e < V && key16(elem_bits(w, i)) == tkey) {
-                                    if (off < need) cand[A + off] = (tkey << 16) | (0xFFFFu - static_cast<unsigned>(e));
-                                    ++off;
-                                }
-                            }
-                        }
-                        base += total;
                     }
+                    unsigned total = 0;
+                    unsigned off = done + block_excl_scan(c, total, sm);
+                    if (c > 0 && off < need) {
+#pragma unroll
+                        for (int i = 0; i < 8; ++i) {
+                            const int e = v * 8 + i - h;
+                            if (e >= 0 && e < V && key16(elem_bits(w, i)) == tkey) {
+                                if (off < need) cand[A + off] = (tkey << 16) | (0xFFFFu - static_cast<unsigned>(e));
+                                ++off;
+                            }
+                        }
+                    }
+                    done += total;
                 }
             }
             __syncthreads();  // the row buffer is read for the last time above
@@ -439,14 +482,13 @@ __global__ void __launch_bounds__(res_threads, 1)
             // 5. Output order by bins of the key's distance to the max; the row buffer holds the bins
             // (hist), their starts and the scattered candidates.
             unsigned* hist = reinterpret_cast<unsigned*>(buf);
-            unsigned* start = hist + res_bins;          // res_bins + 1 entries
-            unsigned* sorted = start + res_bins + 2;    // A entries
+            unsigned* start = hist + res_bins;        // res_bins + 1 entries
+            unsigned* sorted = start + res_bins + 2;  // A entries
             const unsigned nA = min(A, static_cast<unsigned>(res_cap));
             const unsigned range = mk - tkey;  // candidates' keys in (tkey, mk]: distance mk - k < range
             int shift = 0;
             while (range > 0 && ((range - 1) >> shift) >= static_cast<unsigned>(res_bins)) ++shift;
             hist[tid] = 0;
-            hist[tid + res_threads] = 0;
             __syncthreads();
             unsigned item[res_items], bin[res_items], slot[res_items];
 #pragma unroll
@@ -461,15 +503,11 @@ __global__ void __launch_bounds__(res_threads, 1)
             }
             __syncthreads();
             {
-                const unsigned c0 = hist[2 * tid], c1 = hist[2 * tid + 1];
                 unsigned total = 0;
-                const unsigned off = block_excl_scan(c0 + c1, total, sm);
-                start[2 * tid] = off;
-                start[2 * tid + 1] = off + c0;
+                start[tid] = block_excl_scan(hist[tid], total, sm);
                 if (tid == 0) start[res_bins] = total;
             }
             __syncthreads();
-            const unsigned kK = static_cast<unsigned>(K);
 #pragma unroll
             for (int q = 0; q < res_items; ++q) {
                 if (bin[q] < res_bins) {
@@ -542,8 +580,7 @@ template <class T> void launch_resident(const softmax_topk_args& a, cudaStream_t
     if (nv <= 1 * res_threads) launch_vpt<T, 1>(a, buf_bytes, stream);
     else if (nv <= 2 * res_threads) launch_vpt<T, 2>(a, buf_bytes, stream);
     else if (nv <= 4 * res_threads) launch_vpt<T, 4>(a, buf_bytes, stream);
-    else if (nv <= 8 * res_threads) launch_vpt<T, 8>(a, buf_bytes, stream);
-    else launch_vpt<T, 14>(a, buf_bytes, stream);
+    else launch_vpt<T, 7>(a, buf_bytes, stream);
 }
 
 }  // namespace
