@@ -143,7 +143,7 @@ void launch_softmax_topk_fused_smem(const softmax_topk_args& a, cudaStream_t str
 // at t of lowest index when fewer than K lie above it, the exact K-th key when more than 4096 do, and
 // the output ordered by bins of the key's distance to the max. bf16 / fp16 logits, V <=
 // softmax_topk_resident_max_v (launch: invalid_argument for fp32 or a longer row), K <= max_k. Needs sm_90.
-constexpr std::int64_t softmax_topk_resident_max_v = 52224;
+constexpr std::int64_t softmax_topk_resident_max_v = 50688;
 void launch_softmax_topk_fused_resident(const softmax_topk_args& a, cudaStream_t stream);
 
 }  // namespace fusebench::kernels
