@@ -135,15 +135,4 @@ void launch_softmax_topk_fused_radix(const softmax_topk_args& a, cudaStream_t st
 constexpr std::int64_t softmax_topk_smem_max_row_bytes = 16 * 90 * 1024;
 void launch_softmax_topk_fused_smem(const softmax_topk_args& a, cudaStream_t stream);
 
-// v8, a 16-bit row resident in one block's shared memory (kernels/softmax_topk/fused_resident.cu): a
-// persistent grid, one block of 1024 threads an SM, two row buffers (bulk copies stream the rows two
-// ahead while the block selects one). Per row from shared memory: each 16-byte vector's maximum, t =
-// the K-th largest vector maximum (at least K elements are >= t; at most 8 (K - 1) are > t, in any
-// order of the row), one pass for the sum of exp and the elements > t (those == t counted), the ties
-// at t of lowest index when fewer than K lie above it, the exact K-th key when more than 4096 do, and
-// the output ordered by bins of the key's distance to the max. bf16 / fp16 logits, V <=
-// softmax_topk_resident_max_v (launch: invalid_argument for fp32 or a longer row), K <= max_k. Needs sm_90.
-constexpr std::int64_t softmax_topk_resident_max_v = 50688;
-void launch_softmax_topk_fused_resident(const softmax_topk_args& a, cudaStream_t stream);
-
 }  // namespace fusebench::kernels

@@ -1,4 +1,4 @@
-// Diagnostic (not part of the build): fused_resident (v8) on one input kind, checked row by row
+// Diagnostic (not part of the build): fused_resident (v8, probes/resident_kernel.cu) on one input kind, checked row by row
 // against a double-precision CPU top-K of the same 16-bit logits (indices exact, ties by lower index;
 // probabilities within 1e-5 relative; rows without a finite softmax: NaN and 0..K-1), then timed
 // (cold L2, events, median of 5).
@@ -8,7 +8,7 @@
 // kinds: random (N(0, sd^2)), ascending, descending, all_equal, ties (N(0, sd^2) rounded to 0.5),
 // cluster256, masked (30% -inf), nan (even rows one NaN), posinf, all_masked, misaligned (the
 // logits one element past a 16-byte boundary).
-#include "kernels/softmax_topk/fused_resident.cu"
+#include "kernels/softmax_topk/probes/resident_kernel.cu"
 #include "kernels/softmax_topk/probes/probe_common.cuh"
 
 #include <cmath>

@@ -1,3 +1,7 @@
+// Diagnostic (not part of the build; measured and not adopted: kernels/softmax_topk/NOTES.md, "v8
+// fused_resident"). Included by probes/resident_check.cu. The form of commit e4ac3d2 (call 3), the
+// fastest measured; 0debac3 has call 4's changes (slower).
+//
 // Fused softmax + top-k, v8 `fused_resident`: a 16-bit row resident in one block's shared memory,
 // selected with a bound that holds in any order of the row, while the copy engine streams the next
 // row. fused_smem (v7) put the row in shared memory too, but split it over a cluster and ran each
@@ -42,6 +46,9 @@
 
 namespace fusebench::kernels {
 
+// Largest V: two rows and the candidates in one SM's shared memory (232,448 bytes opt-in on sm_90).
+constexpr std::int64_t softmax_topk_resident_max_v = 52224;
+
 // Diagnostic phase timeline (probes/resident_check.cu with -DFUSEBENCH_RES_TIMELINE=1; compiled out of
 // the library): thread 0 of each block sums %globaltimer deltas per phase over its rows.
 #if FUSEBENCH_RES_TIMELINE
@@ -67,13 +74,12 @@ using namespace topk_detail;
 constexpr int res_threads = 1024;
 constexpr int res_warps = res_threads / 32;
 constexpr int res_cap = 4096;                 // candidates above t a row stores [32-bit composites]
-constexpr int res_wcap = res_cap / res_warps;     // of them in each warp's own region
 constexpr int res_items = res_cap / res_threads;  // candidates a thread bins
 constexpr int res_bins = 1024;                // output-order bins
 constexpr unsigned res_piece = 16u << 10;     // one bulk copy [bytes]
-// Step 5's bins and their starts, apart from the row buffers (the next row's copy is issued into the
-// row's buffer before step 5); its scattered candidates go where the candidates were.
-constexpr unsigned res_order_bytes = (2 * res_bins + 2) * 4;
+// Step 5's bins, their starts and the scattered candidates live in the row's own buffer once the row
+// has been read: a buffer holds at least that much.
+constexpr unsigned res_order_bytes = (2 * res_bins + 2 + res_cap) * 4;
 static_assert(res_cap % res_threads == 0 && res_bins == res_threads, "bin and item layouts");
 static_assert(softmax_topk_max_k <= res_cap, "the ties of the K-th key join the stored candidates");
 
@@ -142,8 +148,7 @@ struct res_smem {
     unsigned hist[256];
     unsigned wred[res_warps];
     float fred[res_warps];
-    unsigned long long bins16[res_warps][2];
-    unsigned wcount[res_warps];
+    unsigned bins16[res_warps][16];
     unsigned n_cand;
     unsigned digit, above, in_bin;
 };
@@ -208,33 +213,26 @@ __device__ __forceinline__ unsigned block_excl_scan(unsigned v, unsigned& total,
 template <int VPT, class BinOf>
 __device__ __forceinline__ unsigned bin16_round(const unsigned (&vm)[VPT], int nv, BinOf bin_of, unsigned need,
                                                 unsigned& above, res_smem& sm) {
-    static_assert(VPT * 32 < 256, "a warp's count of a bin fits 8 bits");
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    unsigned long long c0 = 0, c1 = 0;  // bins 0-7 and 8-15, 8 bits each
+    unsigned long long c = 0;  // 16 counts of 4 bits (at most VPT <= 15 items a thread)
 #pragma unroll
     for (int j = 0; j < VPT; ++j) {
         const unsigned b = bin_of(vm[j]);
-        if (j * res_threads + static_cast<int>(threadIdx.x) < nv && b < 16u) {
-            const unsigned long long one = 1ull << (8 * (b & 7u));
-            c0 += b < 8u ? one : 0ull;
-            c1 += b < 8u ? 0ull : one;
-        }
+        if (j * res_threads + static_cast<int>(threadIdx.x) < nv && b < 16u) c += 1ull << (4 * b);
     }
+    unsigned mine = 0;
 #pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-        c0 += __shfl_xor_sync(full_mask, c0, d);
-        c1 += __shfl_xor_sync(full_mask, c1, d);
+    for (int b = 0; b < 16; ++b) {
+        const unsigned n = __reduce_add_sync(full_mask, static_cast<unsigned>(c >> (4 * b)) & 15u);
+        mine = lane == b ? n : mine;
     }
-    if (lane == 0) {
-        sm.bins16[warp][0] = c0;
-        sm.bins16[warp][1] = c1;
-    }
+    if (lane < 16) sm.bins16[warp][lane] = mine;
     __syncthreads();
     if (warp == 0) {
         unsigned tot = 0;
         if (lane < 16) {
 #pragma unroll 8
-            for (int w = 0; w < res_warps; ++w) tot += static_cast<unsigned>(sm.bins16[w][lane >> 3] >> (8 * (lane & 7))) & 255u;
+            for (int w = 0; w < res_warps; ++w) tot += sm.bins16[w][lane];
         }
         unsigned incl = tot;
 #pragma unroll
@@ -250,21 +248,6 @@ __device__ __forceinline__ unsigned bin16_round(const unsigned (&vm)[VPT], int n
     __syncthreads();
     above = sm.above;
     return sm.digit;
-}
-
-// Sorts one 32-bit value per lane descending across the warp (lane 0 gets the largest).
-__device__ __forceinline__ unsigned warp_sort_desc32(unsigned v) {
-    const int lane = threadIdx.x & 31;
-#pragma unroll
-    for (int k = 2; k <= 32; k <<= 1) {
-#pragma unroll
-        for (int j = k >> 1; j > 0; j >>= 1) {
-            const unsigned o = __shfl_xor_sync(full_mask, v, j);
-            const bool take_max = ((lane & k) == 0) == ((lane & j) == 0);
-            v = take_max ? max(o, v) : min(o, v);
-        }
-    }
-    return v;
 }
 
 template <class T, int VPT>
@@ -383,74 +366,70 @@ __global__ void __launch_bounds__(res_threads, 1)
         }
         RES_STAMP(2);
 
-        // 3. The sum of exp(x - m); the elements > t appended to the warp's own region (ballots, no atomics).
+        // 3. The sum of exp(x - m); the elements > t appended, those == t counted.
         const float m = elem_float<T>(unkey16(mk));
-        const uint4 ninf4 = make_uint4(h16<T>::neg_inf * 0x10001u, h16<T>::neg_inf * 0x10001u, h16<T>::neg_inf * 0x10001u,
-                                       h16<T>::neg_inf * 0x10001u);
-        unsigned* wcand = cand + warp * res_wcap;
-        const unsigned lt_mask = (1u << lane) - 1u;
-        // Appends the elements > t of the flagged lanes' vectors (every lane of the warp calls it).
-        const auto append_vec = [&](const uint4& w, int v, bool fl, unsigned t, unsigned& wbase) {
+        float sum0 = 0.0f, sum1 = 0.0f;
+        const auto append_vec = [&](const uint4& w, int v, unsigned t) {
 #pragma unroll
             for (int i = 0; i < 8; ++i) {
                 const unsigned k = key16(elem_bits(w, i));
-                const bool p = fl && k > t;
-                const unsigned bal = __ballot_sync(full_mask, p);
-                const unsigned pos = wbase + __popc(bal & lt_mask);
-                if (p && pos < res_wcap) wcand[pos] = (k << 16) | (0xFFFFu - static_cast<unsigned>(v * 8 + i - h));
-                wbase += __popc(bal);
+                if (k > t) {
+                    const unsigned slot = atomicAdd(&sm.n_cand, 1u);
+                    const int e = v * 8 + i - h;
+                    if (slot < res_cap) cand[slot] = (k << 16) | (0xFFFFu - static_cast<unsigned>(e));
+                }
             }
         };
-        float sum0 = 0.0f, sum1 = 0.0f;
-        unsigned wbase = 0;
 #pragma unroll
         for (int j = 0; j < VPT; ++j) {
             const int v = j * res_threads + tid;
-            const uint4 w = v < nv ? bv[v] : ninf4;
-            const unsigned ws[4] = {w.x, w.y, w.z, w.w};
+            if (v < nv) {
+                const uint4 w = bv[v];
+                const unsigned ws[4] = {w.x, w.y, w.z, w.w};
 #pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                sum0 += fast_exp2((h16<T>::lo(ws[q]) - m) * log2e);
-                sum1 += fast_exp2((h16<T>::hi(ws[q]) - m) * log2e);
+                for (int q = 0; q < 4; ++q) {
+                    sum0 += fast_exp2((h16<T>::lo(ws[q]) - m) * log2e);
+                    sum1 += fast_exp2((h16<T>::hi(ws[q]) - m) * log2e);
+                }
+                if (vm[j] > tkey) append_vec(w, v, tkey);
             }
-            const bool fl = v < nv && vm[j] > tkey;
-            if (__any_sync(full_mask, fl)) append_vec(w, v, fl, tkey, wbase);
         }
         float wsum = sum0 + sum1;
 #pragma unroll
         for (int d = 16; d > 0; d >>= 1) wsum += __shfl_xor_sync(full_mask, wsum, d);
-        if (lane == 0) {
-            sm.fred[warp] = wsum;
-            sm.wcount[warp] = wbase;
-        }
+        if (lane == 0) sm.fred[warp] = wsum;
         __syncthreads();
         float S = 0.0f;
-        unsigned A = 0, wmax = 0;
 #pragma unroll
-        for (int w = 0; w < res_warps; ++w) {
-            S += sm.fred[w];
-            A += sm.wcount[w];
-            wmax = max(wmax, sm.wcount[w]);
-        }
+        for (int w = 0; w < res_warps; ++w) S += sm.fred[w];
+        unsigned A = sm.n_cand;
         RES_STAMP(3);
         float* prow = probs + static_cast<long long>(r) * K;
         std::int32_t* irow = out_idx + static_cast<long long>(r) * K;
         const unsigned kK = static_cast<unsigned>(K);
-        const bool finite = S > 0.0f && !isnan(S) && !isinf(m);
 
-        if (finite) {
+        if (!(S > 0.0f) || isnan(S) || isinf(m)) {
+            // No finite softmax (a NaN, +inf, or every entry -inf): NaN probabilities, indices 0..K-1.
+            for (int q = tid; q < K; q += res_threads) {
+                prow[q] = __int_as_float(0x7FC00000);
+                irow[q] = q;
+            }
+        } else {
             // The vectors that can hold elements >= t, for the rare paths below (read again from the buffer).
             const auto for_vectors = [&](auto f) {
                 for (int base = 0; base < nv; base += res_threads) {  // the same trip count in every thread
                     const int v = base + tid;
-                    const uint4 w = v < nv ? bv[v] : ninf4;
-                    f(w, v, v < nv && key16(vec_max_bits<T>(w)) >= tkey);
+                    uint4 w = make_uint4(0, 0, 0, 0);
+                    bool fl = false;
+                    if (v < nv) {
+                        w = bv[v];
+                        fl = key16(vec_max_bits<T>(w)) >= tkey;
+                    }
+                    f(w, v, fl);
                 }
             };
-            if (wmax > static_cast<unsigned>(res_wcap)) {
-                // 4b. More above t than a warp's region holds: the exact K-th key among the elements >= t,
-                // then the elements above it (fewer than K) appended in one list, the warps' regions in turn.
-                if (tid == 0) sm.n_cand = 0;
+            if (A > res_cap) {
+                // 4b. More above t than stored: the exact K-th key among the elements >= t, appends again.
                 const unsigned kk = key_select(
                     [&](auto f) {
                         for_vectors([&](const uint4& w, int v, bool fl) {
@@ -463,39 +442,31 @@ __global__ void __launch_bounds__(res_threads, 1)
                         });
                     },
                     kK, sm);
+                if (tid == 0) sm.n_cand = 0;
+                __syncthreads();
                 tkey = kk;
                 for_vectors([&](const uint4& w, int v, bool fl) {
-                    if (fl) {
-#pragma unroll
-                        for (int i = 0; i < 8; ++i) {
-                            const unsigned k = key16(elem_bits(w, i));
-                            if (k > tkey) cand[atomicAdd(&sm.n_cand, 1u)] = (k << 16) | (0xFFFFu - static_cast<unsigned>(v * 8 + i - h));
-                        }
-                    }
+                    if (fl) append_vec(w, v, tkey);
                 });
                 __syncthreads();
-                A = sm.n_cand;  // < K <= res_cap
-                if (tid < res_warps) {
-                    const int rest = static_cast<int>(A) - tid * res_wcap;
-                    sm.wcount[tid] = static_cast<unsigned>(min(max(rest, 0), res_wcap));
-                }
-                __syncthreads();
+                A = sm.n_cand;  // < K: the elements above the K-th key
             }
             if (A < kK) {
                 // 4a. Fewer than K above t, at least K at or above it: t is the K-th key; the K - A elements
-                // == t of lowest index are the last outputs, in index order (rounds of the block's vectors in
-                // thread order), written here.
+                // == t of lowest index join, in index order (rounds of the block's vectors in thread order).
                 const unsigned need = kK - A;
-                const float pt = fast_exp2((elem_float<T>(unkey16(tkey)) - m) * log2e) / S;
                 unsigned done = 0;
                 for (int base = 0; base < nv && done < need; base += res_threads) {  // uniform: done is
                     const int v = base + tid;
-                    const uint4 w = v < nv ? bv[v] : ninf4;
+                    uint4 w = make_uint4(0, 0, 0, 0);
                     unsigned c = 0;
+                    if (v < nv) {
+                        w = bv[v];
 #pragma unroll
-                    for (int i = 0; i < 8; ++i) {
-                        const int e = v * 8 + i - h;
-                        c += (e >= 0 && e < V && key16(elem_bits(w, i)) == tkey) ? 1u : 0u;
+                        for (int i = 0; i < 8; ++i) {
+                            const int e = v * 8 + i - h;
+                            c += (e >= 0 && e < V && key16(elem_bits(w, i)) == tkey) ? 1u : 0u;
+                        }
                     }
                     unsigned total = 0;
                     unsigned off = done + block_excl_scan(c, total, sm);
@@ -504,10 +475,7 @@ __global__ void __launch_bounds__(res_threads, 1)
                         for (int i = 0; i < 8; ++i) {
                             const int e = v * 8 + i - h;
                             if (e >= 0 && e < V && key16(elem_bits(w, i)) == tkey) {
-                                if (off < need) {
-                                    prow[A + off] = pt;
-                                    irow[A + off] = e;
-                                }
+                                if (off < need) cand[A + off] = (tkey << 16) | (0xFFFFu - static_cast<unsigned>(e));
                                 ++off;
                             }
                         }
@@ -515,50 +483,16 @@ __global__ void __launch_bounds__(res_threads, 1)
                     done += total;
                 }
             }
-        }
-        __syncthreads();  // the row buffer is read for the last time above
-        RES_STAMP(4);
-        if (tid == 0 && r + 2 * G < rows) {
-            sm90::fence_proxy_async();  // the generic writes into the buffer (padding) before the copy's
-            issue(r + 2 * G, s);
-        }
+            __syncthreads();  // the row buffer is read for the last time above
+            RES_STAMP(4);
 
-        if (!finite) {
-            // No finite softmax (a NaN, +inf, or every entry -inf): NaN probabilities, indices 0..K-1.
-            for (int q = tid; q < K; q += res_threads) {
-                prow[q] = __int_as_float(0x7FC00000);
-                irow[q] = q;
-            }
-        } else if (A <= 32u) {
-            // 5a. At most 32 candidates: warp 0 gathers them from the warps' regions and sorts them.
-            if (warp == 0) {
-                const unsigned c = min(sm.wcount[lane], static_cast<unsigned>(res_wcap));
-                unsigned incl = c;
-#pragma unroll
-                for (int d = 1; d < 32; d <<= 1) {
-                    const unsigned n = __shfl_up_sync(full_mask, incl, d);
-                    if (lane >= d) incl += n;
-                }
-                // Lane l takes candidate l: region w where incl(w - 1) <= l < incl(w).
-                unsigned item = 0;
-#pragma unroll 4
-                for (int w = 0; w < res_warps; ++w) {
-                    const unsigned hi = __shfl_sync(full_mask, incl, w), cw = __shfl_sync(full_mask, c, w);
-                    const unsigned l = static_cast<unsigned>(lane);
-                    if (l < hi && l >= hi - cw) item = cand[w * res_wcap + (l - (hi - cw))];
-                }
-                item = warp_sort_desc32(item);  // absent lanes hold 0, below every candidate (keys > t >= 0)
-                if (static_cast<unsigned>(lane) < min(A, kK)) {
-                    prow[lane] = fast_exp2((elem_float<T>(unkey16(item >> 16)) - m) * log2e) / S;
-                    irow[lane] = static_cast<std::int32_t>(0xFFFFu - (item & 0xFFFFu));
-                }
-            }
-        } else {
-            // 5b. Output order by bins of the key's distance to the max.
-            unsigned* hist = reinterpret_cast<unsigned*>(cand + res_cap);
-            unsigned* start = hist + res_bins;  // res_bins + 1 entries
-            unsigned* sorted = cand;            // after the candidates are in registers
-            const unsigned range = mk - tkey;   // candidates' keys in (tkey, mk]: distance mk - k < range
+            // 5. Output order by bins of the key's distance to the max; the row buffer holds the bins
+            // (hist), their starts and the scattered candidates.
+            unsigned* hist = reinterpret_cast<unsigned*>(buf);
+            unsigned* start = hist + res_bins;        // res_bins + 1 entries
+            unsigned* sorted = start + res_bins + 2;  // A entries
+            const unsigned nA = min(A, static_cast<unsigned>(res_cap));
+            const unsigned range = mk - tkey;  // candidates' keys in (tkey, mk]: distance mk - k < range
             int shift = 0;
             while (range > 0 && ((range - 1) >> shift) >= static_cast<unsigned>(res_bins)) ++shift;
             hist[tid] = 0;
@@ -566,9 +500,9 @@ __global__ void __launch_bounds__(res_threads, 1)
             unsigned item[res_items], bin[res_items], slot[res_items];
 #pragma unroll
             for (int q = 0; q < res_items; ++q) {
-                const unsigned n = tid + q * res_threads;  // region n / res_wcap, its entry n % res_wcap
+                const unsigned n = tid + q * res_threads;
                 bin[q] = res_bins;
-                if (n % res_wcap < sm.wcount[n / res_wcap]) {
+                if (n < nA) {
                     item[q] = cand[n];
                     bin[q] = (mk - (item[q] >> 16)) >> shift;
                     slot[q] = atomicAdd(&hist[bin[q]], 1u);
@@ -606,16 +540,31 @@ __global__ void __launch_bounds__(res_threads, 1)
                     }
                 }
             }
+            if (A < kK) {
+                const float val = elem_float<T>(unkey16(tkey));
+                const float p = fast_exp2((val - m) * log2e) / S;
+                for (unsigned q = A + tid; q < kK; q += res_threads) {
+                    prow[q] = p;
+                    irow[q] = static_cast<std::int32_t>(0xFFFFu - (cand[q] & 0xFFFFu));
+                }
+            }
         }
-        __syncthreads();  // the candidates and the scratch are free
+        __syncthreads();  // the row's buffer and candidates are free
         RES_STAMP(5);
+        if (tid == 0) {
+            sm.n_cand = 0;
+            if (r + 2 * G < rows) {
+                sm90::fence_proxy_async();  // the generic writes into the buffer before the copy's
+                issue(r + 2 * G, s);
+            }
+        }
     }
 }
 
 template <class T, int VPT> void launch_vpt(const softmax_topk_args& a, unsigned buf_bytes, cudaStream_t stream) {
     int dev = 0;
     check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_resident: cudaGetDevice");
-    const unsigned smem = 2 * buf_bytes + res_cap * 4 + res_order_bytes;
+    const unsigned smem = 2 * buf_bytes + res_cap * 4;
     if (static_cast<int>(smem + sizeof(res_smem)) > cached_max_smem_optin(dev)) {
         throw std::invalid_argument("launch_softmax_topk_fused_resident: a row of V " + std::to_string(a.V) + " needs " +
                                     std::to_string(smem + sizeof(res_smem)) + " bytes of shared memory, more than the device's " +
@@ -634,7 +583,7 @@ template <class T, int VPT> void launch_vpt(const softmax_topk_args& a, unsigned
 template <class T> void launch_resident(const softmax_topk_args& a, cudaStream_t stream) {
     // The vectors a row's 16-byte segments span, at most (any alignment of the row start).
     const auto nv = static_cast<unsigned>((2 * a.V + 30) / 16);
-    const unsigned buf_bytes = (nv * 16 + 127) / 128 * 128;
+    const unsigned buf_bytes = std::max((nv * 16 + 127) / 128 * 128, (res_order_bytes + 127) / 128 * 128);
     if (nv <= 1 * res_threads) launch_vpt<T, 1>(a, buf_bytes, stream);
     else if (nv <= 2 * res_threads) launch_vpt<T, 2>(a, buf_bytes, stream);
     else if (nv <= 4 * res_threads) launch_vpt<T, 4>(a, buf_bytes, stream);
