@@ -57,7 +57,8 @@ policy parse_policy(const nlohmann::json& j, const std::string& source) {
     if (!j.is_object()) throw bad_input(source + ": a policy is a JSON object");
     static const std::set<std::string> known{"fusebench_policy", "comment", "threshold", "overrides", "noise_z", "bootstrap",
                                              "fail_on_missing", "cross_board_min_pct_of_ceiling",
-                                             "cross_board_gate_reference_rows", "e2e_threshold", "e2e_min_delta_us"};
+                                             "cross_board_gate_reference_rows", "e2e_threshold", "e2e_min_delta_us",
+                                             "e2e_max_spread"};
     for (const auto& [k, v] : j.items()) {
         if (!known.count(k)) throw bad_input(source + ": unknown policy key '" + k + "'");
     }
@@ -122,6 +123,7 @@ policy parse_policy(const nlohmann::json& j, const std::string& source) {
         }
         p.e2e_min_delta_us = v.get<double>();
     }
+    if (j.contains("e2e_max_spread")) p.e2e_max_spread = positive_threshold(j["e2e_max_spread"], source + ": e2e_max_spread");
     if (j.contains("fail_on_missing")) {
         if (!j["fail_on_missing"].is_boolean()) throw bad_input(source + ": fail_on_missing must be true or false");
         p.fail_on_missing = j["fail_on_missing"].get<bool>();
@@ -356,6 +358,17 @@ std::optional<timing_side> e2e_of(const nlohmann::json& r) {
     return s;
 }
 
+// timing.e2e's spread, IQR / median; nullopt when the report has no IQR.
+std::optional<double> e2e_spread(const nlohmann::json& r) {
+    const auto& t = r["timing"];
+    if (!t.is_object()) return std::nullopt;
+    const auto it = t.find("e2e");
+    if (it == t.end() || !it->is_object()) return std::nullopt;
+    const auto m = number_or_null(*it, "median_us"), q = number_or_null(*it, "iqr_us");
+    if (!m || !q || *m <= 0) return std::nullopt;
+    return *q / *m;
+}
+
 // E2E SLOWER: the kernel time did not fail, but the host's end-to-end time grew (policy e2e_*) by
 // more than the kernel time did.
 // Not between GPU models (their hosts and drivers differ as much as their GPUs).
@@ -370,10 +383,21 @@ void judge_e2e(pair_result& p, const nlohmann::json& rb, const nlohmann::json& r
     const double delta = en->median_us - eb->median_us;
     const double host_delta = delta - (p.now.median_us - p.base.median_us);
     if (classify(*p.e2e_interval, pol.e2e_threshold) != verdict::slower || host_delta <= pol.e2e_min_delta_us) return;
-    p.note = std::string("kernel time ") + to_string(p.v) + ", but end-to-end (launcher call to stream completion) " +
-             format_us(eb->median_us) + " -> " + format_us(en->median_us) + " us (x" + format("%.2f", p.e2e_interval->ratio) +
-             ", interval [" + format("%.2f", p.e2e_interval->lo) + ", " + format("%.2f", p.e2e_interval->hi) + "]; +" +
-             format_us(host_delta) + " us beyond the kernel time's change): host work in the launcher grew";
+    const std::string grew = "end-to-end (launcher call to stream completion) " + format_us(eb->median_us) + " -> " +
+                             format_us(en->median_us) + " us (x" + format("%.2f", p.e2e_interval->ratio) + ", interval [" +
+                             format("%.2f", p.e2e_interval->lo) + ", " + format("%.2f", p.e2e_interval->hi) + "]; +" +
+                             format_us(host_delta) + " us beyond the kernel time's change)";
+    const double sb = e2e_spread(rb).value_or(0), sn = e2e_spread(rn).value_or(0);
+    if (sb > pol.e2e_max_spread || sn > pol.e2e_max_spread) {
+        // Host interference in bursts, not a cost every launch pays: shown, not judged.
+        p.note = std::string("kernel time ") + to_string(p.v) + "; " + grew + ", but not judged: the e2e samples are spread (IQR " +
+                 format("%.0f", 100 * sb) + "% of the median in BASE, " + format("%.0f", 100 * sn) +
+                 "% in NEW; policy e2e_max_spread " + format("%.0f", 100 * pol.e2e_max_spread) +
+                 "%): host interference during the run, not a launcher cost that holds launch after launch; rerun on a quiet host";
+        p.v = verdict::inconclusive;
+        return;
+    }
+    p.note = std::string("kernel time ") + to_string(p.v) + ", but " + grew + ": host work in the launcher grew";
     p.v = verdict::e2e_slower;
 }
 
@@ -675,7 +699,8 @@ comparison compare_reports(const loaded_report& base, const loaded_report& now, 
                     ", noise z " + format("%.3g", pol.noise_z) + ", bootstrap " + std::to_string(pol.bootstrap_resamples) +
                     " resamples at " + format("%.3g", pol.bootstrap_confidence * 100) + "%, seed " + std::to_string(pol.bootstrap_seed) +
                     ", end-to-end " + format("%.3g", pol.e2e_threshold * 100) + "% and " + format("%.3g", pol.e2e_min_delta_us) +
-                    " us" + (pol.fail_on_missing ? ", MISSING fails" : "");
+                    " us (samples spread at most " + format("%.3g", pol.e2e_max_spread * 100) + "%)" +
+                    (pol.fail_on_missing ? ", MISSING fails" : "");
     return c;
 }
 

@@ -633,6 +633,45 @@ TEST_CASE("end-to-end changes under the policy's floor or threshold are not E2E 
     }
 }
 
+TEST_CASE("an end-to-end growth in samples spread by host interference is INCONCLUSIVE, not E2E SLOWER", "[reports][gate]") {
+    // H100 GPU-74021969 against the baseline of GPU-c07c8e30 (29162c0 vs 1ea5da5, no code change in the
+    // launchers): the naive softmax row's kernel time SAME, e2e 85.9 -> 172.3 us with an IQR of 57.8 us.
+    synth_device other;
+    other.uuid = "GPU-cccccccc-0000-0000-0000-000000000003";
+    synth_result b = with_e2e(74.98, 85.94, 0.0094), n = with_e2e(74.98, 172.35, 0.0964);
+    SECTION("spread NEW: not judged") {
+        b.e2e_iqr_us = 1.24;
+        n.e2e_iqr_us = 57.8;
+        const auto c = compare_docs(make_report({b}), make_report({n}, other));
+        const auto& p = only_pair(c);
+        CHECK(p.v == verdict::inconclusive);
+        CHECK_THAT(p.note, ContainsSubstring("not judged: the e2e samples are spread (IQR 1% of the median in BASE, 34% in NEW"));
+        CHECK_THAT(p.note, ContainsSubstring("kernel time SAME; end-to-end (launcher call to stream completion) 85.94 -> 172.3 us"));
+        REQUIRE(p.e2e_interval);
+        CHECK(p.e2e_interval->lo > 1.25);  // the interval alone would have failed it
+        CHECK(c.exit_code == 0);
+    }
+    SECTION("spread BASE: not judged either") {
+        b.e2e_iqr_us = 30.0;
+        n.e2e_iqr_us = 2.0;
+        CHECK(only_pair(compare_docs(make_report({b}), make_report({n}, other))).v == verdict::inconclusive);
+    }
+    SECTION("tight on both sides: the launcher grew, E2E SLOWER") {
+        b.e2e_iqr_us = 1.24;
+        n.e2e_iqr_us = 3.0;
+        const auto c = compare_docs(make_report({b}), make_report({n}, other));
+        CHECK(only_pair(c).v == verdict::e2e_slower);
+        CHECK(c.exit_code == 1);
+    }
+    SECTION("a wider policy judges it") {
+        b.e2e_iqr_us = 1.24;
+        n.e2e_iqr_us = 57.8;
+        policy pol = test_policy();
+        pol.e2e_max_spread = 0.5;
+        CHECK(only_pair(compare_docs(make_report({b}), make_report({n}, other), pol)).v == verdict::e2e_slower);
+    }
+}
+
 TEST_CASE("a slower kernel stays SLOWER; between GPU models there is no e2e verdict", "[reports][gate]") {
     SECTION("SLOWER wins over E2E SLOWER") {
         const auto c = compare_docs(make_report({with_e2e(100, 200)}), make_report({with_e2e(110, 900)}));
@@ -656,9 +695,12 @@ TEST_CASE("policy files: the end-to-end keys", "[reports][gate]") {
     const auto proj = load_policy(std::string(FUSEBENCH_SOURCE_DIR) + "/reports/policy.json");
     CHECK(proj.e2e_threshold == 0.25);
     CHECK(proj.e2e_min_delta_us == 50);
+    CHECK(proj.e2e_max_spread == 0.25);
+    CHECK(parse_policy(nlohmann::json::parse(R"({"fusebench_policy": 1, "e2e_max_spread": 0.4})"), "p.json").e2e_max_spread == 0.4);
     const std::string bad = GENERATE(as<std::string>{}, R"({"fusebench_policy": 1, "e2e_threshold": -0.1})",
                                      R"({"fusebench_policy": 1, "e2e_min_delta_us": -5})",
-                                     R"({"fusebench_policy": 1, "e2e_min_delta_us": "50us"})");
+                                     R"({"fusebench_policy": 1, "e2e_min_delta_us": "50us"})",
+                                     R"({"fusebench_policy": 1, "e2e_max_spread": -0.25})");
     CAPTURE(bad);
     CHECK_THROWS_AS(parse_policy(nlohmann::json::parse(bad), "p.json"), bad_input);
 }

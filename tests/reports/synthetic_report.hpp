@@ -43,6 +43,7 @@ struct synth_result {
     std::optional<double> speedup;    // derived.speedup_vs_baseline
     std::optional<double> e2e_us;     // timing.e2e.median_us (none when unset)
     double e2e_noise = 0.005;
+    std::optional<double> e2e_iqr_us;  // timing.e2e.iqr_us (none when unset)
 };
 
 // n samples around `median` with relative spread `rel_sd` (deterministic in `seed`), shifted so
@@ -111,6 +112,7 @@ inline nlohmann::json result_json(const synth_result& r, const synth_device& d) 
         if (r.e2e_us) {
             t["e2e"] = {{"method", "synthetic"}, {"samples", 30}, {"median_us", *r.e2e_us}, {"noise", r.e2e_noise},
                         {"min_us", *r.e2e_us}, {"max_us", *r.e2e_us}, {"mean_us", *r.e2e_us}};
+            if (r.e2e_iqr_us) t["e2e"]["iqr_us"] = *r.e2e_iqr_us;
         }
         j["timing"] = t;
         const double gbps = r.model_bytes / (st.median * 1e-6) * 1e-9;
