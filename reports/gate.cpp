@@ -344,29 +344,24 @@ std::optional<std::size_t> kernels_per_launch(const nlohmann::json& r) {
     return static_cast<std::size_t>(k->get<long long>());
 }
 
-// timing.e2e's median and noise; nullopt when a report has none (reports before e2e, events).
-std::optional<timing_side> e2e_of(const nlohmann::json& r) {
+// timing.e2e's median, noise and spread (IQR / median, 0 when the report has no IQR); nullopt when a
+// report has none (reports before e2e, events).
+struct e2e_side {
+    timing_side t;
+    double spread = 0;
+};
+std::optional<e2e_side> e2e_of(const nlohmann::json& r) {
     const auto& t = r["timing"];
     if (!t.is_object()) return std::nullopt;
     const auto it = t.find("e2e");
     if (it == t.end() || !it->is_object()) return std::nullopt;
     const auto m = number_or_null(*it, "median_us");
     if (!m || *m <= 0) return std::nullopt;
-    timing_side s;
-    s.median_us = *m;
-    s.noise = number_or_null(*it, "noise").value_or(0);
+    e2e_side s;
+    s.t.median_us = *m;
+    s.t.noise = number_or_null(*it, "noise").value_or(0);
+    s.spread = number_or_null(*it, "iqr_us").value_or(0) / *m;
     return s;
-}
-
-// timing.e2e's spread, IQR / median; nullopt when the report has no IQR.
-std::optional<double> e2e_spread(const nlohmann::json& r) {
-    const auto& t = r["timing"];
-    if (!t.is_object()) return std::nullopt;
-    const auto it = t.find("e2e");
-    if (it == t.end() || !it->is_object()) return std::nullopt;
-    const auto m = number_or_null(*it, "median_us"), q = number_or_null(*it, "iqr_us");
-    if (!m || !q || *m <= 0) return std::nullopt;
-    return *q / *m;
 }
 
 // E2E SLOWER: the kernel time did not fail, but the host's end-to-end time grew (policy e2e_*) by
@@ -375,19 +370,19 @@ std::optional<double> e2e_spread(const nlohmann::json& r) {
 void judge_e2e(pair_result& p, const nlohmann::json& rb, const nlohmann::json& rn, const policy& pol) {
     const auto eb = e2e_of(rb), en = e2e_of(rn);
     if (!eb || !en) return;
-    p.e2e_interval = time_ratio(*eb, *en, pol, p.key() + "/e2e");
+    p.e2e_interval = time_ratio(eb->t, en->t, pol, p.key() + "/e2e");
     if (p.relation == device_relation::different_model) return;
     if (p.v != verdict::same && p.v != verdict::faster && p.v != verdict::inconclusive) return;
     // What the kernel time does not explain: a kernel that got slower (judged or, across boards,
     // not judged) takes its e2e with it, and that is the kernel rule's business.
-    const double delta = en->median_us - eb->median_us;
+    const double delta = en->t.median_us - eb->t.median_us;
     const double host_delta = delta - (p.now.median_us - p.base.median_us);
     if (classify(*p.e2e_interval, pol.e2e_threshold) != verdict::slower || host_delta <= pol.e2e_min_delta_us) return;
-    const std::string grew = "end-to-end (launcher call to stream completion) " + format_us(eb->median_us) + " -> " +
-                             format_us(en->median_us) + " us (x" + format("%.2f", p.e2e_interval->ratio) + ", interval [" +
+    const std::string grew = "end-to-end (launcher call to stream completion) " + format_us(eb->t.median_us) + " -> " +
+                             format_us(en->t.median_us) + " us (x" + format("%.2f", p.e2e_interval->ratio) + ", interval [" +
                              format("%.2f", p.e2e_interval->lo) + ", " + format("%.2f", p.e2e_interval->hi) + "]; +" +
                              format_us(host_delta) + " us beyond the kernel time's change)";
-    const double sb = e2e_spread(rb).value_or(0), sn = e2e_spread(rn).value_or(0);
+    const double sb = eb->spread, sn = en->spread;
     if (sb > pol.e2e_max_spread || sn > pol.e2e_max_spread) {
         // Host interference in bursts, not a cost every launch pays: shown, not judged.
         p.note = std::string("kernel time ") + to_string(p.v) + "; " + grew + ", but not judged: the e2e samples are spread (IQR " +

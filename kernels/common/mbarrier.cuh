@@ -24,6 +24,13 @@ __device__ __forceinline__ void mbar_expect_tx(std::uint32_t bar, std::uint32_t 
 __device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
+// A 1D bulk copy global -> shared of `bytes` (a multiple of 16, both addresses 16-byte aligned), its
+// completion counted in mbarrier `bar`'s transaction bytes.
+__device__ __forceinline__ void bulk_copy(std::uint32_t dst, const void* src, unsigned bytes, std::uint32_t bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
 __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
     std::uint32_t done = 0;
     do {

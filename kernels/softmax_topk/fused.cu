@@ -11,6 +11,7 @@
 // Leftovers of a tile that overflowed are retried against the kept composites (value, then lower
 // index), so ties are broken exactly as the semantics say.
 #include "kernels/common/elem_io.cuh"
+#include "kernels/common/mbarrier.cuh"
 #include "kernels/softmax_topk/select.cuh"
 
 #include <cfloat>
@@ -182,11 +183,8 @@ __device__ __forceinline__ unsigned smem_addr(const void* p) {
 // Tile ring of v3: one mbarrier per stage, filled by the bulk-copy engine (one arrival: the
 // issuing thread's expect_tx; the copy completes the transaction bytes).
 __device__ __forceinline__ void stage_issue(std::uint64_t* bar, void* dst, const void* src, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                     smem_addr(dst)),
-                 "l"(src), "r"(bytes), "r"(smem_addr(bar))
-                 : "memory");
+    sm90::mbar_expect_tx(smem_addr(bar), bytes);
+    sm90::bulk_copy(smem_addr(dst), src, bytes, smem_addr(bar));
 }
 
 __device__ __forceinline__ void stage_wait(std::uint64_t* bar, unsigned parity) {

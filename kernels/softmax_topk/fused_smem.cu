@@ -153,12 +153,6 @@ template <class T> __device__ __forceinline__ chunk_geom geom_of(const T* chunk_
 
 constexpr unsigned smem_piece_bytes = 16u << 10;  // one bulk copy [bytes]: several in flight a chunk
 
-__device__ __forceinline__ void bulk_copy(std::uint32_t dst, const void* src, unsigned bytes, std::uint32_t bar) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-                 "l"(src), "r"(bytes), "r"(bar)
-                 : "memory");
-}
-
 // Calls on_vec(x, j0, u) for every 16-byte vector of the buffer holding the chunk (n elements from
 // buffer element e0): x as floats, elements outside the chunk -inf, j0 the chunk index of x[0]
 // (may be negative in the first vector), u the vector's position in its batch (its slot). Trip
@@ -334,7 +328,7 @@ __global__ void __launch_bounds__(block_threads, 1)
             sm90::fence_proxy_async();
             sm90::mbar_expect_tx(bar, g.bulk_bytes);
             for (unsigned o = 0; o < g.bulk_bytes; o += smem_piece_bytes)
-                bulk_copy(dst + o, g.src + o, min(smem_piece_bytes, g.bulk_bytes - o), bar);
+                sm90::bulk_copy(dst + o, g.src + o, min(smem_piece_bytes, g.bulk_bytes - o), bar);
         }
         if (tid < 8 && tid < g.head) {
             pend_v = start[tid];

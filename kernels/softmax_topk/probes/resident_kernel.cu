@@ -124,12 +124,6 @@ template <class T> __device__ __forceinline__ unsigned vec_max_bits(const uint4&
     return m & 0xFFFFu;
 }
 
-__device__ __forceinline__ void bulk_copy(std::uint32_t dst, const void* src, unsigned bytes, std::uint32_t bar) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-                 "l"(src), "r"(bytes), "r"(bar)
-                 : "memory");
-}
-
 // Where row r lies: the 16-byte segments [a, a + 16 nv) hold it, its element 0 at lane h.
 struct row_geom {
     std::uintptr_t a;
@@ -274,7 +268,7 @@ __global__ void __launch_bounds__(res_threads, 1)
         const std::uint32_t dst = sm90::smem_u32(dyn + s * buf_bytes + (lo - g.a));
         sm90::mbar_expect_tx(bar, bytes);
         for (unsigned off = 0; off < bytes; off += res_piece)
-            bulk_copy(dst + off, reinterpret_cast<const void*>(lo + off), min(res_piece, bytes - off), bar);
+            sm90::bulk_copy(dst + off, reinterpret_cast<const void*>(lo + off), min(res_piece, bytes - off), bar);
     };
 
     for (int b = tid; b < 256; b += res_threads) sm.hist[b] = 0;
