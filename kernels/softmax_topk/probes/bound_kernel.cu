@@ -1,0 +1,612 @@
+// Diagnostic (not part of the build). Included by probes/bound_check.cu.
+//
+// Fused softmax + top-k, v9 `fused_bound`: fused_stream's one warp a row (no block barriers), with
+// v8's order-free bound (the K-th largest vector maximum) instead of a running threshold and its
+// candidate bookkeeping. v8 (fused_resident) had the bound but paid ~14 block barriers a row over a
+// row held in shared memory (NOTES.md, "v8"); fused_stream has no barriers but spends half its
+// instructions at K = 256 on inserts, compactions, samples and its row end (NOTES.md, "big16").
+//
+// A persistent grid, one block of NW warps an SM; warp w of the grid takes rows w, w + NW G, ...
+// Per row (16-byte vectors: the aligned 16-byte segments that hold the row; the first and the last
+// read element by element, the neighbours' elements -inf):
+// 1. the stream: for every vector its maximum (packed 16-bit max, NaN ignored), one rescale of the
+//    lane's sum when it rises, the eight terms exp2(x log2e - c) into the lane's sum, and the
+//    maximum's order-preserving 16-bit key into the warp's key array in shared memory (2 bytes a
+//    vector: 12.6 KB for V = 50257). Nothing else: no threshold, no vote, no candidates;
+// 2. the row's max M and sum S (lanes merged; rows with NaN or +inf, or all -inf, have no finite
+//    softmax and get NaN and indices 0..K-1);
+// 3. t: a histogram of the keys' distances below M's key (d = key(M) - key, 256 bins of 2^sh keys;
+//    wider bins, then a refinement, where the first window holds fewer than K) gives a key t with at
+//    least K vectors at or above it. Every element of the top K lies in a vector whose key is >= the
+//    K-th largest key, in any order of the row;
+// 4. the list: the vectors whose key is >= t, in index order (in place over the keys); where a bin of
+//    ties holds too many (all-equal rows), t is exact and the ties of lowest index fill the list to K;
+// 5. the gather: those vectors read again (L2 or DRAM: ~K x 32 bytes a row), their elements >= t
+//    are the candidates; the exact K-th by (distance, index) from one or two histograms; exactly K
+//    candidates kept in index order, then a stable counting sort by distance (one or two 8-bit
+//    digits) writes them in output order with exp2(x log2e - C) / S.
+// Per row ~14k warp instructions at bf16 V = 50257 (fused_stream: 20-30k), in any order of the row.
+// bf16 / fp16 logits, V <= 65536 (16-bit indices in the sort), K <= 1024. Needs sm_90 (one block of
+// NW warps with NW x ~13.6 KB of shared memory).
+#include "kernels/common/launch_check.hpp"
+#include "kernels/softmax_topk/select.cuh"
+#include "kernels/softmax_topk/softmax_topk.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#ifndef FUSEBENCH_BOUND_NW
+#define FUSEBENCH_BOUND_NW 16
+#endif
+#ifndef FUSEBENCH_BOUND_U
+#define FUSEBENCH_BOUND_U 4
+#endif
+#ifndef FUSEBENCH_BOUND_PF
+#define FUSEBENCH_BOUND_PF 8
+#endif
+
+namespace fusebench::kernels {
+
+constexpr std::int64_t softmax_topk_bound_max_v = 65536;
+
+namespace bound_detail {
+
+constexpr unsigned full = 0xFFFFFFFFu;
+constexpr float l2e = 1.4426950408889634f;
+constexpr int G = 8;  // gathered vectors a lane holds at once (256 a warp)
+
+__device__ __forceinline__ float ex2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+__device__ __forceinline__ unsigned lanemask_lt() {
+    unsigned m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+
+// Order-preserving key of 16-bit float bits b (low 16 bits), -0 and +0 one key (the reference
+// compares values, so they tie and go by index): 0x8000 + b for b >= 0, 0x8000 - |b| below.
+__device__ __forceinline__ unsigned key16(unsigned b) {
+    const unsigned neg = static_cast<unsigned>(static_cast<int>(b << 16) >> 31);
+    return (0x8000u + (((b & 0x7FFFu) ^ neg) - neg)) & 0xFFFFu;
+}
+__device__ __forceinline__ unsigned bits_of_key(unsigned k) { return k >= 0x8000u ? k - 0x8000u : 0x8000u | (0x8000u - k); }
+
+template <class T> struct f16t;
+template <> struct f16t<__nv_bfloat16> {
+    static constexpr unsigned neg_inf = 0xFF80u;
+    __device__ static float to_float(unsigned b) { return __uint_as_float(b << 16); }
+    __device__ static unsigned from_float(float f) { return __float_as_uint(f) >> 16; }  // f is a bf16 value
+    // element e (0..7) of a vector's four words as a float
+    __device__ static float elem(const uint4& v, int e) {
+        const unsigned w = (e >> 1) == 0 ? v.x : (e >> 1) == 1 ? v.y : (e >> 1) == 2 ? v.z : v.w;
+        return __uint_as_float((e & 1) ? (w & 0xFFFF0000u) : (w << 16));
+    }
+    // both halves of the result hold the vector's max
+    __device__ static unsigned vmax2(const uint4& v) {
+        const auto h = [](unsigned u) { return *reinterpret_cast<const __nv_bfloat162*>(&u); };
+        __nv_bfloat162 m = __hmax2(__hmax2(h(v.x), h(v.y)), __hmax2(h(v.z), h(v.w)));
+        const unsigned mw = *reinterpret_cast<const unsigned*>(&m);
+        const __nv_bfloat162 mm = __hmax2(m, h(__byte_perm(mw, 0, 0x1032)));
+        return *reinterpret_cast<const unsigned*>(&mm);
+    }
+    __device__ static float vmax_float(unsigned mm) { return __uint_as_float(mm & 0xFFFF0000u); }
+};
+template <> struct f16t<__half> {
+    static constexpr unsigned neg_inf = 0xFC00u;
+    __device__ static float to_float(unsigned b) { return __half2float(__ushort_as_half(static_cast<unsigned short>(b))); }
+    __device__ static unsigned from_float(float f) { return __half_as_ushort(__float2half_rn(f)); }
+    __device__ static float elem(const uint4& v, int e) {
+        const unsigned w = (e >> 1) == 0 ? v.x : (e >> 1) == 1 ? v.y : (e >> 1) == 2 ? v.z : v.w;
+        return to_float((e & 1) ? (w >> 16) : (w & 0xFFFFu));
+    }
+    __device__ static unsigned vmax2(const uint4& v) {
+        const auto h = [](unsigned u) { return *reinterpret_cast<const __half2*>(&u); };
+        __half2 m = __hmax2(__hmax2(h(v.x), h(v.y)), __hmax2(h(v.z), h(v.w)));
+        const unsigned mw = *reinterpret_cast<const unsigned*>(&m);
+        const __half2 mm = __hmax2(m, h(__byte_perm(mw, 0, 0x1032)));
+        return *reinterpret_cast<const unsigned*>(&mm);
+    }
+    __device__ static float vmax_float(unsigned mm) { return to_float(mm & 0xFFFFu); }
+};
+
+// One lane's online statistics: the sum is of exp2(x log2e - c), c = fl(m log2e) for the lane's
+// running max m (the output's numerators use the row's C the same way, so c's rounding cancels).
+struct stats {
+    float m = -INFINITY, c = INFINITY, s = 0.0f;
+};
+
+// The row's geometry: vector j covers elements 8 j - h .. 8 j - h + 7 of the row.
+struct row_geo {
+    const uint4* v;  // the aligned segment that holds element 0
+    const unsigned short* x;
+    int h, nvec, V;
+    __device__ row_geo(const void* row, int V_) : V(V_) {
+        const auto a = reinterpret_cast<std::uintptr_t>(row);
+        v = reinterpret_cast<const uint4*>(a & ~std::uintptr_t{15});
+        x = static_cast<const unsigned short*>(row);
+        h = static_cast<int>((a & 15u) >> 1);
+        nvec = (h + V + 7) >> 3;
+    }
+    // The in-row elements of vector j as bits e (1 = in the row).
+    __device__ unsigned valid(int j) const {
+        unsigned m = 0xFFu;
+        if (j == 0) m &= 0xFFu << h;
+        const int last = V + h - 8 * j;  // elements of j in the row from its start
+        if (last < 8) m &= (1u << last) - 1u;
+        return m;
+    }
+};
+
+template <class T> __device__ __forceinline__ uint4 load_edge(const row_geo& g, int j) {
+    unsigned w[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        unsigned lo = f16t<T>::neg_inf, hi = f16t<T>::neg_inf;
+        const int i0 = 8 * j + 2 * q - g.h;
+        if (i0 >= 0 && i0 < g.V) lo = g.x[i0];
+        if (i0 + 1 >= 0 && i0 + 1 < g.V) hi = g.x[i0 + 1];
+        w[q] = lo | (hi << 16);
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+template <class T> __device__ __forceinline__ uint4 load_vec(const row_geo& g, int j) {
+    if (j == 0 || j == g.nvec - 1) return load_edge<T>(g, j);
+    return __ldg(g.v + j);
+}
+
+// One vector into the lane's statistics and its key into keys[j].
+template <class T> __device__ __forceinline__ void consume(const uint4& v, stats& st, unsigned short* keys, int j, bool ok) {
+    const unsigned mm = f16t<T>::vmax2(v);
+    const float vm = f16t<T>::vmax_float(mm);
+    if (ok) keys[j] = static_cast<unsigned short>(key16(std::is_same_v<T, __half> ? mm : mm >> 16));
+    if (vm > st.m) {
+        const float cn = vm * l2e;
+        st.s = st.s != 0.0f ? st.s * ex2(st.c - cn) : st.s;
+        st.c = cn;
+        st.m = vm;
+    }
+    float s = st.s;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) s += ex2(fmaf(f16t<T>::elem(v, e), l2e, -st.c));
+    st.s = s;
+}
+
+// Histogram windows: a key (or element) at distance d counts in bin (d - base) >> sh when that is < 256.
+struct window {
+    unsigned base, sh;
+    __device__ int bin(unsigned d) const { return d >= base && ((d - base) >> sh) < 256u ? static_cast<int>((d - base) >> sh) : -1; }
+};
+
+// The first bin b of hist (256 words) where the running count reaches need: returns b (-1 if the
+// window holds fewer), below = the count in bins < b, in_b = hist[b] (warp-uniform). Clears nothing.
+__device__ __forceinline__ int find_bin(const unsigned* hist, unsigned need, int lane, unsigned& below, unsigned& in_b,
+                                        unsigned& total) {
+    const uint4 a = reinterpret_cast<const uint4*>(hist)[2 * lane], b = reinterpret_cast<const uint4*>(hist)[2 * lane + 1];
+    const unsigned c[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+    unsigned mine = 0;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) mine += c[q];
+    unsigned incl = mine;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned t = __shfl_up_sync(full, incl, o);
+        if (lane >= o) incl += t;
+    }
+    total = __shfl_sync(full, incl, 31);
+    const unsigned excl = incl - mine;
+    const bool here = excl < need && incl >= need;
+    const unsigned who = __ballot_sync(full, here);
+    if (who == 0u) return -1;
+    const int src = __ffs(who) - 1;
+    int bb = 0;
+    unsigned bl = 0, ib = 0;
+    if (lane == src) {
+        unsigned run = excl;
+        int found = -1;
+#pragma unroll
+        for (int q = 0; q < 8; ++q) {
+            if (found < 0 && run + c[q] >= need) {
+                found = q;
+                bl = run;
+                ib = c[q];
+            }
+            run += c[q];
+        }
+        bb = 8 * lane + found;
+    }
+    below = __shfl_sync(full, bl, src);
+    in_b = __shfl_sync(full, ib, src);
+    return __shfl_sync(full, bb, src);
+}
+
+// hist[b] := the count in bins < b (exclusive prefix), in place; the returned total.
+__device__ __forceinline__ void exclusive_in_place(unsigned* hist, int lane) {
+    uint4* h4 = reinterpret_cast<uint4*>(hist);
+    const uint4 a = h4[2 * lane], b = h4[2 * lane + 1];
+    unsigned c[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+    unsigned mine = 0;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) mine += c[q];
+    unsigned incl = mine;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned t = __shfl_up_sync(full, incl, o);
+        if (lane >= o) incl += t;
+    }
+    unsigned run = incl - mine;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+        const unsigned x = c[q];
+        c[q] = run;
+        run += x;
+    }
+    h4[2 * lane] = make_uint4(c[0], c[1], c[2], c[3]);
+    h4[2 * lane + 1] = make_uint4(c[4], c[5], c[6], c[7]);
+}
+
+__device__ __forceinline__ void clear_hist(unsigned* hist, int lane) {
+    reinterpret_cast<uint4*>(hist)[2 * lane] = make_uint4(0, 0, 0, 0);
+    reinterpret_cast<uint4*>(hist)[2 * lane + 1] = make_uint4(0, 0, 0, 0);
+    if (lane == 0) hist[256] = 0;
+    __syncwarp();
+}
+
+// Stable counting scatter of n entries (d << 16 | index) by the digit (d >> dsh) & 255, in array
+// order: pos = cursor[digit] + rank among the step's equal digits. dst(pos, entry).
+template <class Dst>
+__device__ __forceinline__ void stable_scatter(const unsigned* src, int n, unsigned dsh, unsigned* cur, int lane, Dst dst) {
+    for (int b = 0; b < n; b += 32) {
+        const bool ok = b + lane < n;
+        const unsigned e = ok ? src[b + lane] : 0u;
+        const unsigned dg = ok ? ((e >> 16) >> dsh) & 255u : 256u + static_cast<unsigned>(lane);
+        const unsigned peers = __match_any_sync(full, dg);
+        const int leader = __ffs(peers) - 1;
+        unsigned base = 0;
+        if (ok && lane == leader) base = atomicAdd(cur + dg, static_cast<unsigned>(__popc(peers)));
+        base = __shfl_sync(full, base, leader);
+        if (ok) dst(static_cast<int>(base) + __popc(peers & lanemask_lt()), e);
+    }
+    __syncwarp();
+}
+
+template <class T, int NW, int U, int PF>
+__global__ void __launch_bounds__(NW * 32, 1)
+    bound_kernel(const T* __restrict__ x, float* __restrict__ probs, std::int32_t* __restrict__ out_idx, int rows, int V,
+                 int K, int region_words, int lcap) {
+    extern __shared__ __align__(16) unsigned smem[];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    unsigned* region = smem + static_cast<std::size_t>(w) * (region_words + 260);
+    unsigned* hist = region + region_words;  // 257 words (+ pad)
+    auto* keys = reinterpret_cast<unsigned short*>(region);
+    const int gstride = gridDim.x * NW;
+    const unsigned lt = lanemask_lt();
+
+    for (int r = blockIdx.x * NW + w; r < rows; r += gstride) {
+        const row_geo g(x + static_cast<std::size_t>(r) * V, V);
+        stats st;
+        // 1. the stream: edge vectors (lanes 0, 1), then the middle in batches of U steps, double buffered
+        if (lane == 0) consume<T>(load_edge<T>(g, 0), st, keys, 0, true);
+        if (lane == 1 && g.nvec > 1) consume<T>(load_edge<T>(g, g.nvec - 1), st, keys, g.nvec - 1, true);
+        const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
+        {
+            uint4 A[U], B[U];
+            const auto load = [&](uint4* buf, int qb) {
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    const int q = qb + u * 32 + lane;
+                    buf[u] = q < nmid ? __ldg(g.v + 1 + q) : make_uint4(f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u,
+                                                                        f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u);
+                }
+            };
+            const auto eat = [&](const uint4* buf, int qb) {
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    const int q = qb + u * 32 + lane;
+                    consume<T>(buf[u], st, keys, 1 + q, q < nmid);
+                }
+            };
+            load(A, 0);
+            for (int qb = 0; qb < nmid; qb += 2 * U * 32) {
+                load(B, qb + U * 32);
+                eat(A, qb);
+                load(A, qb + 2 * U * 32);
+                if (qb + U * 32 < nmid) eat(B, qb + U * 32);
+            }
+        }
+        // the next row's first steps into L2 while this row ends
+        if (PF > 0 && r + gstride < rows) {
+            const row_geo gn(x + static_cast<std::size_t>(r + gstride) * V, V);
+#pragma unroll
+            for (int i = 0; i < PF; ++i) {
+                const int j = 1 + i * 32 + lane;
+                if (j < gn.nvec) asm volatile("prefetch.global.L2 [%0];" ::"l"(gn.v + j));
+            }
+        }
+        // 2. the row's max and sum
+        float M = st.m;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full, M, o));
+        const float C = M * l2e;
+        float S = st.s != 0.0f ? st.s * ex2(st.c - C) : st.s;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full, S, o);
+        std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
+        float* op = probs + static_cast<std::size_t>(r) * K;
+        if (!(M > -INFINITY && M < INFINITY && S > 0.0f && S < INFINITY)) {
+            for (int k = lane; k < K; k += 32) {
+                oi[k] = k;
+                op[k] = __int_as_float(0x7FC00000);
+            }
+            __syncwarp();
+            continue;
+        }
+        const float invS = 1.0f / S;
+        const unsigned Mkey = key16(f16t<T>::from_float(M));
+        __syncwarp();  // the keys' stores before the passes
+
+        // 3. t over the vector keys
+        const int nvec = g.nvec, npairs = (nvec + 1) >> 1;
+        const auto* keys32 = reinterpret_cast<const unsigned*>(region);
+        const auto key_hist = [&](window win) {
+            clear_hist(hist, lane);
+            for (int p = lane; p < npairs; p += 32) {
+                const unsigned wd = keys32[p];
+                const int b0 = win.bin(Mkey - (wd & 0xFFFFu));
+                const int b1 = 2 * p + 1 < nvec ? win.bin(Mkey - (wd >> 16)) : -1;
+                if (b0 >= 0) atomicAdd(hist + b0, 1u);
+                if (b1 >= 0) atomicAdd(hist + b1, 1u);
+            }
+            __syncwarp();
+        };
+        unsigned above = 0, in_b = 0, total = 0, below = 0;
+        window win{0u, std::is_same_v<T, __half> ? 3u : 0u};
+        key_hist(win);
+        int b = find_bin(hist, static_cast<unsigned>(K), lane, below, in_b, total);
+        if (b < 0) {  // the first window holds fewer than K: every distance, 256-key bins
+            win = window{0u, 8u};
+            key_hist(win);
+            b = find_bin(hist, static_cast<unsigned>(K), lane, below, in_b, total);
+        }
+        const bool all = b < 0;  // fewer than K vectors: the whole row is the list
+        above = below;
+        // narrow the bin while it holds more than the list can take
+        while (!all && above + in_b > static_cast<unsigned>(lcap) && win.sh > 0) {
+            const window fine{win.base + (static_cast<unsigned>(b) << win.sh), win.sh > 8 ? win.sh - 8 : 0u};
+            win = fine;
+            key_hist(win);
+            b = find_bin(hist, static_cast<unsigned>(K) - above, lane, below, in_b, total);
+            if (b < 0) __trap();  // the bin's refinement lost keys: a bug
+            above += below;
+        }
+        // t: the lowest key of bin b (all keys >= t: above + in_b vectors); ranked: too many ties at t
+        const unsigned d_t = all ? Mkey : win.base + ((static_cast<unsigned>(b) + 1u) << win.sh) - 1u;
+        const unsigned t_key = d_t >= Mkey ? 0u : Mkey - d_t;
+        const bool ranked = !all && above + in_b > static_cast<unsigned>(lcap);  // win.sh == 0: t is exact
+        const unsigned need_eq = ranked ? static_cast<unsigned>(K) - above : 0u;
+
+        // 4. the list (vector indices, in index order, in place over the keys)
+        auto* list = reinterpret_cast<unsigned short*>(region);
+        int nl = 0;
+        {
+            unsigned eq_seen = 0;
+            const int expect = all ? nvec : ranked ? K : static_cast<int>(above + in_b);
+            for (int p0 = 0; p0 < npairs && nl < expect; p0 += 32) {
+                const int p = p0 + lane;
+                const unsigned wd = p < npairs ? keys32[p] : 0u;
+                const unsigned k0 = wd & 0xFFFFu, k1 = wd >> 16;
+                const bool v0 = p < npairs, v1 = 2 * p + 1 < nvec;
+                bool s0, s1;
+                if (!ranked) {
+                    s0 = v0 && k0 >= t_key;
+                    s1 = v1 && k1 >= t_key;
+                } else {
+                    const bool e0 = v0 && k0 == t_key, e1 = v1 && k1 == t_key;
+                    const unsigned be0 = __ballot_sync(full, e0), be1 = __ballot_sync(full, e1);
+                    const unsigned r0 = eq_seen + __popc(be0 & lt) + __popc(be1 & lt);
+                    s0 = (v0 && k0 > t_key) || (e0 && r0 < need_eq);
+                    s1 = (v1 && k1 > t_key) || (e1 && r0 + (e0 ? 1u : 0u) < need_eq);
+                    eq_seen += __popc(be0) + __popc(be1);
+                }
+                const unsigned b0 = __ballot_sync(full, s0), b1 = __ballot_sync(full, s1);
+                const int pos = nl + __popc(b0 & lt) + __popc(b1 & lt);
+                if (s0) list[pos] = static_cast<unsigned short>(2 * p);
+                if (s1) list[pos + (s0 ? 1 : 0)] = static_cast<unsigned short>(2 * p + 1);
+                nl += __popc(b0) + __popc(b1);
+            }
+            __syncwarp();
+        }
+
+        // 5. the gather, the exact K-th candidate, K candidates in index order, the sorted output
+        // (key 0 and the keys below -inf's are NaNs, never in a finite row: everything is >= t there)
+        const float t_f = t_key <= key16(f16t<T>::neg_inf) ? -INFINITY : f16t<T>::to_float(bits_of_key(t_key));
+        unsigned* cand = region + ((((2 * lcap + 3) / 4) + 3) & ~3);  // after the list, 16-byte aligned
+        unsigned* tmp = cand + K;
+        uint4 vv[G];
+        unsigned cm[G];  // candidate elements of each held vector (bits e)
+        int jv[G];
+        int loaded = -1;
+        const auto hold = [&](int c0) {  // vectors c0 .. c0 + 32 G - 1 of the list into registers
+            if (loaded == c0) return;
+            loaded = c0;
+#pragma unroll
+            for (int q = 0; q < G; ++q) {
+                const int li = c0 + q * 32 + lane;
+                jv[q] = li < nl ? list[li] : -1;
+                vv[q] = jv[q] >= 0 ? load_vec<T>(g, jv[q]) : make_uint4(0, 0, 0, 0);
+            }
+#pragma unroll
+            for (int q = 0; q < G; ++q) {
+                unsigned m = 0;
+                if (jv[q] >= 0) {
+                    m = g.valid(jv[q]);
+#pragma unroll
+                    for (int e = 0; e < 8; ++e)
+                        if (!(f16t<T>::elem(vv[q], e) >= t_f)) m &= ~(1u << e);
+                }
+                cm[q] = m;
+            }
+        };
+        const auto elem_d = [&](int q, int e) {
+            const unsigned w32 = (e >> 1) == 0 ? vv[q].x : (e >> 1) == 1 ? vv[q].y : (e >> 1) == 2 ? vv[q].z : vv[q].w;
+            return Mkey - key16((e & 1) ? (w32 >> 16) : (w32 & 0xFFFFu));
+        };
+        const auto cand_hist = [&](window cw) {
+            clear_hist(hist, lane);
+            for (int c0 = 0; c0 < nl; c0 += 32 * G) {
+                hold(c0);
+#pragma unroll
+                for (int q = 0; q < G; ++q) {
+                    unsigned m = cm[q];
+                    while (m != 0u) {
+                        const int e = __ffs(m) - 1;
+                        m &= m - 1u;
+                        const int bb = cw.bin(elem_d(q, e));
+                        if (bb >= 0) atomicAdd(hist + bb, 1u);
+                    }
+                }
+            }
+            __syncwarp();
+        };
+        // the K-th candidate's distance dK (exact), L = candidates nearer than dK
+        unsigned she = 0;
+        while ((d_t >> she) >= 256u) ++she;
+        window cw{0u, she};
+        cand_hist(cw);
+        unsigned L = 0, nb = 0, tot = 0, bl = 0;
+        int cb = find_bin(hist, static_cast<unsigned>(K), lane, bl, nb, tot);
+        if (cb < 0) __trap();  // fewer than K candidates: a bug
+        L = bl;
+        while (cw.sh > 0) {
+            cw = window{cw.base + (static_cast<unsigned>(cb) << cw.sh), cw.sh > 8 ? cw.sh - 8 : 0u};
+            cand_hist(cw);
+            cb = find_bin(hist, static_cast<unsigned>(K) - L, lane, bl, nb, tot);
+            if (cb < 0) __trap();
+            L += bl;
+        }
+        const unsigned dK = cw.base + static_cast<unsigned>(cb);
+        const unsigned need = static_cast<unsigned>(K) - L;
+        // exactly K candidates, in index order: d < dK, and the first `need` of d == dK
+        {
+            int n = 0;
+            unsigned eqn = 0;
+            for (int c0 = 0; c0 < nl; c0 += 32 * G) {
+                hold(c0);
+#pragma unroll
+                for (int q = 0; q < G; ++q) {
+                    if (c0 + q * 32 >= nl) break;  // warp-uniform
+                    unsigned m = cm[q], sel = 0, eq = 0;
+                    while (m != 0u) {
+                        const int e = __ffs(m) - 1;
+                        m &= m - 1u;
+                        const unsigned d = elem_d(q, e);
+                        sel |= (d < dK ? 1u : 0u) << e;
+                        eq |= (d == dK ? 1u : 0u) << e;
+                    }
+                    const unsigned mine = static_cast<unsigned>(__popc(sel)) | (static_cast<unsigned>(__popc(eq)) << 16);
+                    unsigned incl = mine;
+#pragma unroll
+                    for (int o = 1; o < 32; o <<= 1) {
+                        const unsigned tt = __shfl_up_sync(full, incl, o);
+                        if (lane >= o) incl += tt;
+                    }
+                    const unsigned tot2 = __shfl_sync(full, incl, 31);
+                    const unsigned ex = incl - mine;
+                    unsigned er = eqn + (ex >> 16);
+                    unsigned keep = sel;
+                    for (unsigned mm = eq; mm != 0u; mm &= mm - 1u) {
+                        if (er < need) keep |= mm & (0u - mm);
+                        ++er;
+                    }
+                    // positions: the kept of lanes before, in element order
+                    const unsigned kc = static_cast<unsigned>(__popc(keep));
+                    unsigned kincl = kc;
+#pragma unroll
+                    for (int o = 1; o < 32; o <<= 1) {
+                        const unsigned tt = __shfl_up_sync(full, kincl, o);
+                        if (lane >= o) kincl += tt;
+                    }
+                    int pos = n + static_cast<int>(kincl - kc);
+                    for (unsigned mm = keep; mm != 0u; mm &= mm - 1u) {
+                        const int e = __ffs(mm) - 1;
+                        const int idx = 8 * jv[q] + e - g.h;
+                        cand[pos++] = (elem_d(q, e) << 16) | static_cast<unsigned>(idx);
+                    }
+                    n += static_cast<int>(__shfl_sync(full, kincl, 31));
+                    eqn += tot2 >> 16;
+                }
+            }
+            __syncwarp();
+        }
+        // the stable sort by distance into the output: one 8-bit digit, or the low then the high
+        const auto write_out = [&](int pos, unsigned e) {
+            const unsigned kk = Mkey - (e >> 16);
+            const float xv = f16t<T>::to_float(bits_of_key(kk));
+            oi[pos] = static_cast<std::int32_t>(e & 0xFFFFu);
+            op[pos] = ex2(fmaf(xv, l2e, -C)) * invS;
+        };
+        const auto digit_pass = [&](const unsigned* src, unsigned dsh, auto dst) {
+            clear_hist(hist, lane);
+            for (int i = lane; i < K; i += 32) atomicAdd(hist + (((src[i] >> 16) >> dsh) & 255u), 1u);
+            __syncwarp();
+            exclusive_in_place(hist, lane);
+            __syncwarp();
+            stable_scatter(src, K, dsh, hist, lane, dst);
+        };
+        if (dK < 256u) {
+            digit_pass(cand, 0u, write_out);
+        } else {
+            digit_pass(cand, 0u, [&](int pos, unsigned e) { tmp[pos] = e; });
+            digit_pass(tmp, 8u, write_out);
+        }
+        __syncwarp();
+    }
+}
+
+template <class T> void launch_t(const softmax_topk_args& a, cudaStream_t stream) {
+    constexpr int NW = FUSEBENCH_BOUND_NW, U = FUSEBENCH_BOUND_U, PF = FUSEBENCH_BOUND_PF;
+    const int V = static_cast<int>(a.V), K = static_cast<int>(a.K);
+    const int nvec_max = (V + 7 + 7) / 8;
+    const int lcap = std::max(2 * K, K + 128);
+    // keys (2 bytes a vector), or the list + K candidates + K sort temporaries after it
+    const int words = std::max((2 * nvec_max + 15) / 16 * 4, (((2 * lcap + 3) / 4 + 3) & ~3) + 2 * K + 4);
+    const int region_words = (words + 3) & ~3;
+    const std::size_t smem = static_cast<std::size_t>(NW) * (region_words + 260) * 4;
+    int dev = 0;
+    check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound: cudaGetDevice");
+    if (static_cast<int>(smem) > cached_max_smem_optin(dev)) {
+        throw std::invalid_argument("launch_softmax_topk_fused_bound: V " + std::to_string(V) + ", K " + std::to_string(K) +
+                                    " need " + std::to_string(smem) + " bytes of shared memory for " + std::to_string(NW) +
+                                    " warps, more than the device's " + std::to_string(cached_max_smem_optin(dev)));
+    }
+    auto kern = bound_kernel<T, NW, U, PF>;
+    check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+               "bound_kernel: cudaFuncSetAttribute(shared memory)");
+    const int grid = static_cast<int>(std::min<std::int64_t>((a.rows + NW - 1) / NW, cached_sm_count(dev)));
+    kern<<<grid, NW * 32, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, static_cast<int>(a.rows),
+                                          V, K, region_words, lcap);
+    check_launch("bound_kernel");
+}
+
+}  // namespace bound_detail
+
+void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t stream) {
+    topk_detail::validate(a, softmax_topk_max_k, "launch_softmax_topk_fused_bound");
+    if (a.type == elem::f32) throw std::invalid_argument("launch_softmax_topk_fused_bound: bf16 / fp16 logits only");
+    if (a.V > softmax_topk_bound_max_v) {
+        throw std::invalid_argument("launch_softmax_topk_fused_bound: V " + std::to_string(a.V) + " is more than " +
+                                    std::to_string(softmax_topk_bound_max_v) + " (16-bit indices in the sort)");
+    }
+    if (a.rows == 0) return;
+    if (a.type == elem::bf16) bound_detail::launch_t<__nv_bfloat16>(a, stream);
+    else bound_detail::launch_t<__half>(a, stream);
+}
+
+}  // namespace fusebench::kernels
