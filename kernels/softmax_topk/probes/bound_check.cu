@@ -4,7 +4,9 @@
 //        kernels/softmax_topk/probes/bound_check.cu -o bound_check
 //   ./bound_check bound|stream bf16|f16 rows V K kind [sd]
 // (-DFUSEBENCH_BOUND_NW=, _U=, _PF=: the kernel's warps a block, steps a batch, next-row L2 prefetch steps.)
+#ifndef BOUND_ONLY  // -DBOUND_ONLY: without fused_stream (its compile takes minutes)
 #include "kernels/softmax_topk/fused_stream.cu"
+#endif
 #include "kernels/softmax_topk/probes/bound_kernel.cu"
 #include "kernels/softmax_topk/probes/topk16_check.cuh"
 
@@ -16,7 +18,11 @@ int main(int argc, char** argv) {
     const char* tag = bound ? "BND" : "STR";
     const auto launch = [bound](const fusebench::kernels::softmax_topk_args& a) {
         if (bound) fusebench::kernels::launch_softmax_topk_fused_bound(a, nullptr);
+#ifndef BOUND_ONLY
         else fusebench::kernels::launch_softmax_topk_fused_stream(a, nullptr);
+#else
+        else throw std::invalid_argument("built with -DBOUND_ONLY: no fused_stream");
+#endif
     };
     const auto none = [](const probe_problem&, const std::string&) {};
     try {

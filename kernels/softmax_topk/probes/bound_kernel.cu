@@ -49,6 +49,14 @@
 #ifndef FUSEBENCH_BOUND_PF
 #define FUSEBENCH_BOUND_PF 8
 #endif
+// Diagnostics: AHEAD > 0 asks L2 for the batch AHEAD batches ahead of each load; STREAM_ONLY = 1 ends a row
+// after its max and sum (the output then wrong: the stream's own time).
+#ifndef FUSEBENCH_BOUND_AHEAD
+#define FUSEBENCH_BOUND_AHEAD 0
+#endif
+#ifndef FUSEBENCH_BOUND_STREAM_ONLY
+#define FUSEBENCH_BOUND_STREAM_ONLY 0
+#endif
 
 namespace fusebench::kernels {
 
@@ -302,6 +310,10 @@ __global__ void __launch_bounds__(NW * 32, 1)
 #pragma unroll
                 for (int u = 0; u < U; ++u) {
                     const int q = qb + u * 32 + lane;
+                    if constexpr (FUSEBENCH_BOUND_AHEAD > 0) {
+                        const int qa = q + FUSEBENCH_BOUND_AHEAD * U * 32;
+                        if (qa < nmid) asm volatile("prefetch.global.L2 [%0];" ::"l"(g.v + 1 + qa));
+                    }
                     buf[u] = q < nmid ? __ldg(g.v + 1 + q) : make_uint4(f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u,
                                                                         f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u);
                 }
@@ -348,6 +360,13 @@ __global__ void __launch_bounds__(NW * 32, 1)
             __syncwarp();
             continue;
         }
+        if constexpr (FUSEBENCH_BOUND_STREAM_ONLY != 0) {
+            if (lane == 0) {
+                op[0] = S;
+                oi[0] = __float_as_int(M);
+            }
+            continue;
+        }
         const float invS = 1.0f / S;
         const unsigned Mkey = key16(f16t<T>::from_float(M));
         __syncwarp();  // the keys' stores before the passes
@@ -366,6 +385,8 @@ __global__ void __launch_bounds__(NW * 32, 1)
             }
             __syncwarp();
         };
+        // the list's room: one gather chunk (32 G vectors) where K fits it, so no pass gathers twice
+        const int lfit = K <= 32 * G ? min(lcap, 32 * G) : lcap;
         unsigned above = 0, in_b = 0, total = 0, below = 0;
         window win{0u, std::is_same_v<T, __half> ? 3u : 0u};
         key_hist(win);
@@ -378,7 +399,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
         const bool all = b < 0;  // fewer than K vectors: the whole row is the list
         above = below;
         // narrow the bin while it holds more than the list can take
-        while (!all && above + in_b > static_cast<unsigned>(lcap) && win.sh > 0) {
+        while (!all && above + in_b > static_cast<unsigned>(lfit) && win.sh > 0) {
             const window fine{win.base + (static_cast<unsigned>(b) << win.sh), win.sh > 8 ? win.sh - 8 : 0u};
             win = fine;
             key_hist(win);
@@ -389,7 +410,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
         // t: the lowest key of bin b (all keys >= t: above + in_b vectors); ranked: too many ties at t
         const unsigned d_t = all ? Mkey : win.base + ((static_cast<unsigned>(b) + 1u) << win.sh) - 1u;
         const unsigned t_key = d_t >= Mkey ? 0u : Mkey - d_t;
-        const bool ranked = !all && above + in_b > static_cast<unsigned>(lcap);  // win.sh == 0: t is exact
+        const bool ranked = !all && above + in_b > static_cast<unsigned>(lfit);  // win.sh == 0: t is exact
         const unsigned need_eq = ranked ? static_cast<unsigned>(K) - above : 0u;
 
         // 4. the list (vector indices, in index order, in place over the keys)
