@@ -2,7 +2,9 @@
 // one input kind, checked and timed by probes/topk16_check.cuh (the same inputs, check and timer for both).
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -arch=sm_90a -I. \
 //        kernels/softmax_topk/probes/bound_check.cu -o bound_check
-//   ./bound_check bound|stream bf16|f16 rows V K kind [sd]
+//   ./bound_check bound|boundk|stream bf16|f16 rows V K kind [sd]
+// (bound: the list built in the stream; boundk: call 1's key array and end-of-row passes; -DFUSEBENCH_BOUND_TL=1:
+// a phase timeline of one more launch.)
 // (-DFUSEBENCH_BOUND_NW=, _U=, _PF=: the kernel's warps a block, steps a batch, next-row L2 prefetch steps.)
 #ifndef BOUND_ONLY  // -DBOUND_ONLY: without fused_stream (its compile takes minutes)
 #include "kernels/softmax_topk/fused_stream.cu"
@@ -13,21 +15,40 @@
 int main(int argc, char** argv) {
     if (argc < 7) return 2;
     const std::string variant = argv[1];
-    const bool bound = variant == "bound";
+    const bool bound = variant == "bound" || variant == "boundk", in_stream = variant == "bound";
     if (!bound && variant != "stream") return 2;
-    const char* tag = bound ? "BND" : "STR";
-    const auto launch = [bound](const fusebench::kernels::softmax_topk_args& a) {
-        if (bound) fusebench::kernels::launch_softmax_topk_fused_bound(a, nullptr);
+    const char* tag = in_stream ? "BND" : bound ? "BNK" : "STR";
+    const auto launch = [bound, in_stream](const fusebench::kernels::softmax_topk_args& a) {
+        if (bound) fusebench::kernels::launch_softmax_topk_fused_bound(a, nullptr, in_stream);
 #ifndef BOUND_ONLY
         else fusebench::kernels::launch_softmax_topk_fused_stream(a, nullptr);
 #else
         else throw std::invalid_argument("built with -DBOUND_ONLY: no fused_stream");
 #endif
     };
-    const auto none = [](const probe_problem&, const std::string&) {};
+    const auto timeline = [&](const probe_problem& pr, const std::string& kind) {
+#if FUSEBENCH_BOUND_TL
+        if (!bound) return;
+        unsigned long long z[8] = {}, ph[8];
+        CK(cudaMemcpyToSymbol(fusebench::kernels::bound_detail::bound_phase_ns, z, sizeof z));
+        launch(pr.args);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpyFromSymbol(ph, fusebench::kernels::bound_detail::bound_phase_ns, sizeof ph));
+        const double rows = static_cast<double>(pr.args.rows);
+        const char* names[7] = {"stream", "max+sum", "t+list", "gather", "kth", "compact K", "sort+write"};
+        std::printf("TL %s %s %lld x %lld K %lld %s: us a row (lane 0 of each warp):", tag, argv[2],
+                    static_cast<long long>(pr.args.rows), static_cast<long long>(pr.args.V), static_cast<long long>(pr.args.K),
+                    kind.c_str());
+        for (int q = 0; q < 7; ++q) std::printf(" %s %.2f", names[q], ph[q] * 1e-3 / rows);
+        std::printf(" | in-stream compactions a row %.2f\n", ph[7] / rows);
+#else
+        (void)pr;
+        (void)kind;
+#endif
+    };
     try {
-        return std::string(argv[2]) == "f16" ? check_and_time<__half>(argc - 1, argv + 1, tag, launch, none)
-                                             : check_and_time<__nv_bfloat16>(argc - 1, argv + 1, tag, launch, none);
+        return std::string(argv[2]) == "f16" ? check_and_time<__half>(argc - 1, argv + 1, tag, launch, timeline)
+                                             : check_and_time<__nv_bfloat16>(argc - 1, argv + 1, tag, launch, timeline);
     } catch (const std::exception& e) {
         std::printf("%s %s: threw %s\n", tag, argv[2], e.what());
         return 1;

@@ -170,23 +170,6 @@ template <class T> __device__ __forceinline__ uint4 load_vec(const row_geo& g, i
     return __ldg(g.v + j);
 }
 
-// One vector into the lane's statistics and its key into keys[j].
-template <class T> __device__ __forceinline__ void consume(const uint4& v, stats& st, unsigned short* keys, int j, bool ok) {
-    const unsigned mm = f16t<T>::vmax2(v);
-    const float vm = f16t<T>::vmax_float(mm);
-    if (ok) keys[j] = static_cast<unsigned short>(key16(std::is_same_v<T, __half> ? mm : mm >> 16));
-    if (vm > st.m) {
-        const float cn = vm * l2e;
-        st.s = st.s != 0.0f ? st.s * ex2(st.c - cn) : st.s;
-        st.c = cn;
-        st.m = vm;
-    }
-    float s = st.s;
-#pragma unroll
-    for (int e = 0; e < 8; ++e) s += ex2(fmaf(f16t<T>::elem(v, e), l2e, -st.c));
-    st.s = s;
-}
-
 // Histogram windows: a key (or element) at distance d counts in bin (d - base) >> sh when that is < 256.
 struct window {
     unsigned base, sh;
@@ -285,7 +268,253 @@ __device__ __forceinline__ void stable_scatter(const unsigned* src, int n, unsig
     __syncwarp();
 }
 
-template <class T, int NW, int U, int PF>
+// A vector's max key (returned) and its eight terms into the lane's statistics.
+template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, stats& st) {
+    const unsigned mm = f16t<T>::vmax2(v);
+    const float vm = f16t<T>::vmax_float(mm);
+    if (vm > st.m) {
+        const float cn = vm * l2e;
+        st.s = st.s != 0.0f ? st.s * ex2(st.c - cn) : st.s;
+        st.c = cn;
+        st.m = vm;
+    }
+    float s = st.s;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) s += ex2(fmaf(f16t<T>::elem(v, e), l2e, -st.c));
+    st.s = s;
+    return key16(std::is_same_v<T, __half> ? mm : mm >> 16);
+}
+
+// Diagnostic phase timeline (-DFUSEBENCH_BOUND_TL=1): lane 0 of every warp adds its %globaltimer deltas per
+// phase; slot 7 counts the in-stream compactions.
+#ifndef FUSEBENCH_BOUND_TL
+#define FUSEBENCH_BOUND_TL 0
+#endif
+__device__ unsigned long long bound_phase_ns[8];
+__device__ __forceinline__ unsigned long long gtime() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define BOUND_TL(ph)                                           \
+    do {                                                       \
+        if constexpr (FUSEBENCH_BOUND_TL != 0) {               \
+            if (lane == 0) {                                   \
+                const unsigned long long now_ = gtime();       \
+                atomicAdd(&bound_phase_ns[ph], now_ - tl_t_);  \
+                tl_t_ = now_;                                  \
+            }                                                  \
+        }                                                      \
+    } while (0)
+
+// The exact distance d* among n items (item i's distance get(i) in [0, dmax], i strided over the lanes)
+// where count(d < d*) = below < need <= below + at. Histograms of 256 bins of 2^sh distances, refined.
+template <class Get>
+__device__ __forceinline__ unsigned kth_distance(Get get, int n, unsigned dmax, unsigned need, unsigned* hist, int lane,
+                                                 unsigned& below, unsigned& at) {
+    unsigned sh = 0;
+    while ((dmax >> sh) >= 256u) ++sh;
+    window win{0u, sh};
+    below = 0;
+    for (;;) {
+        clear_hist(hist, lane);
+        for (int i = lane; i < n; i += 32) {
+            const int b = win.bin(get(i));
+            if (b >= 0) atomicAdd(hist + b, 1u);
+        }
+        __syncwarp();
+        unsigned bl = 0, tot = 0;
+        const int b = find_bin(hist, need - below, lane, bl, at, tot);
+        if (b < 0) __trap();  // fewer than need items: a bug
+        below += bl;
+        if (win.sh == 0) return win.base + static_cast<unsigned>(b);
+        win = window{win.base + (static_cast<unsigned>(b) << win.sh), win.sh > 8 ? win.sh - 8 : 0u};
+    }
+}
+
+// The list's exact top K vectors in place (entries key << 16 | vector, in index order): every key above
+// the K-th largest t, and of those equal to t the first K - above; returns t.
+__device__ __forceinline__ unsigned compact_list(unsigned* lst, int& n, int K, unsigned* hist, int lane, unsigned lt) {
+    unsigned kmax = 0;
+    for (int i = lane; i < n; i += 32) kmax = max(kmax, lst[i] >> 16);
+    kmax = __reduce_max_sync(full, kmax);
+    unsigned kmin = 0xFFFFu;
+    for (int i = lane; i < n; i += 32) kmin = min(kmin, lst[i] >> 16);
+    kmin = __reduce_min_sync(full, kmin);
+    unsigned above = 0, at = 0;
+    const unsigned d = kth_distance([&](int i) { return kmax - (lst[i] >> 16); }, n, kmax - kmin, static_cast<unsigned>(K),
+                                    hist, lane, above, at);
+    const unsigned t = kmax - d, need_eq = static_cast<unsigned>(K) - above;
+    int m = 0;
+    unsigned eq_seen = 0;
+    for (int i0 = 0; i0 < n; i0 += 32) {
+        const bool ok = i0 + lane < n;
+        const unsigned e = ok ? lst[i0 + lane] : 0u;
+        const unsigned k = e >> 16;
+        const bool eq = ok && k == t;
+        const unsigned be = __ballot_sync(full, eq);
+        const bool keep = (ok && k > t) || (eq && eq_seen + __popc(be & lt) < need_eq);
+        const unsigned bk = __ballot_sync(full, keep);
+        if (keep) lst[m + __popc(bk & lt)] = e;
+        m += __popc(bk);
+        eq_seen += __popc(be);
+    }
+    __syncwarp();
+    n = m;
+    return t;
+}
+
+// Step 5 of a row whose list (vector(i) for i < nl, in index order) holds every vector with key > t_key and
+// enough of those equal to it: the gather, the exact K-th candidate, K candidates in index order, the
+// stable sort by distance into the output.
+template <class T, class Vec>
+__device__ __forceinline__ void emit_topk(const row_geo& g, Vec vector_of, int nl, unsigned t_key, unsigned Mkey, float C,
+                                          float invS, int K, unsigned* cand, unsigned* tmp, unsigned* hist, int lane,
+                                          float* op, std::int32_t* oi, unsigned long long& tl_t_) {
+    // (key 0 and the keys below -inf's are NaNs, never in a finite row: everything is >= t there)
+    const float t_f = t_key <= key16(f16t<T>::neg_inf) ? -INFINITY : f16t<T>::to_float(bits_of_key(t_key));
+    const unsigned d_t = Mkey - t_key;
+    uint4 vv[G];
+    unsigned cm[G];  // candidate elements of each held vector (bits e)
+    int jv[G];
+    int loaded = -1;
+    const auto hold = [&](int c0) {  // vectors c0 .. c0 + 32 G - 1 of the list into registers
+        if (loaded == c0) return;
+        loaded = c0;
+#pragma unroll
+        for (int q = 0; q < G; ++q) {
+            const int li = c0 + q * 32 + lane;
+            jv[q] = li < nl ? vector_of(li) : -1;
+            vv[q] = jv[q] >= 0 ? load_vec<T>(g, jv[q]) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int q = 0; q < G; ++q) {
+            unsigned m = 0;
+            if (jv[q] >= 0) {
+                m = g.valid(jv[q]);
+#pragma unroll
+                for (int e = 0; e < 8; ++e)
+                    if (!(f16t<T>::elem(vv[q], e) >= t_f)) m &= ~(1u << e);
+            }
+            cm[q] = m;
+        }
+    };
+    const auto elem_d = [&](int q, int e) {
+        const unsigned w32 = (e >> 1) == 0 ? vv[q].x : (e >> 1) == 1 ? vv[q].y : (e >> 1) == 2 ? vv[q].z : vv[q].w;
+        return Mkey - key16((e & 1) ? (w32 >> 16) : (w32 & 0xFFFFu));
+    };
+    hold(0);
+    BOUND_TL(3);
+    // the K-th candidate's distance dK (exact), L = candidates nearer than dK
+    unsigned she = 0;
+    while ((d_t >> she) >= 256u) ++she;
+    window cw{0u, she};
+    unsigned L = 0;
+    int cb = -1;
+    for (;;) {
+        clear_hist(hist, lane);
+        for (int c0 = 0; c0 < nl; c0 += 32 * G) {
+            hold(c0);
+#pragma unroll
+            for (int q = 0; q < G; ++q) {
+                unsigned m = cm[q];
+                while (m != 0u) {
+                    const int e = __ffs(m) - 1;
+                    m &= m - 1u;
+                    const int bb = cw.bin(elem_d(q, e));
+                    if (bb >= 0) atomicAdd(hist + bb, 1u);
+                }
+            }
+        }
+        __syncwarp();
+        unsigned bl = 0, nb = 0, tot = 0;
+        cb = find_bin(hist, static_cast<unsigned>(K) - L, lane, bl, nb, tot);
+        if (cb < 0) __trap();  // fewer than K candidates: a bug
+        L += bl;
+        if (cw.sh == 0) break;
+        cw = window{cw.base + (static_cast<unsigned>(cb) << cw.sh), cw.sh > 8 ? cw.sh - 8 : 0u};
+    }
+    const unsigned dK = cw.base + static_cast<unsigned>(cb);
+    const unsigned need = static_cast<unsigned>(K) - L;
+    BOUND_TL(4);
+    // exactly K candidates, in index order: d < dK, and the first `need` of d == dK
+    {
+        int n = 0;
+        unsigned eqn = 0;
+        for (int c0 = 0; c0 < nl; c0 += 32 * G) {
+            hold(c0);
+#pragma unroll
+            for (int q = 0; q < G; ++q) {
+                if (c0 + q * 32 >= nl) break;  // warp-uniform
+                unsigned m = cm[q], sel = 0, eq = 0;
+                while (m != 0u) {
+                    const int e = __ffs(m) - 1;
+                    m &= m - 1u;
+                    const unsigned d = elem_d(q, e);
+                    sel |= (d < dK ? 1u : 0u) << e;
+                    eq |= (d == dK ? 1u : 0u) << e;
+                }
+                // one scan: the kept-for-sure count (low half) and the ties (high half) of the lanes before
+                const unsigned mine = static_cast<unsigned>(__popc(sel)) | (static_cast<unsigned>(__popc(eq)) << 16);
+                unsigned incl = mine;
+#pragma unroll
+                for (int o = 1; o < 32; o <<= 1) {
+                    const unsigned tt = __shfl_up_sync(full, incl, o);
+                    if (lane >= o) incl += tt;
+                }
+                const unsigned tot2 = __shfl_sync(full, incl, 31);
+                const unsigned ex = incl - mine;
+                // the ties kept: ranks eqn + (ties before) .. below need; kept before this lane
+                const unsigned eq_before = eqn + (ex >> 16);
+                const unsigned eq_keep_before = eq_before < need ? min(ex >> 16, need - eqn) : (eqn < need ? need - eqn : 0u);
+                unsigned keep = sel, er = eq_before;
+                for (unsigned mm = eq; mm != 0u; mm &= mm - 1u) {
+                    if (er < need) keep |= mm & (0u - mm);
+                    ++er;
+                }
+                int pos = n + static_cast<int>((ex & 0xFFFFu) + eq_keep_before);
+                for (unsigned mm = keep; mm != 0u; mm &= mm - 1u) {
+                    const int e = __ffs(mm) - 1;
+                    cand[pos++] = (elem_d(q, e) << 16) | static_cast<unsigned>(8 * jv[q] + e - g.h);
+                }
+                const unsigned eq_tot = tot2 >> 16;
+                n += static_cast<int>((tot2 & 0xFFFFu) + (eqn < need ? min(eq_tot, need - eqn) : 0u));
+                eqn += eq_tot;
+            }
+        }
+        __syncwarp();
+    }
+    BOUND_TL(5);
+    // the stable sort by distance into the output: one 8-bit digit, or the low then the high
+    const auto write_out = [&](int pos, unsigned e) {
+        const unsigned kk = Mkey - (e >> 16);
+        const float xv = f16t<T>::to_float(bits_of_key(kk));
+        oi[pos] = static_cast<std::int32_t>(e & 0xFFFFu);
+        op[pos] = ex2(fmaf(xv, l2e, -C)) * invS;
+    };
+    const auto digit_pass = [&](const unsigned* src, unsigned dsh, auto dst) {
+        clear_hist(hist, lane);
+        for (int i = lane; i < K; i += 32) atomicAdd(hist + (((src[i] >> 16) >> dsh) & 255u), 1u);
+        __syncwarp();
+        exclusive_in_place(hist, lane);
+        __syncwarp();
+        stable_scatter(src, K, dsh, hist, lane, dst);
+    };
+    if (dK < 256u) {
+        digit_pass(cand, 0u, write_out);
+    } else {
+        digit_pass(cand, 0u, [&](int pos, unsigned e) { tmp[pos] = e; });
+        digit_pass(tmp, 8u, write_out);
+    }
+    __syncwarp();
+    BOUND_TL(6);
+}
+
+// InStream = false (call 1's form): every vector's key into a key array, t and the list from whole passes over
+// it at the row's end. InStream = true: each vector whose key reaches the running threshold goes to the list
+// (key << 16 | vector) at once; when the list is full, an exact compaction keeps its top K vectors and raises
+// the threshold to their K-th key; the row's end compacts once more.
+template <class T, int NW, int U, int PF, bool InStream>
 __global__ void __launch_bounds__(NW * 32, 1)
     bound_kernel(const T* __restrict__ x, float* __restrict__ probs, std::int32_t* __restrict__ out_idx, int rows, int V,
                  int K, int region_words, int lcap) {
@@ -294,16 +523,49 @@ __global__ void __launch_bounds__(NW * 32, 1)
     unsigned* region = smem + static_cast<std::size_t>(w) * (region_words + 260);
     unsigned* hist = region + region_words;  // 257 words (+ pad)
     auto* keys = reinterpret_cast<unsigned short*>(region);
+    unsigned* lst = region;  // InStream: lcap entries, then the candidates
     const int gstride = gridDim.x * NW;
     const unsigned lt = lanemask_lt();
+    unsigned long long tl_t_ = FUSEBENCH_BOUND_TL ? gtime() : 0ull;
+    const uint4 ninf = make_uint4(f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u,
+                                  f16t<T>::neg_inf * 0x10001u);
 
     for (int r = blockIdx.x * NW + w; r < rows; r += gstride) {
         const row_geo g(x + static_cast<std::size_t>(r) * V, V);
         stats st;
-        // 1. the stream: edge vectors (lanes 0, 1), then the middle in batches of U steps, double buffered
-        if (lane == 0) consume<T>(load_edge<T>(g, 0), st, keys, 0, true);
-        if (lane == 1 && g.nvec > 1) consume<T>(load_edge<T>(g, g.nvec - 1), st, keys, g.nvec - 1, true);
+        int n = 0;                 // InStream: the list's entries (warp-uniform)
+        unsigned t_app = 0;        // InStream: vectors with a key above it join the list...
+        bool strict = false;       // ... and equal to it while not strict
+        // one step: lane's vector j (ok) into the statistics, its key stored or voted
+        const auto step = [&](const uint4& v, int j, bool ok) {
+            const unsigned k = consume<T>(v, st);
+            if constexpr (!InStream) {
+                if (ok) keys[j] = static_cast<unsigned short>(k);
+            } else {
+                const bool a = ok && (k > t_app || (k == t_app && !strict));
+                const unsigned b = __ballot_sync(full, a);
+                if (b != 0u) {
+                    if (a) lst[n + __popc(b & lt)] = (k << 16) | static_cast<unsigned>(j);
+                    n += __popc(b);
+                }
+            }
+        };
+        const auto room = [&](int more) {  // InStream: room for `more` entries
+            if constexpr (InStream) {
+                if (n + more > lcap) {
+                    __syncwarp();
+                    t_app = compact_list(lst, n, K, hist, lane, lt);
+                    strict = true;
+                    if constexpr (FUSEBENCH_BOUND_TL != 0) {
+                        if (lane == 0) atomicAdd(&bound_phase_ns[7], 1ull);
+                    }
+                }
+            }
+        };
+        // 1. the stream: vector 0 first, the middle in batches of U steps (double buffered), the last vector
+        //    last (the list in index order)
         const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
+        step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
         {
             uint4 A[U], B[U];
             const auto load = [&](uint4* buf, int qb) {
@@ -314,15 +576,15 @@ __global__ void __launch_bounds__(NW * 32, 1)
                         const int qa = q + FUSEBENCH_BOUND_AHEAD * U * 32;
                         if (qa < nmid) asm volatile("prefetch.global.L2 [%0];" ::"l"(g.v + 1 + qa));
                     }
-                    buf[u] = q < nmid ? __ldg(g.v + 1 + q) : make_uint4(f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u,
-                                                                        f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u);
+                    buf[u] = q < nmid ? __ldg(g.v + 1 + q) : ninf;
                 }
             };
             const auto eat = [&](const uint4* buf, int qb) {
+                room(32 * U);
 #pragma unroll
                 for (int u = 0; u < U; ++u) {
                     const int q = qb + u * 32 + lane;
-                    consume<T>(buf[u], st, keys, 1 + q, q < nmid);
+                    step(buf[u], 1 + q, q < nmid);
                 }
             };
             load(A, 0);
@@ -333,6 +595,10 @@ __global__ void __launch_bounds__(NW * 32, 1)
                 if (qb + U * 32 < nmid) eat(B, qb + U * 32);
             }
         }
+        if (g.nvec > 1) {
+            room(32);
+            step(lane == 0 ? load_edge<T>(g, g.nvec - 1) : ninf, g.nvec - 1, lane == 0);
+        }
         // the next row's first steps into L2 while this row ends
         if (PF > 0 && r + gstride < rows) {
             const row_geo gn(x + static_cast<std::size_t>(r + gstride) * V, V);
@@ -342,6 +608,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
                 if (j < gn.nvec) asm volatile("prefetch.global.L2 [%0];" ::"l"(gn.v + j));
             }
         }
+        BOUND_TL(0);
         // 2. the row's max and sum
         float M = st.m;
 #pragma unroll
@@ -358,246 +625,125 @@ __global__ void __launch_bounds__(NW * 32, 1)
                 op[k] = __int_as_float(0x7FC00000);
             }
             __syncwarp();
+            BOUND_TL(1);
             continue;
         }
         if constexpr (FUSEBENCH_BOUND_STREAM_ONLY != 0) {
             if (lane == 0) {
                 op[0] = S;
-                oi[0] = __float_as_int(M);
+                oi[0] = __float_as_int(M) + n;
             }
             continue;
         }
         const float invS = 1.0f / S;
         const unsigned Mkey = key16(f16t<T>::from_float(M));
-        __syncwarp();  // the keys' stores before the passes
+        __syncwarp();  // the keys' / list's stores before the passes
+        BOUND_TL(1);
 
-        // 3. t over the vector keys
-        const int nvec = g.nvec, npairs = (nvec + 1) >> 1;
-        const auto* keys32 = reinterpret_cast<const unsigned*>(region);
-        const auto key_hist = [&](window win) {
-            clear_hist(hist, lane);
-            for (int p = lane; p < npairs; p += 32) {
-                const unsigned wd = keys32[p];
-                const int b0 = win.bin(Mkey - (wd & 0xFFFFu));
-                const int b1 = 2 * p + 1 < nvec ? win.bin(Mkey - (wd >> 16)) : -1;
-                if (b0 >= 0) atomicAdd(hist + b0, 1u);
-                if (b1 >= 0) atomicAdd(hist + b1, 1u);
-            }
-            __syncwarp();
-        };
-        // the list's room: one gather chunk (32 G vectors) where K fits it, so no pass gathers twice
-        const int lfit = K <= 32 * G ? min(lcap, 32 * G) : lcap;
-        unsigned above = 0, in_b = 0, total = 0, below = 0;
-        window win{0u, std::is_same_v<T, __half> ? 3u : 0u};
-        key_hist(win);
-        int b = find_bin(hist, static_cast<unsigned>(K), lane, below, in_b, total);
-        if (b < 0) {  // the first window holds fewer than K: every distance, 256-key bins
-            win = window{0u, 8u};
-            key_hist(win);
-            b = find_bin(hist, static_cast<unsigned>(K), lane, below, in_b, total);
-        }
-        const bool all = b < 0;  // fewer than K vectors: the whole row is the list
-        above = below;
-        // narrow the bin while it holds more than the list can take
-        while (!all && above + in_b > static_cast<unsigned>(lfit) && win.sh > 0) {
-            const window fine{win.base + (static_cast<unsigned>(b) << win.sh), win.sh > 8 ? win.sh - 8 : 0u};
-            win = fine;
-            key_hist(win);
-            b = find_bin(hist, static_cast<unsigned>(K) - above, lane, below, in_b, total);
-            if (b < 0) __trap();  // the bin's refinement lost keys: a bug
-            above += below;
-        }
-        // t: the lowest key of bin b (all keys >= t: above + in_b vectors); ranked: too many ties at t
-        const unsigned d_t = all ? Mkey : win.base + ((static_cast<unsigned>(b) + 1u) << win.sh) - 1u;
-        const unsigned t_key = d_t >= Mkey ? 0u : Mkey - d_t;
-        const bool ranked = !all && above + in_b > static_cast<unsigned>(lfit);  // win.sh == 0: t is exact
-        const unsigned need_eq = ranked ? static_cast<unsigned>(K) - above : 0u;
-
-        // 4. the list (vector indices, in index order, in place over the keys)
-        auto* list = reinterpret_cast<unsigned short*>(region);
-        int nl = 0;
-        {
-            unsigned eq_seen = 0;
-            const int expect = all ? nvec : ranked ? K : static_cast<int>(above + in_b);
-            for (int p0 = 0; p0 < npairs && nl < expect; p0 += 32) {
-                const int p = p0 + lane;
-                const unsigned wd = p < npairs ? keys32[p] : 0u;
-                const unsigned k0 = wd & 0xFFFFu, k1 = wd >> 16;
-                const bool v0 = p < npairs, v1 = 2 * p + 1 < nvec;
-                bool s0, s1;
-                if (!ranked) {
-                    s0 = v0 && k0 >= t_key;
-                    s1 = v1 && k1 >= t_key;
-                } else {
-                    const bool e0 = v0 && k0 == t_key, e1 = v1 && k1 == t_key;
-                    const unsigned be0 = __ballot_sync(full, e0), be1 = __ballot_sync(full, e1);
-                    const unsigned r0 = eq_seen + __popc(be0 & lt) + __popc(be1 & lt);
-                    s0 = (v0 && k0 > t_key) || (e0 && r0 < need_eq);
-                    s1 = (v1 && k1 > t_key) || (e1 && r0 + (e0 ? 1u : 0u) < need_eq);
-                    eq_seen += __popc(be0) + __popc(be1);
-                }
-                const unsigned b0 = __ballot_sync(full, s0), b1 = __ballot_sync(full, s1);
-                const int pos = nl + __popc(b0 & lt) + __popc(b1 & lt);
-                if (s0) list[pos] = static_cast<unsigned short>(2 * p);
-                if (s1) list[pos + (s0 ? 1 : 0)] = static_cast<unsigned short>(2 * p + 1);
-                nl += __popc(b0) + __popc(b1);
-            }
-            __syncwarp();
-        }
-
-        // 5. the gather, the exact K-th candidate, K candidates in index order, the sorted output
-        // (key 0 and the keys below -inf's are NaNs, never in a finite row: everything is >= t there)
-        const float t_f = t_key <= key16(f16t<T>::neg_inf) ? -INFINITY : f16t<T>::to_float(bits_of_key(t_key));
-        unsigned* cand = region + ((((2 * lcap + 3) / 4) + 3) & ~3);  // after the list, 16-byte aligned
-        unsigned* tmp = cand + K;
-        uint4 vv[G];
-        unsigned cm[G];  // candidate elements of each held vector (bits e)
-        int jv[G];
-        int loaded = -1;
-        const auto hold = [&](int c0) {  // vectors c0 .. c0 + 32 G - 1 of the list into registers
-            if (loaded == c0) return;
-            loaded = c0;
-#pragma unroll
-            for (int q = 0; q < G; ++q) {
-                const int li = c0 + q * 32 + lane;
-                jv[q] = li < nl ? list[li] : -1;
-                vv[q] = jv[q] >= 0 ? load_vec<T>(g, jv[q]) : make_uint4(0, 0, 0, 0);
-            }
-#pragma unroll
-            for (int q = 0; q < G; ++q) {
-                unsigned m = 0;
-                if (jv[q] >= 0) {
-                    m = g.valid(jv[q]);
-#pragma unroll
-                    for (int e = 0; e < 8; ++e)
-                        if (!(f16t<T>::elem(vv[q], e) >= t_f)) m &= ~(1u << e);
-                }
-                cm[q] = m;
-            }
-        };
-        const auto elem_d = [&](int q, int e) {
-            const unsigned w32 = (e >> 1) == 0 ? vv[q].x : (e >> 1) == 1 ? vv[q].y : (e >> 1) == 2 ? vv[q].z : vv[q].w;
-            return Mkey - key16((e & 1) ? (w32 >> 16) : (w32 & 0xFFFFu));
-        };
-        const auto cand_hist = [&](window cw) {
-            clear_hist(hist, lane);
-            for (int c0 = 0; c0 < nl; c0 += 32 * G) {
-                hold(c0);
-#pragma unroll
-                for (int q = 0; q < G; ++q) {
-                    unsigned m = cm[q];
-                    while (m != 0u) {
-                        const int e = __ffs(m) - 1;
-                        m &= m - 1u;
-                        const int bb = cw.bin(elem_d(q, e));
-                        if (bb >= 0) atomicAdd(hist + bb, 1u);
-                    }
-                }
-            }
-            __syncwarp();
-        };
-        // the K-th candidate's distance dK (exact), L = candidates nearer than dK
-        unsigned she = 0;
-        while ((d_t >> she) >= 256u) ++she;
-        window cw{0u, she};
-        cand_hist(cw);
-        unsigned L = 0, nb = 0, tot = 0, bl = 0;
-        int cb = find_bin(hist, static_cast<unsigned>(K), lane, bl, nb, tot);
-        if (cb < 0) __trap();  // fewer than K candidates: a bug
-        L = bl;
-        while (cw.sh > 0) {
-            cw = window{cw.base + (static_cast<unsigned>(cb) << cw.sh), cw.sh > 8 ? cw.sh - 8 : 0u};
-            cand_hist(cw);
-            cb = find_bin(hist, static_cast<unsigned>(K) - L, lane, bl, nb, tot);
-            if (cb < 0) __trap();
-            L += bl;
-        }
-        const unsigned dK = cw.base + static_cast<unsigned>(cb);
-        const unsigned need = static_cast<unsigned>(K) - L;
-        // exactly K candidates, in index order: d < dK, and the first `need` of d == dK
-        {
-            int n = 0;
-            unsigned eqn = 0;
-            for (int c0 = 0; c0 < nl; c0 += 32 * G) {
-                hold(c0);
-#pragma unroll
-                for (int q = 0; q < G; ++q) {
-                    if (c0 + q * 32 >= nl) break;  // warp-uniform
-                    unsigned m = cm[q], sel = 0, eq = 0;
-                    while (m != 0u) {
-                        const int e = __ffs(m) - 1;
-                        m &= m - 1u;
-                        const unsigned d = elem_d(q, e);
-                        sel |= (d < dK ? 1u : 0u) << e;
-                        eq |= (d == dK ? 1u : 0u) << e;
-                    }
-                    const unsigned mine = static_cast<unsigned>(__popc(sel)) | (static_cast<unsigned>(__popc(eq)) << 16);
-                    unsigned incl = mine;
-#pragma unroll
-                    for (int o = 1; o < 32; o <<= 1) {
-                        const unsigned tt = __shfl_up_sync(full, incl, o);
-                        if (lane >= o) incl += tt;
-                    }
-                    const unsigned tot2 = __shfl_sync(full, incl, 31);
-                    const unsigned ex = incl - mine;
-                    unsigned er = eqn + (ex >> 16);
-                    unsigned keep = sel;
-                    for (unsigned mm = eq; mm != 0u; mm &= mm - 1u) {
-                        if (er < need) keep |= mm & (0u - mm);
-                        ++er;
-                    }
-                    // positions: the kept of lanes before, in element order
-                    const unsigned kc = static_cast<unsigned>(__popc(keep));
-                    unsigned kincl = kc;
-#pragma unroll
-                    for (int o = 1; o < 32; o <<= 1) {
-                        const unsigned tt = __shfl_up_sync(full, kincl, o);
-                        if (lane >= o) kincl += tt;
-                    }
-                    int pos = n + static_cast<int>(kincl - kc);
-                    for (unsigned mm = keep; mm != 0u; mm &= mm - 1u) {
-                        const int e = __ffs(mm) - 1;
-                        const int idx = 8 * jv[q] + e - g.h;
-                        cand[pos++] = (elem_d(q, e) << 16) | static_cast<unsigned>(idx);
-                    }
-                    n += static_cast<int>(__shfl_sync(full, kincl, 31));
-                    eqn += tot2 >> 16;
-                }
-            }
-            __syncwarp();
-        }
-        // the stable sort by distance into the output: one 8-bit digit, or the low then the high
-        const auto write_out = [&](int pos, unsigned e) {
-            const unsigned kk = Mkey - (e >> 16);
-            const float xv = f16t<T>::to_float(bits_of_key(kk));
-            oi[pos] = static_cast<std::int32_t>(e & 0xFFFFu);
-            op[pos] = ex2(fmaf(xv, l2e, -C)) * invS;
-        };
-        const auto digit_pass = [&](const unsigned* src, unsigned dsh, auto dst) {
-            clear_hist(hist, lane);
-            for (int i = lane; i < K; i += 32) atomicAdd(hist + (((src[i] >> 16) >> dsh) & 255u), 1u);
-            __syncwarp();
-            exclusive_in_place(hist, lane);
-            __syncwarp();
-            stable_scatter(src, K, dsh, hist, lane, dst);
-        };
-        if (dK < 256u) {
-            digit_pass(cand, 0u, write_out);
+        if constexpr (InStream) {
+            // 3-4. the list's exact top K vectors (all of them when the row has K or fewer)
+            unsigned t_key = strict ? t_app : 0u;  // exactly K after the last compaction, or every vector
+            if (n > K) t_key = compact_list(lst, n, K, hist, lane, lt);
+            BOUND_TL(2);
+            unsigned* cand = region + ((lcap + 3) & ~3);
+            emit_topk<T>(g, [&](int i) { return static_cast<int>(lst[i] & 0xFFFFu); }, n, t_key, Mkey, C, invS, K, cand,
+                         cand + K, hist, lane, op, oi, tl_t_);
         } else {
-            digit_pass(cand, 0u, [&](int pos, unsigned e) { tmp[pos] = e; });
-            digit_pass(tmp, 8u, write_out);
+            // 3. t over the vector keys
+            const int nvec = g.nvec, npairs = (nvec + 1) >> 1;
+            const auto* keys32 = reinterpret_cast<const unsigned*>(region);
+            const auto key_hist = [&](window win) {
+                clear_hist(hist, lane);
+                for (int p = lane; p < npairs; p += 32) {
+                    const unsigned wd = keys32[p];
+                    const int b0 = win.bin(Mkey - (wd & 0xFFFFu));
+                    const int b1 = 2 * p + 1 < nvec ? win.bin(Mkey - (wd >> 16)) : -1;
+                    if (b0 >= 0) atomicAdd(hist + b0, 1u);
+                    if (b1 >= 0) atomicAdd(hist + b1, 1u);
+                }
+                __syncwarp();
+            };
+            // the list's room: one gather chunk (32 G vectors) where K fits it, so no pass gathers twice
+            const int lfit = K <= 32 * G ? min(lcap, 32 * G) : lcap;
+            unsigned above = 0, in_b = 0, total = 0, below = 0;
+            window win{0u, std::is_same_v<T, __half> ? 3u : 0u};
+            key_hist(win);
+            int b = find_bin(hist, static_cast<unsigned>(K), lane, below, in_b, total);
+            if (b < 0) {  // the first window holds fewer than K: every distance, 256-key bins
+                win = window{0u, 8u};
+                key_hist(win);
+                b = find_bin(hist, static_cast<unsigned>(K), lane, below, in_b, total);
+            }
+            const bool all = b < 0;  // fewer than K vectors: the whole row is the list
+            above = below;
+            // narrow the bin while it holds more than the list can take
+            while (!all && above + in_b > static_cast<unsigned>(lfit) && win.sh > 0) {
+                const window fine{win.base + (static_cast<unsigned>(b) << win.sh), win.sh > 8 ? win.sh - 8 : 0u};
+                win = fine;
+                key_hist(win);
+                b = find_bin(hist, static_cast<unsigned>(K) - above, lane, below, in_b, total);
+                if (b < 0) __trap();  // the bin's refinement lost keys: a bug
+                above += below;
+            }
+            // t: the lowest key of bin b (all keys >= t: above + in_b vectors); ranked: too many ties at t
+            const unsigned d_t = all ? Mkey : win.base + ((static_cast<unsigned>(b) + 1u) << win.sh) - 1u;
+            const unsigned t_key = d_t >= Mkey ? 0u : Mkey - d_t;
+            const bool ranked = !all && above + in_b > static_cast<unsigned>(lfit);  // win.sh == 0: t is exact
+            const unsigned need_eq = ranked ? static_cast<unsigned>(K) - above : 0u;
+
+            // 4. the list (vector indices, in index order, in place over the keys)
+            auto* list = reinterpret_cast<unsigned short*>(region);
+            int nl = 0;
+            {
+                unsigned eq_seen = 0;
+                const int expect = all ? nvec : ranked ? K : static_cast<int>(above + in_b);
+                for (int p0 = 0; p0 < npairs && nl < expect; p0 += 32) {
+                    const int p = p0 + lane;
+                    const unsigned wd = p < npairs ? keys32[p] : 0u;
+                    const unsigned k0 = wd & 0xFFFFu, k1 = wd >> 16;
+                    const bool v0 = p < npairs, v1 = 2 * p + 1 < nvec;
+                    bool s0, s1;
+                    if (!ranked) {
+                        s0 = v0 && k0 >= t_key;
+                        s1 = v1 && k1 >= t_key;
+                    } else {
+                        const bool e0 = v0 && k0 == t_key, e1 = v1 && k1 == t_key;
+                        const unsigned be0 = __ballot_sync(full, e0), be1 = __ballot_sync(full, e1);
+                        const unsigned r0 = eq_seen + __popc(be0 & lt) + __popc(be1 & lt);
+                        s0 = (v0 && k0 > t_key) || (e0 && r0 < need_eq);
+                        s1 = (v1 && k1 > t_key) || (e1 && r0 + (e0 ? 1u : 0u) < need_eq);
+                        eq_seen += __popc(be0) + __popc(be1);
+                    }
+                    const unsigned b0 = __ballot_sync(full, s0), b1 = __ballot_sync(full, s1);
+                    const int pos = nl + __popc(b0 & lt) + __popc(b1 & lt);
+                    if (s0) list[pos] = static_cast<unsigned short>(2 * p);
+                    if (s1) list[pos + (s0 ? 1 : 0)] = static_cast<unsigned short>(2 * p + 1);
+                    nl += __popc(b0) + __popc(b1);
+                }
+                __syncwarp();
+            }
+            BOUND_TL(2);
+            unsigned* cand = region + ((((2 * lcap + 3) / 4) + 3) & ~3);  // after the list, 16-byte aligned
+            emit_topk<T>(g, [&](int i) { return static_cast<int>(list[i]); }, nl, t_key, Mkey, C, invS, K, cand, cand + K, hist,
+                         lane, op, oi, tl_t_);
         }
-        __syncwarp();
     }
 }
 
-template <class T> void launch_t(const softmax_topk_args& a, cudaStream_t stream) {
+template <class T, bool InStream> void launch_t(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int NW = FUSEBENCH_BOUND_NW, U = FUSEBENCH_BOUND_U, PF = FUSEBENCH_BOUND_PF;
     const int V = static_cast<int>(a.V), K = static_cast<int>(a.K);
     const int nvec_max = (V + 7 + 7) / 8;
-    const int lcap = std::max(2 * K, K + 128);
-    // keys (2 bytes a vector), or the list + K candidates + K sort temporaries after it
-    const int words = std::max((2 * nvec_max + 15) / 16 * 4, (((2 * lcap + 3) / 4 + 3) & ~3) + 2 * K + 4);
+    int lcap, words;
+    if (InStream) {
+        // the list (a batch of appends beyond 2 K before a compaction), then K candidates and K sort temporaries
+        lcap = (2 * K + 32 * U + 32 + 3) & ~3;
+        words = lcap + 2 * K + 4;
+    } else {
+        lcap = std::max(2 * K, K + 128);
+        // keys (2 bytes a vector), or the list + K candidates + K sort temporaries after it
+        words = std::max((2 * nvec_max + 15) / 16 * 4, (((2 * lcap + 3) / 4 + 3) & ~3) + 2 * K + 4);
+    }
     const int region_words = (words + 3) & ~3;
     const std::size_t smem = static_cast<std::size_t>(NW) * (region_words + 260) * 4;
     int dev = 0;
@@ -607,7 +753,7 @@ template <class T> void launch_t(const softmax_topk_args& a, cudaStream_t stream
                                     " need " + std::to_string(smem) + " bytes of shared memory for " + std::to_string(NW) +
                                     " warps, more than the device's " + std::to_string(cached_max_smem_optin(dev)));
     }
-    auto kern = bound_kernel<T, NW, U, PF>;
+    auto kern = bound_kernel<T, NW, U, PF, InStream>;
     check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
                "bound_kernel: cudaFuncSetAttribute(shared memory)");
     const int grid = static_cast<int>(std::min<std::int64_t>((a.rows + NW - 1) / NW, cached_sm_count(dev)));
@@ -618,7 +764,8 @@ template <class T> void launch_t(const softmax_topk_args& a, cudaStream_t stream
 
 }  // namespace bound_detail
 
-void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t stream) {
+// in_stream: the list built in the stream (v9b); otherwise call 1's key array and end-of-row passes (v9a).
+void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t stream, bool in_stream = true) {
     topk_detail::validate(a, softmax_topk_max_k, "launch_softmax_topk_fused_bound");
     if (a.type == elem::f32) throw std::invalid_argument("launch_softmax_topk_fused_bound: bf16 / fp16 logits only");
     if (a.V > softmax_topk_bound_max_v) {
@@ -626,8 +773,13 @@ void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t st
                                     std::to_string(softmax_topk_bound_max_v) + " (16-bit indices in the sort)");
     }
     if (a.rows == 0) return;
-    if (a.type == elem::bf16) bound_detail::launch_t<__nv_bfloat16>(a, stream);
-    else bound_detail::launch_t<__half>(a, stream);
+    if (a.type == elem::bf16) {
+        if (in_stream) bound_detail::launch_t<__nv_bfloat16, true>(a, stream);
+        else bound_detail::launch_t<__nv_bfloat16, false>(a, stream);
+    } else {
+        if (in_stream) bound_detail::launch_t<__half, true>(a, stream);
+        else bound_detail::launch_t<__half, false>(a, stream);
+    }
 }
 
 }  // namespace fusebench::kernels
