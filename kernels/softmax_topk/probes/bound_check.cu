@@ -2,8 +2,9 @@
 // one input kind, checked and timed by probes/topk16_check.cuh (the same inputs, check and timer for both).
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -arch=sm_90a -I. \
 //        kernels/softmax_topk/probes/bound_check.cu -o bound_check
-//   ./bound_check bound|boundk|stream bf16|f16 rows V K kind [sd]
-// (bound: the list built in the stream; boundk: call 1's key array and end-of-row passes; -DFUSEBENCH_BOUND_TL=1:
+//   ./bound_check bound|boundk|bound32|stream bf16|f16 rows V K kind [sd]
+// (bound: the list built in the stream; boundk: call 1's key array and end-of-row passes; bound32: the K <= 32
+// register form; -DFUSEBENCH_BOUND_TL=1:
 // a phase timeline of one more launch.)
 // (-DFUSEBENCH_BOUND_NW=, _U=, _PF=: the kernel's warps a block, steps a batch, next-row L2 prefetch steps.)
 #ifndef BOUND_ONLY  // -DBOUND_ONLY: without fused_stream (its compile takes minutes)
@@ -15,11 +16,12 @@
 int main(int argc, char** argv) {
     if (argc < 7) return 2;
     const std::string variant = argv[1];
-    const bool bound = variant == "bound" || variant == "boundk", in_stream = variant == "bound";
+    const int mode = variant == "bound" ? 1 : variant == "boundk" ? 0 : variant == "bound32" ? 2 : -1;
+    const bool bound = mode >= 0;
     if (!bound && variant != "stream") return 2;
-    const char* tag = in_stream ? "BND" : bound ? "BNK" : "STR";
-    const auto launch = [bound, in_stream](const fusebench::kernels::softmax_topk_args& a) {
-        if (bound) fusebench::kernels::launch_softmax_topk_fused_bound(a, nullptr, in_stream);
+    const char* tag = mode == 1 ? "BND" : mode == 0 ? "BNK" : mode == 2 ? "B32" : "STR";
+    const auto launch = [bound, mode](const fusebench::kernels::softmax_topk_args& a) {
+        if (bound) fusebench::kernels::launch_softmax_topk_fused_bound(a, nullptr, mode);
 #ifndef BOUND_ONLY
         else fusebench::kernels::launch_softmax_topk_fused_stream(a, nullptr);
 #else

@@ -355,6 +355,7 @@ __device__ __forceinline__ unsigned compact_list(unsigned* lst, int& n, int K, u
         const unsigned be = __ballot_sync(full, eq);
         const bool keep = (ok && k > t) || (eq && eq_seen + __popc(be & lt) < need_eq);
         const unsigned bk = __ballot_sync(full, keep);
+        __syncwarp();  // every lane's read before the in-place writes (racecheck: ballots order no memory)
         if (keep) lst[m + __popc(bk & lt)] = e;
         m += __popc(bk);
         eq_seen += __popc(be);
@@ -762,10 +763,205 @@ template <class T, bool InStream> void launch_t(const softmax_topk_args& a, cuda
     check_launch("bound_kernel");
 }
 
+// v9c (K <= 32): the K best vectors so far held in registers, lane l the l-th by (key, lower index): no
+// list, no shared memory, so one block of 32 warps an SM and one row a warp. A step's vectors whose key
+// beats the K-th held key are inserted in lane order (a few: one by one, ~20 instructions each; many, as
+// on rising rows: the step's 32 sorted and merged with the held K by bitonic networks). At the row's end
+// the K held vectors hold the top K elements (every element of the top K lies in a vector whose key is
+// >= the K-th largest key): K rounds of a warp max over (key, lower index) composites pick them in order.
+struct held_t {
+    unsigned c;  // key << 16 | (0xFFFF - vector): larger is better; 0: empty
+    uint4 v;
+};
+__device__ __forceinline__ uint4 shfl4(const uint4& v, int src) {
+    return make_uint4(__shfl_sync(full, v.x, src), __shfl_sync(full, v.y, src), __shfl_sync(full, v.z, src),
+                      __shfl_sync(full, v.w, src));
+}
+__device__ __forceinline__ uint4 shfl4_xor(const uint4& v, int o) {
+    return make_uint4(__shfl_xor_sync(full, v.x, o), __shfl_xor_sync(full, v.y, o), __shfl_xor_sync(full, v.z, o),
+                      __shfl_xor_sync(full, v.w, o));
+}
+// One bitonic compare-exchange step on (c, v) across lanes `o` apart; descending where `desc`.
+__device__ __forceinline__ void cx(held_t& h, int o, bool desc, int lane) {
+    const unsigned pc = __shfl_xor_sync(full, h.c, o);
+    const uint4 pv = shfl4_xor(h.v, o);
+    const bool lower = (lane & o) == 0;
+    const bool take = desc == lower ? pc > h.c : pc < h.c;
+    if (take) {
+        h.c = pc;
+        h.v = pv;
+    }
+}
+
+#ifndef FUSEBENCH_BOUND32_U
+#define FUSEBENCH_BOUND32_U 4
+#endif
+#ifndef FUSEBENCH_BOUND32_ONE_BY_ONE
+#define FUSEBENCH_BOUND32_ONE_BY_ONE 4  // a step with more candidates than this merges them by networks
+#endif
+
+template <class T, int NW, int U>
+__global__ void __launch_bounds__(NW * 32, 1)
+    bound32_kernel(const T* __restrict__ x, float* __restrict__ probs, std::int32_t* __restrict__ out_idx, int rows, int V,
+                   int K) {
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int gstride = gridDim.x * NW;
+    const unsigned lt = lanemask_lt();
+    unsigned long long tl_t_ = FUSEBENCH_BOUND_TL ? gtime() : 0ull;
+    const uint4 ninf = make_uint4(f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u,
+                                  f16t<T>::neg_inf * 0x10001u);
+    for (int r = blockIdx.x * NW + w; r < rows; r += gstride) {
+        const row_geo g(x + static_cast<std::size_t>(r) * V, V);
+        stats st;
+        held_t h{0u, make_uint4(0, 0, 0, 0)};
+        unsigned t_app = 0;  // the K-th held key (0 while fewer than K are held)
+        // one step: every lane's vector (its own j, ok) into the statistics and the vote
+        const auto step = [&](const uint4& v, int j, bool ok) {
+            const unsigned k = consume<T>(v, st);
+            const bool a = ok && k > t_app;
+            unsigned m = __ballot_sync(full, a);
+            if (m == 0u) return;
+            const unsigned mine = a ? (k << 16) | (0xFFFFu - static_cast<unsigned>(j)) : 0u;
+            if (__popc(m) <= FUSEBENCH_BOUND32_ONE_BY_ONE) {
+                do {  // warp-uniform, lane order = index order
+                    const int src = __ffs(m) - 1;
+                    m &= m - 1u;
+                    const unsigned cn = __shfl_sync(full, mine, src);
+                    const uint4 vn = shfl4(v, src);
+                    if ((cn >> 16) <= t_app) continue;  // t rose within this step
+                    const int p = __popc(__ballot_sync(full, lane < K && h.c > cn));
+                    const unsigned uc = __shfl_up_sync(full, h.c, 1);
+                    const uint4 uv = make_uint4(__shfl_up_sync(full, h.v.x, 1), __shfl_up_sync(full, h.v.y, 1),
+                                                __shfl_up_sync(full, h.v.z, 1), __shfl_up_sync(full, h.v.w, 1));
+                    if (lane > p) {
+                        h.c = uc;
+                        h.v = uv;
+                    }
+                    if (lane == p) {
+                        h.c = cn;
+                        h.v = vn;
+                    }
+                    if (lane >= K) h.c = 0u;
+                    t_app = __shfl_sync(full, h.c, K - 1) >> 16;
+                } while (m != 0u);
+            } else {
+                // the step's candidates sorted (descending), merged with the held K: the top 32 of both
+                held_t s{mine, v};
+#pragma unroll
+                for (int size = 2; size <= 32; size <<= 1) {
+#pragma unroll
+                    for (int o = size >> 1; o > 0; o >>= 1) cx(s, o, size == 32 ? true : (lane & size) == 0, lane);
+                }
+                // held (descending) against the step's reversed: the larger of each pair is a bitonic 32
+                const unsigned rc = __shfl_sync(full, s.c, 31 - lane);
+                const uint4 rv = shfl4(s.v, 31 - lane);
+                if (rc > h.c) {
+                    h.c = rc;
+                    h.v = rv;
+                }
+#pragma unroll
+                for (int o = 16; o > 0; o >>= 1) cx(h, o, true, lane);
+                if (lane >= K) h.c = 0u;
+                t_app = __shfl_sync(full, h.c, K - 1) >> 16;
+            }
+        };
+        const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
+        step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
+        {
+            uint4 A[U], B[U];
+            const auto load = [&](uint4* buf, int qb) {
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    const int q = qb + u * 32 + lane;
+                    buf[u] = q < nmid ? __ldg(g.v + 1 + q) : ninf;
+                }
+            };
+            const auto eat = [&](const uint4* buf, int qb) {
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    const int q = qb + u * 32 + lane;
+                    step(buf[u], 1 + q, q < nmid);
+                }
+            };
+            load(A, 0);
+            for (int qb = 0; qb < nmid; qb += 2 * U * 32) {
+                load(B, qb + U * 32);
+                eat(A, qb);
+                load(A, qb + 2 * U * 32);
+                if (qb + U * 32 < nmid) eat(B, qb + U * 32);
+            }
+        }
+        if (g.nvec > 1) step(lane == 0 ? load_edge<T>(g, g.nvec - 1) : ninf, g.nvec - 1, lane == 0);
+        BOUND_TL(0);
+        float M = st.m;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full, M, o));
+        const float C = M * l2e;
+        float S = st.s != 0.0f ? st.s * ex2(st.c - C) : st.s;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full, S, o);
+        std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
+        float* op = probs + static_cast<std::size_t>(r) * K;
+        if (!(M > -INFINITY && M < INFINITY && S > 0.0f && S < INFINITY)) {
+            for (int k = lane; k < K; k += 32) {
+                oi[k] = k;
+                op[k] = __int_as_float(0x7FC00000);
+            }
+            BOUND_TL(1);
+            continue;
+        }
+        const float invS = 1.0f / S;
+        // the candidates: the held vectors' in-row elements >= t (the K-th held key), as (key, lower index)
+        const unsigned t_key = t_app;
+        const float t_f = t_key <= key16(f16t<T>::neg_inf) ? -INFINITY : f16t<T>::to_float(bits_of_key(t_key));
+        unsigned cc[8];
+        const int j = h.c != 0u ? static_cast<int>(0xFFFFu - (h.c & 0xFFFFu)) : -1;
+        const unsigned valid = j >= 0 ? g.valid(j) : 0u;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+            const unsigned w32 = (e >> 1) == 0 ? h.v.x : (e >> 1) == 1 ? h.v.y : (e >> 1) == 2 ? h.v.z : h.v.w;
+            const unsigned b = (e & 1) ? w32 >> 16 : w32 & 0xFFFFu;
+            const bool c = ((valid >> e) & 1u) && f16t<T>::to_float(b) >= t_f;
+            cc[e] = c ? (key16(b) << 16) | (0xFFFFu - static_cast<unsigned>(8 * j + e - g.h)) : 0u;
+        }
+        BOUND_TL(3);
+        // K rounds: the warp's largest composite goes out and leaves its lane
+        for (int k = 0; k < K; ++k) {
+            unsigned best = cc[0];
+#pragma unroll
+            for (int e = 1; e < 8; ++e) best = max(best, cc[e]);
+            const unsigned top = __reduce_max_sync(full, best);
+            if (best == top) {
+#pragma unroll
+                for (int e = 0; e < 8; ++e)
+                    if (cc[e] == top) cc[e] = 0u;
+                const unsigned idx = 0xFFFFu - (top & 0xFFFFu);
+                const float xv = f16t<T>::to_float(bits_of_key(top >> 16));
+                oi[k] = static_cast<std::int32_t>(idx);
+                op[k] = ex2(fmaf(xv, l2e, -C)) * invS;
+            }
+        }
+        BOUND_TL(6);
+    }
+}
+
+template <class T> void launch32_t(const softmax_topk_args& a, cudaStream_t stream) {
+    constexpr int NW = 32, U = FUSEBENCH_BOUND32_U;
+    int dev = 0;
+    check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound32: cudaGetDevice");
+    const int grid = static_cast<int>(std::min<std::int64_t>((a.rows + NW - 1) / NW, cached_sm_count(dev)));
+    bound32_kernel<T, NW, U><<<grid, NW * 32, 0, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
+                                                           static_cast<int>(a.rows), static_cast<int>(a.V),
+                                                           static_cast<int>(a.K));
+    check_launch("bound32_kernel");
+}
+
 }  // namespace bound_detail
 
-// in_stream: the list built in the stream (v9b); otherwise call 1's key array and end-of-row passes (v9a).
-void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t stream, bool in_stream = true) {
+// mode 1: the list built in the stream (v9b); 0: call 1's key array and end-of-row passes (v9a); 2: the K best
+// vectors in registers (v9c, K <= 32).
+void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t stream, int mode = 1) {
+    const bool in_stream = mode == 1;
     topk_detail::validate(a, softmax_topk_max_k, "launch_softmax_topk_fused_bound");
     if (a.type == elem::f32) throw std::invalid_argument("launch_softmax_topk_fused_bound: bf16 / fp16 logits only");
     if (a.V > softmax_topk_bound_max_v) {
@@ -773,6 +969,12 @@ void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t st
                                     std::to_string(softmax_topk_bound_max_v) + " (16-bit indices in the sort)");
     }
     if (a.rows == 0) return;
+    if (mode == 2) {
+        if (a.K > 32) throw std::invalid_argument("launch_softmax_topk_fused_bound: the register form takes K <= 32");
+        if (a.type == elem::bf16) bound_detail::launch32_t<__nv_bfloat16>(a, stream);
+        else bound_detail::launch32_t<__half>(a, stream);
+        return;
+    }
     if (a.type == elem::bf16) {
         if (in_stream) bound_detail::launch_t<__nv_bfloat16, true>(a, stream);
         else bound_detail::launch_t<__nv_bfloat16, false>(a, stream);
