@@ -6,7 +6,7 @@ set -uo pipefail
 O=$OUT; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 nvidia-smi --query-gpu=name,uuid,clocks.max.sm --format=csv,noheader | tee $O/gpu.txt
 if [ -n "${WANT:-}" ] && ! grep -q "$WANT" $O/gpu.txt; then echo "not an $WANT"; exit 3; fi
-B=build-probe
+B=/tmp/bp; mkdir -p $B; for f in build-probe/*.gz; do gunzip -c $f > $B/$(basename $f .gz); chmod +x $B/$(basename $f .gz); done
 P=$O/probe.txt
 for ty in bf16 f16; do
   for K in 1 10 32; do for k in random ascending descending all_equal ties cluster256 masked nan posinf all_masked misaligned; do
