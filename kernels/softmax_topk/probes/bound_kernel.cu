@@ -794,19 +794,40 @@ __device__ __forceinline__ void cx(held_t& h, int o, bool desc, int lane) {
 }
 
 #ifndef FUSEBENCH_BOUND32_U
-#define FUSEBENCH_BOUND32_U 4
+#define FUSEBENCH_BOUND32_U 2
 #endif
 #ifndef FUSEBENCH_BOUND32_ONE_BY_ONE
 #define FUSEBENCH_BOUND32_ONE_BY_ONE 4  // a step with more candidates than this merges them by networks
 #endif
 
+// Bitonic sort, descending, of 64 values held two a lane (a: element lane, b: element lane + 32).
+__device__ __forceinline__ void sort64_desc(unsigned& a, unsigned& b, int lane) {
+#pragma unroll
+    for (int size = 2; size <= 64; size <<= 1) {
+#pragma unroll
+        for (int o = size >> 1; o > 0; o >>= 1) {
+            if (o == 32) {  // a (element lane) against b (lane + 32): a is the lower
+                const unsigned hi = max(a, b), lo = min(a, b);
+                a = hi;  // size == 64: descending everywhere
+                b = lo;
+            } else {
+                const unsigned pa = __shfl_xor_sync(full, a, o), pb = __shfl_xor_sync(full, b, o);
+                const bool lower = (lane & o) == 0;
+                const bool da = (lane & size) == 0, db = ((lane + 32) & size) == 0;
+                a = (da == lower) ? max(a, pa) : min(a, pa);
+                b = (db == lower) ? max(b, pb) : min(b, pb);
+            }
+        }
+    }
+}
+
 template <class T, int NW, int U>
 __global__ void __launch_bounds__(NW * 32, 1)
     bound32_kernel(const T* __restrict__ x, float* __restrict__ probs, std::int32_t* __restrict__ out_idx, int rows, int V,
                    int K) {
+    __shared__ unsigned scratch[NW][64];  // the end's candidates
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int gstride = gridDim.x * NW;
-    const unsigned lt = lanemask_lt();
     unsigned long long tl_t_ = FUSEBENCH_BOUND_TL ? gtime() : 0ull;
     const uint4 ninf = make_uint4(f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u,
                                   f16t<T>::neg_inf * 0x10001u);
@@ -925,7 +946,40 @@ __global__ void __launch_bounds__(NW * 32, 1)
             cc[e] = c ? (key16(b) << 16) | (0xFFFFu - static_cast<unsigned>(8 * j + e - g.h)) : 0u;
         }
         BOUND_TL(3);
-        // K rounds: the warp's largest composite goes out and leaves its lane
+        // at most 64 candidates (the usual case: about K): gathered two a lane, one bitonic sort, K lanes write
+        {
+            unsigned cnt = 0;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) cnt += cc[e] != 0u ? 1u : 0u;
+            unsigned incl = cnt;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const unsigned tt = __shfl_up_sync(full, incl, o);
+                if (lane >= o) incl += tt;
+            }
+            const unsigned total = __shfl_sync(full, incl, 31);
+            if (total <= 64u) {
+                unsigned* sc = scratch[w];
+                unsigned pos = incl - cnt;
+#pragma unroll
+                for (int e = 0; e < 8; ++e)
+                    if (cc[e] != 0u) sc[pos++] = cc[e];
+                __syncwarp();
+                unsigned a = static_cast<unsigned>(lane) < total ? sc[lane] : 0u;
+                unsigned b = static_cast<unsigned>(lane) + 32u < total ? sc[lane + 32] : 0u;
+                __syncwarp();
+                sort64_desc(a, b, lane);
+                if (lane < K) {
+                    const unsigned idx = 0xFFFFu - (a & 0xFFFFu);
+                    const float xv = f16t<T>::to_float(bits_of_key(a >> 16));
+                    oi[lane] = static_cast<std::int32_t>(idx);
+                    op[lane] = ex2(fmaf(xv, l2e, -C)) * invS;
+                }
+                BOUND_TL(6);
+                continue;
+            }
+        }
+        // more: K rounds, the warp's largest composite goes out and leaves its lane
         for (int k = 0; k < K; ++k) {
             unsigned best = cc[0];
 #pragma unroll
@@ -945,8 +999,11 @@ __global__ void __launch_bounds__(NW * 32, 1)
     }
 }
 
+#ifndef FUSEBENCH_BOUND32_NW
+#define FUSEBENCH_BOUND32_NW 32
+#endif
 template <class T> void launch32_t(const softmax_topk_args& a, cudaStream_t stream) {
-    constexpr int NW = 32, U = FUSEBENCH_BOUND32_U;
+    constexpr int NW = FUSEBENCH_BOUND32_NW, U = FUSEBENCH_BOUND32_U;
     int dev = 0;
     check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound32: cudaGetDevice");
     const int grid = static_cast<int>(std::min<std::int64_t>((a.rows + NW - 1) / NW, cached_sm_count(dev)));
