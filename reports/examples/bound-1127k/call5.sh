@@ -27,7 +27,7 @@ for r in 1 2 3; do
   for v in stream bound32; do $B/bc_full $v bf16 4096 50257 10 random 1 >> $T 2>&1; done
   for k in ascending descending all_equal ties cluster256; do for v in stream bound32; do $B/bc_full $v bf16 4096 50257 10 $k >> $T 2>&1; done; done
 done
-echo "timings $(el) s"; grep -o "==.*\|B32.*\|STR.*" $T | sed 's/(.*)//' | sort | uniq -c | head -0
+echo "timings $(el) s"; grep -o "==.*\|B32.*\|STR.*" $T | sed 's/(.*)//'
 L=$O/timeline.txt
 for K in 10 32; do $B/bc_tl bound32 bf16 4096 50257 $K random >> $L 2>&1; done
 grep "^TL" $L
