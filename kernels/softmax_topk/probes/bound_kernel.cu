@@ -29,6 +29,7 @@
 // bf16 / fp16 logits, V <= 65536 (16-bit indices in the sort), K <= 1024. Needs sm_90 (one block of
 // NW warps with NW x ~13.6 KB of shared memory).
 #include "kernels/common/launch_check.hpp"
+#include "kernels/common/mbarrier.cuh"
 #include "kernels/softmax_topk/select.cuh"
 #include "kernels/softmax_topk/softmax_topk.hpp"
 
@@ -821,16 +822,38 @@ __device__ __forceinline__ void sort64_desc(unsigned& a, unsigned& b, int lane) 
     }
 }
 
-template <class T, int NW, int U>
+// Bulk (v9d): each warp's row arrives by 1D bulk copies (the copy engine, no registers in flight) of CH vectors
+// into a ring of S stages in shared memory, one mbarrier a stage; lane 0 refills a stage once the warp has read it.
+#ifndef FUSEBENCH_BOUND32_S
+#define FUSEBENCH_BOUND32_S 3
+#endif
+#ifndef FUSEBENCH_BOUND32_CH
+#define FUSEBENCH_BOUND32_CH 128
+#endif
+template <class T, int NW, int U, bool Bulk>
 __global__ void __launch_bounds__(NW * 32, 1)
     bound32_kernel(const T* __restrict__ x, float* __restrict__ probs, std::int32_t* __restrict__ out_idx, int rows, int V,
                    int K) {
+    constexpr int S = FUSEBENCH_BOUND32_S, CH = FUSEBENCH_BOUND32_CH;
+    static_assert(CH % 32 == 0, "a chunk is whole warp steps");
     __shared__ unsigned scratch[NW][64];  // the end's candidates
+    extern __shared__ __align__(128) uint4 ring[];  // Bulk: [NW][S][CH] vectors, then [NW][S] mbarriers
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int gstride = gridDim.x * NW;
     unsigned long long tl_t_ = FUSEBENCH_BOUND_TL ? gtime() : 0ull;
     const uint4 ninf = make_uint4(f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u, f16t<T>::neg_inf * 0x10001u,
                                   f16t<T>::neg_inf * 0x10001u);
+    uint4* my_ring = ring + static_cast<std::size_t>(w) * S * CH;
+    const std::uint32_t bar0 =
+        sm90::smem_u32(reinterpret_cast<unsigned long long*>(ring + static_cast<std::size_t>(NW) * S * CH) + w * S);
+    unsigned gc = 0;  // Bulk: chunks this warp has consumed (stage gc % S, phase (gc / S) & 1)
+    if constexpr (Bulk) {
+        if (lane == 0) {
+            for (int q = 0; q < S; ++q) sm90::mbar_init(bar0 + 8u * q, 1);
+            sm90::fence_proxy_async();
+        }
+        __syncwarp();
+    }
     for (int r = blockIdx.x * NW + w; r < rows; r += gstride) {
         const row_geo g(x + static_cast<std::size_t>(r) * V, V);
         stats st;
@@ -887,8 +910,35 @@ __global__ void __launch_bounds__(NW * 32, 1)
             }
         };
         const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
-        step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
-        {
+        if constexpr (Bulk) {
+            const int nch = (nmid + CH - 1) / CH;
+            const unsigned gc0 = gc;  // this row's chunk c is the warp's chunk gc0 + c
+            const auto issue = [&](int c) {  // lane 0: chunk c of the row into its stage
+                const unsigned q = (gc0 + static_cast<unsigned>(c)) % S;
+                const unsigned bytes = static_cast<unsigned>(min(CH, nmid - c * CH)) * 16u;
+                sm90::mbar_expect_tx(bar0 + 8u * q, bytes);
+                sm90::bulk_copy(sm90::smem_u32(my_ring + q * CH), g.v + 1 + c * CH, bytes, bar0 + 8u * q);
+            };
+            if (lane == 0)
+                for (int c = 0; c < S && c < nch; ++c) issue(c);
+            step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
+            for (int c = 0; c < nch; ++c) {
+                const unsigned q = gc % S;
+                sm90::mbar_wait(bar0 + 8u * q, (gc / S) & 1u);
+                uint4 vb[CH / 32];
+#pragma unroll
+                for (int u = 0; u < CH / 32; ++u) vb[u] = my_ring[q * CH + u * 32 + lane];
+                __syncwarp();  // every lane has read the stage
+                ++gc;
+                if (lane == 0 && c + S < nch) issue(c + S);
+#pragma unroll
+                for (int u = 0; u < CH / 32; ++u) {
+                    const int qq = c * CH + u * 32 + lane;
+                    step(qq < nmid ? vb[u] : ninf, 1 + qq, qq < nmid);
+                }
+            }
+        } else {
+            step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
             uint4 A[U], B[U];
             const auto load = [&](uint4* buf, int qb) {
 #pragma unroll
@@ -1002,21 +1052,26 @@ __global__ void __launch_bounds__(NW * 32, 1)
 #ifndef FUSEBENCH_BOUND32_NW
 #define FUSEBENCH_BOUND32_NW 32
 #endif
-template <class T> void launch32_t(const softmax_topk_args& a, cudaStream_t stream) {
+template <class T, bool Bulk> void launch32_t(const softmax_topk_args& a, cudaStream_t stream) {
     constexpr int NW = FUSEBENCH_BOUND32_NW, U = FUSEBENCH_BOUND32_U;
     int dev = 0;
     check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound32: cudaGetDevice");
     const int grid = static_cast<int>(std::min<std::int64_t>((a.rows + NW - 1) / NW, cached_sm_count(dev)));
-    bound32_kernel<T, NW, U><<<grid, NW * 32, 0, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
-                                                           static_cast<int>(a.rows), static_cast<int>(a.V),
-                                                           static_cast<int>(a.K));
+    const std::size_t smem =
+        Bulk ? static_cast<std::size_t>(NW) * FUSEBENCH_BOUND32_S * (FUSEBENCH_BOUND32_CH * 16 + 8) : 0;
+    auto kern = bound32_kernel<T, NW, U, Bulk>;
+    if (Bulk)
+        check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+                   "bound32_kernel: cudaFuncSetAttribute(shared memory)");
+    kern<<<grid, NW * 32, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices, static_cast<int>(a.rows),
+                                          static_cast<int>(a.V), static_cast<int>(a.K));
     check_launch("bound32_kernel");
 }
 
 }  // namespace bound_detail
 
 // mode 1: the list built in the stream (v9b); 0: call 1's key array and end-of-row passes (v9a); 2: the K best
-// vectors in registers (v9c, K <= 32).
+// vectors in registers (v9c, K <= 32); 3: v9c with the row by bulk copies into shared memory (v9d).
 void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t stream, int mode = 1) {
     const bool in_stream = mode == 1;
     topk_detail::validate(a, softmax_topk_max_k, "launch_softmax_topk_fused_bound");
@@ -1026,10 +1081,15 @@ void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t st
                                     std::to_string(softmax_topk_bound_max_v) + " (16-bit indices in the sort)");
     }
     if (a.rows == 0) return;
-    if (mode == 2) {
+    if (mode == 2 || mode == 3) {
         if (a.K > 32) throw std::invalid_argument("launch_softmax_topk_fused_bound: the register form takes K <= 32");
-        if (a.type == elem::bf16) bound_detail::launch32_t<__nv_bfloat16>(a, stream);
-        else bound_detail::launch32_t<__half>(a, stream);
+        if (a.type == elem::bf16) {
+            if (mode == 3) bound_detail::launch32_t<__nv_bfloat16, true>(a, stream);
+            else bound_detail::launch32_t<__nv_bfloat16, false>(a, stream);
+        } else {
+            if (mode == 3) bound_detail::launch32_t<__half, true>(a, stream);
+            else bound_detail::launch32_t<__half, false>(a, stream);
+        }
         return;
     }
     if (a.type == elem::bf16) {
