@@ -782,17 +782,23 @@ __device__ __forceinline__ uint4 shfl4_xor(const uint4& v, int o) {
     return make_uint4(__shfl_xor_sync(full, v.x, o), __shfl_xor_sync(full, v.y, o), __shfl_xor_sync(full, v.z, o),
                       __shfl_xor_sync(full, v.w, o));
 }
-// One bitonic compare-exchange step on (c, v) across lanes `o` apart; descending where `desc`.
-__device__ __forceinline__ void cx(held_t& h, int o, bool desc, int lane) {
+// One bitonic compare-exchange step on (c, v) across lanes `o` apart; descending where `desc`. D: v moves too.
+template <bool D> __device__ __forceinline__ void cx(held_t& h, int o, bool desc, int lane) {
     const unsigned pc = __shfl_xor_sync(full, h.c, o);
-    const uint4 pv = shfl4_xor(h.v, o);
+    uint4 pv{};
+    if constexpr (D) pv = shfl4_xor(h.v, o);
     const bool lower = (lane & o) == 0;
     const bool take = desc == lower ? pc > h.c : pc < h.c;
     if (take) {
         h.c = pc;
-        h.v = pv;
+        if constexpr (D) h.v = pv;
     }
 }
+// HOLD = 1: the held vectors' data move with their keys (v9c); 0: only the 32-bit composites are held and the K
+// vectors are read again at the row's end (v9e: an insertion ~7 instructions instead of ~20).
+#ifndef FUSEBENCH_BOUND32_HOLD
+#define FUSEBENCH_BOUND32_HOLD 0
+#endif
 
 #ifndef FUSEBENCH_BOUND32_U
 #define FUSEBENCH_BOUND32_U 2
@@ -870,41 +876,46 @@ __global__ void __launch_bounds__(NW * 32, 1)
                 do {  // warp-uniform, lane order = index order
                     const int src = __ffs(m) - 1;
                     m &= m - 1u;
+                    constexpr bool D = FUSEBENCH_BOUND32_HOLD != 0;
                     const unsigned cn = __shfl_sync(full, mine, src);
-                    const uint4 vn = shfl4(v, src);
+                    uint4 vn{}, uv{};
+                    if constexpr (D) vn = shfl4(v, src);
                     if ((cn >> 16) <= t_app) continue;  // t rose within this step
                     const int p = __popc(__ballot_sync(full, lane < K && h.c > cn));
                     const unsigned uc = __shfl_up_sync(full, h.c, 1);
-                    const uint4 uv = make_uint4(__shfl_up_sync(full, h.v.x, 1), __shfl_up_sync(full, h.v.y, 1),
-                                                __shfl_up_sync(full, h.v.z, 1), __shfl_up_sync(full, h.v.w, 1));
+                    if constexpr (D)
+                        uv = make_uint4(__shfl_up_sync(full, h.v.x, 1), __shfl_up_sync(full, h.v.y, 1),
+                                        __shfl_up_sync(full, h.v.z, 1), __shfl_up_sync(full, h.v.w, 1));
                     if (lane > p) {
                         h.c = uc;
-                        h.v = uv;
+                        if constexpr (D) h.v = uv;
                     }
                     if (lane == p) {
                         h.c = cn;
-                        h.v = vn;
+                        if constexpr (D) h.v = vn;
                     }
                     if (lane >= K) h.c = 0u;
                     t_app = __shfl_sync(full, h.c, K - 1) >> 16;
                 } while (m != 0u);
             } else {
                 // the step's candidates sorted (descending), merged with the held K: the top 32 of both
+                constexpr bool D = FUSEBENCH_BOUND32_HOLD != 0;
                 held_t s{mine, v};
 #pragma unroll
                 for (int size = 2; size <= 32; size <<= 1) {
 #pragma unroll
-                    for (int o = size >> 1; o > 0; o >>= 1) cx(s, o, size == 32 ? true : (lane & size) == 0, lane);
+                    for (int o = size >> 1; o > 0; o >>= 1) cx<D>(s, o, size == 32 ? true : (lane & size) == 0, lane);
                 }
                 // held (descending) against the step's reversed: the larger of each pair is a bitonic 32
                 const unsigned rc = __shfl_sync(full, s.c, 31 - lane);
-                const uint4 rv = shfl4(s.v, 31 - lane);
+                uint4 rv{};
+                if constexpr (D) rv = shfl4(s.v, 31 - lane);
                 if (rc > h.c) {
                     h.c = rc;
-                    h.v = rv;
+                    if constexpr (D) h.v = rv;
                 }
 #pragma unroll
-                for (int o = 16; o > 0; o >>= 1) cx(h, o, true, lane);
+                for (int o = 16; o > 0; o >>= 1) cx<D>(h, o, true, lane);
                 if (lane >= K) h.c = 0u;
                 t_app = __shfl_sync(full, h.c, K - 1) >> 16;
             }
@@ -988,6 +999,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
         unsigned cc[8];
         const int j = h.c != 0u ? static_cast<int>(0xFFFFu - (h.c & 0xFFFFu)) : -1;
         const unsigned valid = j >= 0 ? g.valid(j) : 0u;
+        if constexpr (FUSEBENCH_BOUND32_HOLD == 0) h.v = j >= 0 ? load_vec<T>(g, j) : make_uint4(0, 0, 0, 0);
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
             const unsigned w32 = (e >> 1) == 0 ? h.v.x : (e >> 1) == 1 ? h.v.y : (e >> 1) == 2 ? h.v.z : h.v.w;
