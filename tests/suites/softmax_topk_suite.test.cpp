@@ -224,6 +224,20 @@ TEST_CASE("softmax_topk seed variants declare their domains", "[softmax_topk]") 
 
 TEST_CASE("softmax_topk launchers reject K > V, K < 1 and K above their caps", "[softmax_topk]") {
     namespace k = kernels;
+    {  // fused_bound: 16-bit rows, V <= 65536, K <= 32 (before any device call)
+        k::softmax_topk_args b;
+        b.rows = 1;
+        b.V = 100;
+        b.K = 10;
+        b.type = k::elem::f32;
+        CHECK_THROWS_AS(k::launch_softmax_topk_fused_bound(b, nullptr), std::invalid_argument);
+        b.type = k::elem::bf16;
+        b.V = k::softmax_topk_bound_max_v + 1;
+        CHECK_THROWS_AS(k::launch_softmax_topk_fused_bound(b, nullptr), std::invalid_argument);
+        b.V = 100;
+        b.K = k::softmax_topk_bound_max_k + 1;
+        CHECK_THROWS_AS(k::launch_softmax_topk_fused_bound(b, nullptr), std::invalid_argument);
+    }
     k::softmax_topk_args a;
     a.rows = 1;
     a.V = 5;
@@ -498,6 +512,32 @@ TEST_CASE("fused_stream_resample: rows that rise along the index (its resample p
     CAPTURE(bf16);
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, bf16);
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);
+}
+
+TEST_CASE("fused_bound: rising, plateaued, tied and ordinary bf16 rows, exact, beside fused_stream", "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // fused_bound (v9e) holds the K best vectors in registers and reads them again at the row's end.
+    // Row 0 rises strictly (every step merges 32 records by networks; bf16 rounds it into runs of ties);
+    // row 1 rises in plateaus of 7 (ties by index inside the held set); row 2: ordinary logits (records one
+    // by one); row 3: 40 equal peaks over ties of lower value (more than 64 candidates at K = 32: the K
+    // rounds); row 4 falls, then rises above every earlier value; row 5: every entry equal. V: an odd row
+    // length (rows start at every 16-byte offset), one that fills whole vectors, and the largest.
+    const std::int64_t rows = 6;
+    const std::int64_t V = GENERATE(20001, 50256, 65536);
+    const std::int64_t K = GENERATE(1, 7, 16, 32);
+    CAPTURE(V, K);
+    std::vector<float> x(static_cast<std::size_t>(rows * V));
+    for (std::int64_t j = 0; j < V; ++j) {
+        const auto f = static_cast<float>(j);
+        x[static_cast<std::size_t>(j)] = -10.0f + f * 3e-4f;
+        x[static_cast<std::size_t>(V + j)] = static_cast<float>(j / 7) * 0.01f;
+        x[static_cast<std::size_t>(2 * V + j)] = std::sin(0.37f * f) * 4.0f + static_cast<float>(j % 89) * 1e-2f;
+        x[static_cast<std::size_t>(3 * V + j)] = j % (V / 40) == 7 ? 3.0f : 1.0f;
+        x[static_cast<std::size_t>(4 * V + j)] = j < V / 2 ? -f * 1e-3f : (f - static_cast<float>(V) / 2.0f) * 2e-3f;
+        x[static_cast<std::size_t>(5 * V + j)] = 0.5f;
+    }
+    expect_exact_topk(kernels::launch_softmax_topk_fused_bound, x, rows, V, K, true);
+    expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, true);
 }
 
 TEST_CASE("fused_stream: bf16 K = 12..32 on each side of the devices' kernel choices (Lean, the K > 32 kernel), exact",

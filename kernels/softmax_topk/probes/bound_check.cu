@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     if (!bound && variant != "stream") return 2;
     const char* tag = mode == 1 ? "BND" : mode == 0 ? "BNK" : mode == 2 ? "B32" : mode == 3 ? "BLK" : "STR";
     const auto launch = [bound, mode](const fusebench::kernels::softmax_topk_args& a) {
-        if (bound) fusebench::kernels::launch_softmax_topk_fused_bound(a, nullptr, mode);
+        if (bound) fusebench::kernels::launch_softmax_topk_bound_probe(a, nullptr, mode);
 #ifndef BOUND_ONLY
         else fusebench::kernels::launch_softmax_topk_fused_stream(a, nullptr);
 #else

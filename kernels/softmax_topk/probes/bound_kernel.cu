@@ -61,7 +61,6 @@
 
 namespace fusebench::kernels {
 
-constexpr std::int64_t softmax_topk_bound_max_v = 65536;
 
 namespace bound_detail {
 
@@ -1084,9 +1083,9 @@ template <class T, bool Bulk> void launch32_t(const softmax_topk_args& a, cudaSt
 
 // mode 1: the list built in the stream (v9b); 0: call 1's key array and end-of-row passes (v9a); 2: the K best
 // vectors in registers (v9c, K <= 32); 3: v9c with the row by bulk copies into shared memory (v9d).
-void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t stream, int mode = 1) {
+void launch_softmax_topk_bound_probe(const softmax_topk_args& a, cudaStream_t stream, int mode = 1) {
     const bool in_stream = mode == 1;
-    topk_detail::validate(a, softmax_topk_max_k, "launch_softmax_topk_fused_bound");
+    topk_detail::validate(a, softmax_topk_max_k, "launch_softmax_topk_bound_probe");
     if (a.type == elem::f32) throw std::invalid_argument("launch_softmax_topk_fused_bound: bf16 / fp16 logits only");
     if (a.V > softmax_topk_bound_max_v) {
         throw std::invalid_argument("launch_softmax_topk_fused_bound: V " + std::to_string(a.V) + " is more than " +

@@ -1,0 +1,357 @@
+// Fused softmax + top-k, v9e `fused_bound` (16-bit logits, K <= 32, V <= 65536): one warp a row, as
+// fused_stream, with the bound of v8 instead of fused_stream's threshold bookkeeping: every element of the
+// top K lies in a 16-byte vector whose maximum is at least the K-th largest vector maximum, in any order of
+// the row. The probe it comes from, its four other forms and their measurements:
+// kernels/softmax_topk/probes/bound_kernel.cu and kernels/softmax_topk/NOTES.md, "v9 fused_bound".
+//
+// A persistent grid of one block of 32 warps an SM; warp w of the grid takes rows w, w + 32 G, ... (one row
+// a warp at 4096 rows on 132 SMs). Per row, 16-byte vectors (the aligned segments that hold the row; the
+// first and the last read element by element, the neighbours' elements -inf):
+// 1. the stream (U steps a batch, two batches in flight): each vector's maximum (packed 16-bit max, NaN
+//    ignored), one rescale of the lane's sum when it rises, its eight terms exp2(x log2e - c) (c = fl(m log2e)
+//    for the lane's running max m; the output's numerators use the row's C the same way, so c's rounding
+//    cancels), and a vote: a vector whose key beats the K-th held key joins the K best vectors held as 32-bit
+//    composites (key << 16 | 0xFFFF - vector) in lanes 0..K-1, in order (one or a few a step: placed one by one
+//    by a ballot and a shuffle; more: the step's 32 sorted and merged with the held K by bitonic networks);
+// 2. the row's max M and sum S (rows with NaN or +inf, or all -inf, have no finite softmax: NaN and indices
+//    0..K-1);
+// 3. the K held vectors read again; their in-row elements at or above the K-th held key are the candidates
+//    (about K; at most 8 K), as (key << 16 | 0xFFFF - index) composites; at most 64 are ordered by one
+//    bitonic sort and K lanes write at once, more by K rounds of a warp maximum.
+// Keys are order-preserving 16-bit keys with -0 and +0 one key (the reference compares values).
+#include "kernels/common/launch_check.hpp"
+#include "kernels/softmax_topk/select.cuh"
+#include "kernels/softmax_topk/softmax_topk.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace fusebench::kernels {
+
+namespace {
+
+constexpr unsigned bnd_full = 0xFFFFFFFFu;
+constexpr float bnd_l2e = 1.4426950408889634f;
+constexpr int bnd_warps = 32;
+
+__device__ __forceinline__ float bnd_ex2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+__device__ __forceinline__ unsigned key16(unsigned b) {
+    const unsigned neg = static_cast<unsigned>(static_cast<int>(b << 16) >> 31);
+    return (0x8000u + (((b & 0x7FFFu) ^ neg) - neg)) & 0xFFFFu;
+}
+__device__ __forceinline__ unsigned bits_of_key(unsigned k) { return k >= 0x8000u ? k - 0x8000u : 0x8000u | (0x8000u - k); }
+
+template <class T> struct bnd_type;
+template <> struct bnd_type<__nv_bfloat16> {
+    static constexpr unsigned neg_inf = 0xFF80u;
+    __device__ static float to_float(unsigned b) { return __uint_as_float(b << 16); }
+    __device__ static unsigned vmax2(const uint4& v) {  // both halves hold the vector's max
+        const auto h = [](unsigned u) { return *reinterpret_cast<const __nv_bfloat162*>(&u); };
+        const __nv_bfloat162 m = __hmax2(__hmax2(h(v.x), h(v.y)), __hmax2(h(v.z), h(v.w)));
+        const unsigned mw = *reinterpret_cast<const unsigned*>(&m);
+        const __nv_bfloat162 mm = __hmax2(m, h(__byte_perm(mw, 0, 0x1032)));
+        return *reinterpret_cast<const unsigned*>(&mm);
+    }
+    __device__ static float vmax_float(unsigned mm) { return __uint_as_float(mm & 0xFFFF0000u); }
+    __device__ static unsigned vmax_bits(unsigned mm) { return mm >> 16; }
+};
+template <> struct bnd_type<__half> {
+    static constexpr unsigned neg_inf = 0xFC00u;
+    __device__ static float to_float(unsigned b) { return __half2float(__ushort_as_half(static_cast<unsigned short>(b))); }
+    __device__ static unsigned vmax2(const uint4& v) {
+        const auto h = [](unsigned u) { return *reinterpret_cast<const __half2*>(&u); };
+        const __half2 m = __hmax2(__hmax2(h(v.x), h(v.y)), __hmax2(h(v.z), h(v.w)));
+        const unsigned mw = *reinterpret_cast<const unsigned*>(&m);
+        const __half2 mm = __hmax2(m, h(__byte_perm(mw, 0, 0x1032)));
+        return *reinterpret_cast<const unsigned*>(&mm);
+    }
+    __device__ static float vmax_float(unsigned mm) { return to_float(mm & 0xFFFFu); }
+    __device__ static unsigned vmax_bits(unsigned mm) { return mm; }
+};
+template <class T> __device__ __forceinline__ float elem_of(const uint4& v, int e) {
+    const unsigned w = (e >> 1) == 0 ? v.x : (e >> 1) == 1 ? v.y : (e >> 1) == 2 ? v.z : v.w;
+    return bnd_type<T>::to_float((e & 1) ? w >> 16 : w & 0xFFFFu);
+}
+
+struct bnd_stats {
+    float m = -INFINITY, c = INFINITY, s = 0.0f;
+};
+
+// Vector j covers elements 8 j - h .. 8 j - h + 7 of the row.
+struct bnd_row {
+    const uint4* v;
+    const unsigned short* x;
+    int h, nvec, V;
+    __device__ bnd_row(const void* row, int V_) : V(V_) {
+        const auto a = reinterpret_cast<std::uintptr_t>(row);
+        v = reinterpret_cast<const uint4*>(a & ~std::uintptr_t{15});
+        x = static_cast<const unsigned short*>(row);
+        h = static_cast<int>((a & 15u) >> 1);
+        nvec = (h + V + 7) >> 3;
+    }
+    __device__ unsigned valid(int j) const {  // the in-row elements of vector j, as bits
+        unsigned m = 0xFFu;
+        if (j == 0) m &= 0xFFu << h;
+        const int last = V + h - 8 * j;
+        if (last < 8) m &= (1u << last) - 1u;
+        return m;
+    }
+};
+
+template <class T> __device__ __forceinline__ uint4 load_edge(const bnd_row& g, int j) {
+    unsigned w[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        unsigned lo = bnd_type<T>::neg_inf, hi = bnd_type<T>::neg_inf;
+        const int i0 = 8 * j + 2 * q - g.h;
+        if (i0 >= 0 && i0 < g.V) lo = g.x[i0];
+        if (i0 + 1 >= 0 && i0 + 1 < g.V) hi = g.x[i0 + 1];
+        w[q] = lo | (hi << 16);
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// A vector's max key (returned) and its eight terms into the lane's statistics.
+template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, bnd_stats& st) {
+    const unsigned mm = bnd_type<T>::vmax2(v);
+    const float vm = bnd_type<T>::vmax_float(mm);
+    if (vm > st.m) {
+        const float cn = vm * bnd_l2e;
+        st.s = st.s != 0.0f ? st.s * bnd_ex2(st.c - cn) : st.s;
+        st.c = cn;
+        st.m = vm;
+    }
+    float s = st.s;
+#pragma unroll
+    for (int e = 0; e < 8; ++e) s += bnd_ex2(fmaf(elem_of<T>(v, e), bnd_l2e, -st.c));
+    st.s = s;
+    return key16(bnd_type<T>::vmax_bits(mm));
+}
+
+// One bitonic compare-exchange of the held composite across lanes `o` apart; descending where `desc`.
+__device__ __forceinline__ void cx(unsigned& c, int o, bool desc, int lane) {
+    const unsigned pc = __shfl_xor_sync(bnd_full, c, o);
+    const bool lower = (lane & o) == 0;
+    if (desc == lower ? pc > c : pc < c) c = pc;
+}
+
+// Bitonic sort, descending, of 64 values held two a lane (a: element lane, b: element lane + 32).
+__device__ __forceinline__ void sort64_desc(unsigned& a, unsigned& b, int lane) {
+#pragma unroll
+    for (int size = 2; size <= 64; size <<= 1) {
+#pragma unroll
+        for (int o = size >> 1; o > 0; o >>= 1) {
+            if (o == 32) {
+                const unsigned hi = max(a, b), lo = min(a, b);
+                a = hi;
+                b = lo;
+            } else {
+                const unsigned pa = __shfl_xor_sync(bnd_full, a, o), pb = __shfl_xor_sync(bnd_full, b, o);
+                const bool lower = (lane & o) == 0;
+                const bool da = (lane & size) == 0, db = ((lane + 32) & size) == 0;
+                a = (da == lower) ? max(a, pa) : min(a, pa);
+                b = (db == lower) ? max(b, pb) : min(b, pb);
+            }
+        }
+    }
+}
+
+constexpr int bnd_one_by_one = 4;  // a step with more candidates merges them by networks
+
+template <class T, int U>
+__global__ void __launch_bounds__(bnd_warps * 32, 1)
+    softmax_topk_bound_kernel(const T* __restrict__ x, float* __restrict__ probs, std::int32_t* __restrict__ out_idx,
+                              int rows, int V, int K) {
+    __shared__ unsigned scratch[bnd_warps][64];  // the end's candidates
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int gstride = gridDim.x * bnd_warps;
+    const uint4 ninf = make_uint4(bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u,
+                                  bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u);
+    for (int r = blockIdx.x * bnd_warps + w; r < rows; r += gstride) {
+        const bnd_row g(x + static_cast<std::size_t>(r) * V, V);
+        bnd_stats st;
+        unsigned hc = 0u;    // this lane's held composite (lanes < K; 0: empty)
+        unsigned t_app = 0;  // the K-th held key (0 while fewer than K are held)
+        const auto step = [&](const uint4& v, int j, bool ok) {
+            const unsigned k = consume<T>(v, st);
+            const bool a = ok && k > t_app;
+            unsigned m = __ballot_sync(bnd_full, a);
+            if (m == 0u) return;
+            const unsigned mine = a ? (k << 16) | (0xFFFFu - static_cast<unsigned>(j)) : 0u;
+            if (__popc(m) <= bnd_one_by_one) {
+                do {  // warp-uniform, lane order = index order
+                    const int src = __ffs(m) - 1;
+                    m &= m - 1u;
+                    const unsigned cn = __shfl_sync(bnd_full, mine, src);
+                    if ((cn >> 16) <= t_app) continue;  // t rose within this step
+                    const int p = __popc(__ballot_sync(bnd_full, lane < K && hc > cn));
+                    const unsigned uc = __shfl_up_sync(bnd_full, hc, 1);
+                    if (lane > p) hc = uc;
+                    if (lane == p) hc = cn;
+                    if (lane >= K) hc = 0u;
+                    t_app = __shfl_sync(bnd_full, hc, K - 1) >> 16;
+                } while (m != 0u);
+            } else {
+                // the step's candidates sorted (descending), merged with the held K: the top 32 of both
+                unsigned s = mine;
+#pragma unroll
+                for (int size = 2; size <= 32; size <<= 1) {
+#pragma unroll
+                    for (int o = size >> 1; o > 0; o >>= 1) cx(s, o, size == 32 ? true : (lane & size) == 0, lane);
+                }
+                const unsigned rc = __shfl_sync(bnd_full, s, 31 - lane);  // held against the reversed: bitonic
+                if (rc > hc) hc = rc;
+#pragma unroll
+                for (int o = 16; o > 0; o >>= 1) cx(hc, o, true, lane);
+                if (lane >= K) hc = 0u;
+                t_app = __shfl_sync(bnd_full, hc, K - 1) >> 16;
+            }
+        };
+        // 1. vector 0, the middle in batches of U steps (two in flight), the last vector
+        const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
+        step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
+        {
+            uint4 A[U], B[U];
+            const auto load = [&](uint4* buf, int qb) {
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    const int q = qb + u * 32 + lane;
+                    buf[u] = q < nmid ? __ldg(g.v + 1 + q) : ninf;
+                }
+            };
+            const auto eat = [&](const uint4* buf, int qb) {
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    const int q = qb + u * 32 + lane;
+                    step(buf[u], 1 + q, q < nmid);
+                }
+            };
+            load(A, 0);
+            for (int qb = 0; qb < nmid; qb += 2 * U * 32) {
+                load(B, qb + U * 32);
+                eat(A, qb);
+                load(A, qb + 2 * U * 32);
+                if (qb + U * 32 < nmid) eat(B, qb + U * 32);
+            }
+        }
+        if (g.nvec > 1) step(lane == 0 ? load_edge<T>(g, g.nvec - 1) : ninf, g.nvec - 1, lane == 0);
+        // 2. the row's max and sum
+        float M = st.m;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(bnd_full, M, o));
+        const float C = M * bnd_l2e;
+        float S = st.s != 0.0f ? st.s * bnd_ex2(st.c - C) : st.s;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(bnd_full, S, o);
+        std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
+        float* op = probs + static_cast<std::size_t>(r) * K;
+        if (!(M > -INFINITY && M < INFINITY && S > 0.0f && S < INFINITY)) {
+            for (int k = lane; k < K; k += 32) {
+                oi[k] = k;
+                op[k] = __int_as_float(0x7FC00000);
+            }
+            continue;
+        }
+        const float invS = 1.0f / S;
+        // 3. the held vectors read again; their in-row elements >= t (the K-th held key) as composites
+        // (key 0 and the keys below -inf's are NaNs, never in a finite row: everything is >= t there)
+        const float t_f = t_app <= key16(bnd_type<T>::neg_inf) ? -INFINITY : bnd_type<T>::to_float(bits_of_key(t_app));
+        const int j = hc != 0u ? static_cast<int>(0xFFFFu - (hc & 0xFFFFu)) : -1;
+        const unsigned valid = j >= 0 ? g.valid(j) : 0u;
+        const uint4 hv = j < 0 ? make_uint4(0, 0, 0, 0) : (j == 0 || j == g.nvec - 1) ? load_edge<T>(g, j) : __ldg(g.v + j);
+        unsigned cc[8];
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+            const unsigned w32 = (e >> 1) == 0 ? hv.x : (e >> 1) == 1 ? hv.y : (e >> 1) == 2 ? hv.z : hv.w;
+            const unsigned b = (e & 1) ? w32 >> 16 : w32 & 0xFFFFu;
+            const bool c = ((valid >> e) & 1u) && bnd_type<T>::to_float(b) >= t_f;
+            cc[e] = c ? (key16(b) << 16) | (0xFFFFu - static_cast<unsigned>(8 * j + e - g.h)) : 0u;
+        }
+        const auto write = [&](int pos, unsigned comp) {
+            const float xv = bnd_type<T>::to_float(bits_of_key(comp >> 16));
+            oi[pos] = static_cast<std::int32_t>(0xFFFFu - (comp & 0xFFFFu));
+            op[pos] = bnd_ex2(fmaf(xv, bnd_l2e, -C)) * invS;
+        };
+        unsigned cnt = 0;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) cnt += cc[e] != 0u ? 1u : 0u;
+        unsigned incl = cnt;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const unsigned tt = __shfl_up_sync(bnd_full, incl, o);
+            if (lane >= o) incl += tt;
+        }
+        const unsigned total = __shfl_sync(bnd_full, incl, 31);
+        if (total <= 64u) {  // the usual case (about K): one sort, K lanes write
+            unsigned* sc = scratch[w];
+            unsigned pos = incl - cnt;
+#pragma unroll
+            for (int e = 0; e < 8; ++e)
+                if (cc[e] != 0u) sc[pos++] = cc[e];
+            __syncwarp();
+            unsigned a = static_cast<unsigned>(lane) < total ? sc[lane] : 0u;
+            unsigned b = static_cast<unsigned>(lane) + 32u < total ? sc[lane + 32] : 0u;
+            __syncwarp();
+            sort64_desc(a, b, lane);
+            if (lane < K) write(lane, a);
+            continue;
+        }
+        for (int k = 0; k < K; ++k) {  // more: K rounds of the warp's largest composite
+            unsigned best = cc[0];
+#pragma unroll
+            for (int e = 1; e < 8; ++e) best = max(best, cc[e]);
+            const unsigned top = __reduce_max_sync(bnd_full, best);
+            if (best == top) {
+#pragma unroll
+                for (int e = 0; e < 8; ++e)
+                    if (cc[e] == top) cc[e] = 0u;
+                write(k, top);
+            }
+        }
+    }
+}
+
+template <class T, int U> void launch_bound(const softmax_topk_args& a, cudaStream_t stream) {
+    int dev = 0;
+    check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound: cudaGetDevice");
+    const int grid = static_cast<int>(std::min<std::int64_t>((a.rows + bnd_warps - 1) / bnd_warps, cached_sm_count(dev)));
+    softmax_topk_bound_kernel<T, U><<<grid, bnd_warps * 32, 0, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs,
+                                                                       a.d_indices, static_cast<int>(a.rows),
+                                                                       static_cast<int>(a.V), static_cast<int>(a.K));
+    check_launch("softmax_topk_bound_kernel");
+}
+
+template <class T> void launch_bound_t(const softmax_topk_args& a, cudaStream_t stream) {
+    // U: 3 steps a batch at K <= 16, 4 above (session k's probe, H200 and H100: NOTES "v9 fused_bound")
+    if (a.K <= 16) launch_bound<T, 3>(a, stream);
+    else launch_bound<T, 4>(a, stream);
+}
+
+}  // namespace
+
+void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t stream) {
+    topk_detail::validate(a, softmax_topk_bound_max_k, "launch_softmax_topk_fused_bound");
+    if (a.type == elem::f32) {
+        throw std::invalid_argument("launch_softmax_topk_fused_bound: bf16 / fp16 logits only (fp32 rows: fused_stream)");
+    }
+    if (a.V > softmax_topk_bound_max_v) {
+        throw std::invalid_argument("launch_softmax_topk_fused_bound: V " + std::to_string(a.V) + " is more than " +
+                                    std::to_string(softmax_topk_bound_max_v) + " (16-bit vector and element indices)");
+    }
+    if (a.rows == 0) return;
+    if (a.type == elem::bf16) launch_bound_t<__nv_bfloat16>(a, stream);
+    else launch_bound_t<__half>(a, stream);
+}
+
+}  // namespace fusebench::kernels
