@@ -2,14 +2,15 @@
 // one input kind, checked and timed by probes/topk16_check.cuh (the same inputs, check and timer for both).
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -arch=sm_90a -I. \
 //        kernels/softmax_topk/probes/bound_check.cu -o bound_check
-//   ./bound_check bound|boundk|bound32|bulk32|stream bf16|f16 rows V K kind [sd]
+//   ./bound_check bound|boundk|bound32|bulk32|lib|stream bf16|f16 rows V K kind [sd]
 // (bound: the list built in the stream; boundk: call 1's key array and end-of-row passes; bound32: the K <= 32
-// register form; bulk32: it fed by bulk copies; -DFUSEBENCH_BOUND_TL=1:
+// register form; bulk32: it fed by bulk copies; lib: the library's launch_softmax_topk_fused_bound (v9e); -DFUSEBENCH_BOUND_TL=1:
 // a phase timeline of one more launch.)
 // (-DFUSEBENCH_BOUND_NW=, _U=, _PF=: the kernel's warps a block, steps a batch, next-row L2 prefetch steps.)
 #ifndef BOUND_ONLY  // -DBOUND_ONLY: without fused_stream (its compile takes minutes)
 #include "kernels/softmax_topk/fused_stream.cu"
 #endif
+#include "kernels/softmax_topk/fused_bound.cu"  // the library form (variant lib)
 #include "kernels/softmax_topk/probes/bound_kernel.cu"
 #include "kernels/softmax_topk/probes/topk16_check.cuh"
 
@@ -17,11 +18,12 @@ int main(int argc, char** argv) {
     if (argc < 7) return 2;
     const std::string variant = argv[1];
     const int mode = variant == "bound" ? 1 : variant == "boundk" ? 0 : variant == "bound32" ? 2 : variant == "bulk32" ? 3 : -1;
-    const bool bound = mode >= 0;
-    if (!bound && variant != "stream") return 2;
-    const char* tag = mode == 1 ? "BND" : mode == 0 ? "BNK" : mode == 2 ? "B32" : mode == 3 ? "BLK" : "STR";
-    const auto launch = [bound, mode](const fusebench::kernels::softmax_topk_args& a) {
-        if (bound) fusebench::kernels::launch_softmax_topk_bound_probe(a, nullptr, mode);
+    const bool bound = mode >= 0, lib = variant == "lib";
+    if (!bound && !lib && variant != "stream") return 2;
+    const char* tag = mode == 1 ? "BND" : mode == 0 ? "BNK" : mode == 2 ? "B32" : mode == 3 ? "BLK" : lib ? "LIB" : "STR";
+    const auto launch = [bound, lib, mode](const fusebench::kernels::softmax_topk_args& a) {
+        if (lib) fusebench::kernels::launch_softmax_topk_fused_bound(a, nullptr);
+        else if (bound) fusebench::kernels::launch_softmax_topk_bound_probe(a, nullptr, mode);
 #ifndef BOUND_ONLY
         else fusebench::kernels::launch_softmax_topk_fused_stream(a, nullptr);
 #else
