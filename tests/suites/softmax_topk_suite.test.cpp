@@ -519,9 +519,10 @@ TEST_CASE("fused_bound: rising, plateaued, tied and ordinary bf16 rows, exact, b
     // fused_bound (v9e) holds the K best vectors in registers and reads them again at the row's end.
     // Row 0 rises strictly (every step merges 32 records by networks; bf16 rounds it into runs of ties);
     // row 1 rises in plateaus of 7 (ties by index inside the held set); row 2: ordinary logits (records one
-    // by one); row 3: 40 equal peaks over ties of lower value (more than 64 candidates at K = 32: the K
-    // rounds); row 4 falls, then rises above every earlier value; row 5: every entry equal. V: an odd row
-    // length (rows start at every 16-byte offset), one that fills whole vectors, and the largest.
+    // by one); row 3: 40 equal peaks, one a vector, over ties of lower value (ties among the held vectors);
+    // row 4 falls, then rises above every earlier value; row 5: every entry equal (8 K candidates: above 64
+    // from K = 9, the end's K rounds). V: an odd row length (rows start at every 16-byte offset), one that
+    // fills whole vectors, and the largest.
     const std::int64_t rows = 6;
     const std::int64_t V = GENERATE(20001, 50256, 65536);
     const std::int64_t K = GENERATE(1, 7, 16, 32);
