@@ -3,8 +3,8 @@
 //   nvcc -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -arch=sm_90a -I. \
 //        kernels/softmax_topk/probes/bound_check.cu -o bound_check
 //   ./bound_check bound|boundk|bound32|bulk32|lib|stream bf16|f16 rows V K kind [sd]
-// (bound: the list built in the stream; boundk: call 1's key array and end-of-row passes; bound32: the K <= 32
-// register form; bulk32: it fed by bulk copies; lib: the library's launch_softmax_topk_fused_bound (v9e); -DFUSEBENCH_BOUND_TL=1:
+// (bound: the list built in the stream; boundk: call 1's key array and end-of-row passes; lib: the library's
+// launch_softmax_topk_fused_bound (v9e); bound32 / bulk32 (v9c / v9d): 81b3c14's probe; -DFUSEBENCH_BOUND_TL=1:
 // a phase timeline of one more launch.)
 // (-DFUSEBENCH_BOUND_NW=, _U=, _PF=: the kernel's warps a block, steps a batch, next-row L2 prefetch steps.)
 #ifndef BOUND_ONLY  // -DBOUND_ONLY: without fused_stream (its compile takes minutes)
