@@ -10,7 +10,6 @@
 #ifndef BOUND_ONLY  // -DBOUND_ONLY: without fused_stream (its compile takes minutes)
 #include "kernels/softmax_topk/fused_stream.cu"
 #endif
-#include "kernels/softmax_topk/fused_bound.cu"  // the library form (variant lib)
 #include "kernels/softmax_topk/probes/bound_kernel.cu"
 #include "kernels/softmax_topk/probes/topk16_check.cuh"
 

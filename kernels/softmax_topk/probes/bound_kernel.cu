@@ -28,6 +28,7 @@
 // Per row ~14k warp instructions at bf16 V = 50257 (fused_stream: 20-30k), in any order of the row.
 // bf16 / fp16 logits, V <= 65536 (16-bit indices in the sort), K <= 1024. Needs sm_90 (one block of
 // NW warps with NW x ~13.6 KB of shared memory).
+#include "kernels/softmax_topk/fused_bound.cu"  // v9e, and the helpers v9a / v9b share with it
 #include "kernels/common/launch_check.hpp"
 #include "kernels/common/mbarrier.cuh"
 #include "kernels/softmax_topk/select.cuh"
@@ -68,103 +69,25 @@ constexpr unsigned full = 0xFFFFFFFFu;
 constexpr float l2e = 1.4426950408889634f;
 constexpr int G = 8;  // gathered vectors a lane holds at once (256 a warp)
 
-__device__ __forceinline__ float ex2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
 __device__ __forceinline__ unsigned lanemask_lt() {
     unsigned m;
     asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
     return m;
 }
 
-// Order-preserving key of 16-bit float bits b (low 16 bits), -0 and +0 one key (the reference
-// compares values, so they tie and go by index): 0x8000 + b for b >= 0, 0x8000 - |b| below.
-__device__ __forceinline__ unsigned key16(unsigned b) {
-    const unsigned neg = static_cast<unsigned>(static_cast<int>(b << 16) >> 31);
-    return (0x8000u + (((b & 0x7FFFu) ^ neg) - neg)) & 0xFFFFu;
-}
-__device__ __forceinline__ unsigned bits_of_key(unsigned k) { return k >= 0x8000u ? k - 0x8000u : 0x8000u | (0x8000u - k); }
 
-template <class T> struct f16t;
-template <> struct f16t<__nv_bfloat16> {
-    static constexpr unsigned neg_inf = 0xFF80u;
-    __device__ static float to_float(unsigned b) { return __uint_as_float(b << 16); }
-    __device__ static unsigned from_float(float f) { return __float_as_uint(f) >> 16; }  // f is a bf16 value
-    // element e (0..7) of a vector's four words as a float
-    __device__ static float elem(const uint4& v, int e) {
-        const unsigned w = (e >> 1) == 0 ? v.x : (e >> 1) == 1 ? v.y : (e >> 1) == 2 ? v.z : v.w;
-        return __uint_as_float((e & 1) ? (w & 0xFFFF0000u) : (w << 16));
+// The element types through the library's bnd_type (fused_bound.cu), with the two more the probe uses.
+template <class T> struct f16t : bnd_type<T> {
+    __device__ static unsigned from_float(float f) {  // f is a value of T
+        if constexpr (std::is_same_v<T, __half>) return __half_as_ushort(__float2half_rn(f));
+        else return __float_as_uint(f) >> 16;
     }
-    // both halves of the result hold the vector's max
-    __device__ static unsigned vmax2(const uint4& v) {
-        const auto h = [](unsigned u) { return *reinterpret_cast<const __nv_bfloat162*>(&u); };
-        __nv_bfloat162 m = __hmax2(__hmax2(h(v.x), h(v.y)), __hmax2(h(v.z), h(v.w)));
-        const unsigned mw = *reinterpret_cast<const unsigned*>(&m);
-        const __nv_bfloat162 mm = __hmax2(m, h(__byte_perm(mw, 0, 0x1032)));
-        return *reinterpret_cast<const unsigned*>(&mm);
-    }
-    __device__ static float vmax_float(unsigned mm) { return __uint_as_float(mm & 0xFFFF0000u); }
-};
-template <> struct f16t<__half> {
-    static constexpr unsigned neg_inf = 0xFC00u;
-    __device__ static float to_float(unsigned b) { return __half2float(__ushort_as_half(static_cast<unsigned short>(b))); }
-    __device__ static unsigned from_float(float f) { return __half_as_ushort(__float2half_rn(f)); }
-    __device__ static float elem(const uint4& v, int e) {
-        const unsigned w = (e >> 1) == 0 ? v.x : (e >> 1) == 1 ? v.y : (e >> 1) == 2 ? v.z : v.w;
-        return to_float((e & 1) ? (w >> 16) : (w & 0xFFFFu));
-    }
-    __device__ static unsigned vmax2(const uint4& v) {
-        const auto h = [](unsigned u) { return *reinterpret_cast<const __half2*>(&u); };
-        __half2 m = __hmax2(__hmax2(h(v.x), h(v.y)), __hmax2(h(v.z), h(v.w)));
-        const unsigned mw = *reinterpret_cast<const unsigned*>(&m);
-        const __half2 mm = __hmax2(m, h(__byte_perm(mw, 0, 0x1032)));
-        return *reinterpret_cast<const unsigned*>(&mm);
-    }
-    __device__ static float vmax_float(unsigned mm) { return to_float(mm & 0xFFFFu); }
+    __device__ static float elem(const uint4& v, int e) { return elem_of<T>(v, e); }
 };
 
-// One lane's online statistics: the sum is of exp2(x log2e - c), c = fl(m log2e) for the lane's
-// running max m (the output's numerators use the row's C the same way, so c's rounding cancels).
-struct stats {
-    float m = -INFINITY, c = INFINITY, s = 0.0f;
-};
+using stats = bnd_stats;
+using row_geo = bnd_row;
 
-// The row's geometry: vector j covers elements 8 j - h .. 8 j - h + 7 of the row.
-struct row_geo {
-    const uint4* v;  // the aligned segment that holds element 0
-    const unsigned short* x;
-    int h, nvec, V;
-    __device__ row_geo(const void* row, int V_) : V(V_) {
-        const auto a = reinterpret_cast<std::uintptr_t>(row);
-        v = reinterpret_cast<const uint4*>(a & ~std::uintptr_t{15});
-        x = static_cast<const unsigned short*>(row);
-        h = static_cast<int>((a & 15u) >> 1);
-        nvec = (h + V + 7) >> 3;
-    }
-    // The in-row elements of vector j as bits e (1 = in the row).
-    __device__ unsigned valid(int j) const {
-        unsigned m = 0xFFu;
-        if (j == 0) m &= 0xFFu << h;
-        const int last = V + h - 8 * j;  // elements of j in the row from its start
-        if (last < 8) m &= (1u << last) - 1u;
-        return m;
-    }
-};
-
-template <class T> __device__ __forceinline__ uint4 load_edge(const row_geo& g, int j) {
-    unsigned w[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-        unsigned lo = f16t<T>::neg_inf, hi = f16t<T>::neg_inf;
-        const int i0 = 8 * j + 2 * q - g.h;
-        if (i0 >= 0 && i0 < g.V) lo = g.x[i0];
-        if (i0 + 1 >= 0 && i0 + 1 < g.V) hi = g.x[i0 + 1];
-        w[q] = lo | (hi << 16);
-    }
-    return make_uint4(w[0], w[1], w[2], w[3]);
-}
 template <class T> __device__ __forceinline__ uint4 load_vec(const row_geo& g, int j) {
     if (j == 0 || j == g.nvec - 1) return load_edge<T>(g, j);
     return __ldg(g.v + j);
@@ -268,22 +191,6 @@ __device__ __forceinline__ void stable_scatter(const unsigned* src, int n, unsig
     __syncwarp();
 }
 
-// A vector's max key (returned) and its eight terms into the lane's statistics.
-template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, stats& st) {
-    const unsigned mm = f16t<T>::vmax2(v);
-    const float vm = f16t<T>::vmax_float(mm);
-    if (vm > st.m) {
-        const float cn = vm * l2e;
-        st.s = st.s != 0.0f ? st.s * ex2(st.c - cn) : st.s;
-        st.c = cn;
-        st.m = vm;
-    }
-    float s = st.s;
-#pragma unroll
-    for (int e = 0; e < 8; ++e) s += ex2(fmaf(f16t<T>::elem(v, e), l2e, -st.c));
-    st.s = s;
-    return key16(std::is_same_v<T, __half> ? mm : mm >> 16);
-}
 
 // Diagnostic phase timeline (-DFUSEBENCH_BOUND_TL=1): lane 0 of every warp adds its %globaltimer deltas per
 // phase; slot 7 counts the in-stream compactions.
@@ -491,7 +398,7 @@ __device__ __forceinline__ void emit_topk(const row_geo& g, Vec vector_of, int n
         const unsigned kk = Mkey - (e >> 16);
         const float xv = f16t<T>::to_float(bits_of_key(kk));
         oi[pos] = static_cast<std::int32_t>(e & 0xFFFFu);
-        op[pos] = ex2(fmaf(xv, l2e, -C)) * invS;
+        op[pos] = bnd_ex2(fmaf(xv, l2e, -C)) * invS;
     };
     const auto digit_pass = [&](const unsigned* src, unsigned dsh, auto dst) {
         clear_hist(hist, lane);
@@ -615,7 +522,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full, M, o));
         const float C = M * l2e;
-        float S = st.s != 0.0f ? st.s * ex2(st.c - C) : st.s;
+        float S = st.s != 0.0f ? st.s * bnd_ex2(st.c - C) : st.s;
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full, S, o);
         std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
