@@ -36,15 +36,10 @@ namespace fusebench::kernels {
 
 namespace {
 
-constexpr unsigned bnd_full = 0xFFFFFFFFu;
+using topk_detail::fast_exp2;
+using topk_detail::full_mask;
 constexpr float bnd_l2e = 1.4426950408889634f;
 constexpr int bnd_warps = 32;
-
-__device__ __forceinline__ float bnd_ex2(float x) {
-    float y;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
 
 __device__ __forceinline__ unsigned key16(unsigned b) {
     const unsigned neg = static_cast<unsigned>(static_cast<int>(b << 16) >> 31);
@@ -128,20 +123,77 @@ template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, b
     const float vm = bnd_type<T>::vmax_float(mm);
     if (vm > st.m) {
         const float cn = vm * bnd_l2e;
-        st.s = st.s != 0.0f ? st.s * bnd_ex2(st.c - cn) : st.s;
+        st.s = st.s != 0.0f ? st.s * fast_exp2(st.c - cn) : st.s;
         st.c = cn;
         st.m = vm;
     }
     float s = st.s;
 #pragma unroll
-    for (int e = 0; e < 8; ++e) s += bnd_ex2(fmaf(elem_of<T>(v, e), bnd_l2e, -st.c));
+    for (int e = 0; e < 8; ++e) s += fast_exp2(fmaf(elem_of<T>(v, e), bnd_l2e, -st.c));
     st.s = s;
     return key16(bnd_type<T>::vmax_bits(mm));
 }
 
+// A row's vectors in index order, each handed to step(v, j, ok) (ok: j in the row; past it a -inf vector): vector
+// 0 and the last read element by element, the middle by 16-byte loads in batches of U steps, two batches in
+// flight; before_batch() (warp-uniform) before each middle batch's steps.
+template <class T, int U, class Step, class Before>
+__device__ __forceinline__ void stream_row(const bnd_row& g, const uint4& ninf, int lane, Step step, Before before_batch) {
+    const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
+    step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
+    {
+        uint4 A[U], B[U];
+        const auto load = [&](uint4* buf, int qb) {
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int q = qb + u * 32 + lane;
+                buf[u] = q < nmid ? __ldg(g.v + 1 + q) : ninf;
+            }
+        };
+        const auto eat = [&](const uint4* buf, int qb) {
+            before_batch();
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int q = qb + u * 32 + lane;
+                step(buf[u], 1 + q, q < nmid);
+            }
+        };
+        load(A, 0);
+        for (int qb = 0; qb < nmid; qb += 2 * U * 32) {
+            load(B, qb + U * 32);
+            eat(A, qb);
+            load(A, qb + 2 * U * 32);
+            if (qb + U * 32 < nmid) eat(B, qb + U * 32);
+        }
+    }
+    if (g.nvec > 1) {
+        before_batch();
+        step(lane == 0 ? load_edge<T>(g, g.nvec - 1) : ninf, g.nvec - 1, lane == 0);
+    }
+}
+
+// The row's max M, C = fl(M log2e) and sum S from the lanes' statistics; false (and NaN probabilities with
+// indices 0..K-1 written) where the row has no finite softmax (a NaN, a +inf, or every element -inf).
+__device__ __forceinline__ bool row_total(const bnd_stats& st, float& M, float& C, float& S, float* op, std::int32_t* oi,
+                                          int K, int lane) {
+    M = st.m;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
+    C = M * bnd_l2e;
+    S = st.s != 0.0f ? st.s * fast_exp2(st.c - C) : st.s;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
+    if (M > -INFINITY && M < INFINITY && S > 0.0f && S < INFINITY) return true;
+    for (int k = lane; k < K; k += 32) {
+        oi[k] = k;
+        op[k] = __int_as_float(0x7FC00000);
+    }
+    return false;
+}
+
 // One bitonic compare-exchange of the held composite across lanes `o` apart; descending where `desc`.
 __device__ __forceinline__ void cx(unsigned& c, int o, bool desc, int lane) {
-    const unsigned pc = __shfl_xor_sync(bnd_full, c, o);
+    const unsigned pc = __shfl_xor_sync(full_mask, c, o);
     const bool lower = (lane & o) == 0;
     if (desc == lower ? pc > c : pc < c) c = pc;
 }
@@ -157,7 +209,7 @@ __device__ __forceinline__ void sort64_desc(unsigned& a, unsigned& b, int lane) 
                 a = hi;
                 b = lo;
             } else {
-                const unsigned pa = __shfl_xor_sync(bnd_full, a, o), pb = __shfl_xor_sync(bnd_full, b, o);
+                const unsigned pa = __shfl_xor_sync(full_mask, a, o), pb = __shfl_xor_sync(full_mask, b, o);
                 const bool lower = (lane & o) == 0;
                 const bool da = (lane & size) == 0, db = ((lane + 32) & size) == 0;
                 a = (da == lower) ? max(a, pa) : min(a, pa);
@@ -186,21 +238,21 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         const auto step = [&](const uint4& v, int j, bool ok) {
             const unsigned k = consume<T>(v, st);
             const bool a = ok && k > t_app;
-            unsigned m = __ballot_sync(bnd_full, a);
+            unsigned m = __ballot_sync(full_mask, a);
             if (m == 0u) return;
             const unsigned mine = a ? (k << 16) | (0xFFFFu - static_cast<unsigned>(j)) : 0u;
             if (__popc(m) <= bnd_one_by_one) {
                 do {  // warp-uniform, lane order = index order
                     const int src = __ffs(m) - 1;
                     m &= m - 1u;
-                    const unsigned cn = __shfl_sync(bnd_full, mine, src);
+                    const unsigned cn = __shfl_sync(full_mask, mine, src);
                     if ((cn >> 16) <= t_app) continue;  // t rose within this step
-                    const int p = __popc(__ballot_sync(bnd_full, lane < K && hc > cn));
-                    const unsigned uc = __shfl_up_sync(bnd_full, hc, 1);
+                    const int p = __popc(__ballot_sync(full_mask, lane < K && hc > cn));
+                    const unsigned uc = __shfl_up_sync(full_mask, hc, 1);
                     if (lane > p) hc = uc;
                     if (lane == p) hc = cn;
                     if (lane >= K) hc = 0u;
-                    t_app = __shfl_sync(bnd_full, hc, K - 1) >> 16;
+                    t_app = __shfl_sync(full_mask, hc, K - 1) >> 16;
                 } while (m != 0u);
             } else {
                 // the step's candidates sorted (descending), merged with the held K: the top 32 of both
@@ -210,59 +262,21 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
 #pragma unroll
                     for (int o = size >> 1; o > 0; o >>= 1) cx(s, o, size == 32 ? true : (lane & size) == 0, lane);
                 }
-                const unsigned rc = __shfl_sync(bnd_full, s, 31 - lane);  // held against the reversed: bitonic
+                const unsigned rc = __shfl_sync(full_mask, s, 31 - lane);  // held against the reversed: bitonic
                 if (rc > hc) hc = rc;
 #pragma unroll
                 for (int o = 16; o > 0; o >>= 1) cx(hc, o, true, lane);
                 if (lane >= K) hc = 0u;
-                t_app = __shfl_sync(bnd_full, hc, K - 1) >> 16;
+                t_app = __shfl_sync(full_mask, hc, K - 1) >> 16;
             }
         };
-        // 1. vector 0, the middle in batches of U steps (two in flight), the last vector
-        const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
-        step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
-        {
-            uint4 A[U], B[U];
-            const auto load = [&](uint4* buf, int qb) {
-#pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    const int q = qb + u * 32 + lane;
-                    buf[u] = q < nmid ? __ldg(g.v + 1 + q) : ninf;
-                }
-            };
-            const auto eat = [&](const uint4* buf, int qb) {
-#pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    const int q = qb + u * 32 + lane;
-                    step(buf[u], 1 + q, q < nmid);
-                }
-            };
-            load(A, 0);
-            for (int qb = 0; qb < nmid; qb += 2 * U * 32) {
-                load(B, qb + U * 32);
-                eat(A, qb);
-                load(A, qb + 2 * U * 32);
-                if (qb + U * 32 < nmid) eat(B, qb + U * 32);
-            }
-        }
-        if (g.nvec > 1) step(lane == 0 ? load_edge<T>(g, g.nvec - 1) : ninf, g.nvec - 1, lane == 0);
+        // 1. the row in index order
+        stream_row<T, U>(g, ninf, lane, step, [] {});
         // 2. the row's max and sum
-        float M = st.m;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(bnd_full, M, o));
-        const float C = M * bnd_l2e;
-        float S = st.s != 0.0f ? st.s * bnd_ex2(st.c - C) : st.s;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(bnd_full, S, o);
         std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
         float* op = probs + static_cast<std::size_t>(r) * K;
-        if (!(M > -INFINITY && M < INFINITY && S > 0.0f && S < INFINITY)) {
-            for (int k = lane; k < K; k += 32) {
-                oi[k] = k;
-                op[k] = __int_as_float(0x7FC00000);
-            }
-            continue;
-        }
+        float M, C, S;
+        if (!row_total(st, M, C, S, op, oi, K, lane)) continue;
         const float invS = 1.0f / S;
         // 3. the held vectors read again; their in-row elements >= t (the K-th held key) as composites
         // (key 0 and the keys below -inf's are NaNs, never in a finite row: everything is >= t there)
@@ -281,7 +295,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         const auto write = [&](int pos, unsigned comp) {
             const float xv = bnd_type<T>::to_float(bits_of_key(comp >> 16));
             oi[pos] = static_cast<std::int32_t>(0xFFFFu - (comp & 0xFFFFu));
-            op[pos] = bnd_ex2(fmaf(xv, bnd_l2e, -C)) * invS;
+            op[pos] = fast_exp2(fmaf(xv, bnd_l2e, -C)) * invS;
         };
         unsigned cnt = 0;
 #pragma unroll
@@ -289,10 +303,10 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         unsigned incl = cnt;
 #pragma unroll
         for (int o = 1; o < 32; o <<= 1) {
-            const unsigned tt = __shfl_up_sync(bnd_full, incl, o);
+            const unsigned tt = __shfl_up_sync(full_mask, incl, o);
             if (lane >= o) incl += tt;
         }
-        const unsigned total = __shfl_sync(bnd_full, incl, 31);
+        const unsigned total = __shfl_sync(full_mask, incl, 31);
         if (total <= 64u) {  // the usual case (about K): one sort, K lanes write
             unsigned* sc = scratch[w];
             unsigned pos = incl - cnt;
@@ -311,7 +325,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             unsigned best = cc[0];
 #pragma unroll
             for (int e = 1; e < 8; ++e) best = max(best, cc[e]);
-            const unsigned top = __reduce_max_sync(bnd_full, best);
+            const unsigned top = __reduce_max_sync(full_mask, best);
             if (best == top) {
 #pragma unroll
                 for (int e = 0; e < 8; ++e)

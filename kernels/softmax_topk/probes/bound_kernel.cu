@@ -51,11 +51,8 @@
 #ifndef FUSEBENCH_BOUND_PF
 #define FUSEBENCH_BOUND_PF 8
 #endif
-// Diagnostics: AHEAD > 0 asks L2 for the batch AHEAD batches ahead of each load; STREAM_ONLY = 1 ends a row
-// after its max and sum (the output then wrong: the stream's own time).
-#ifndef FUSEBENCH_BOUND_AHEAD
-#define FUSEBENCH_BOUND_AHEAD 0
-#endif
+// Diagnostic: STREAM_ONLY = 1 ends a row after its max and sum (the output then wrong: the stream's own time).
+// (Call 2's AHEAD, an L2 prefetch ahead of each batch, was slower and is at 81b3c14.)
 #ifndef FUSEBENCH_BOUND_STREAM_ONLY
 #define FUSEBENCH_BOUND_STREAM_ONLY 0
 #endif
@@ -65,8 +62,8 @@ namespace fusebench::kernels {
 
 namespace bound_detail {
 
-constexpr unsigned full = 0xFFFFFFFFu;
-constexpr float l2e = 1.4426950408889634f;
+constexpr unsigned full = full_mask;  // the library's names (select.cuh, fused_bound.cu)
+constexpr float l2e = bnd_l2e;
 constexpr int G = 8;  // gathered vectors a lane holds at once (256 a warp)
 
 __device__ __forceinline__ unsigned lanemask_lt() {
@@ -398,7 +395,7 @@ __device__ __forceinline__ void emit_topk(const row_geo& g, Vec vector_of, int n
         const unsigned kk = Mkey - (e >> 16);
         const float xv = f16t<T>::to_float(bits_of_key(kk));
         oi[pos] = static_cast<std::int32_t>(e & 0xFFFFu);
-        op[pos] = bnd_ex2(fmaf(xv, l2e, -C)) * invS;
+        op[pos] = fast_exp2(fmaf(xv, l2e, -C)) * invS;
     };
     const auto digit_pass = [&](const unsigned* src, unsigned dsh, auto dst) {
         clear_hist(hist, lane);
@@ -470,43 +467,8 @@ __global__ void __launch_bounds__(NW * 32, 1)
                 }
             }
         };
-        // 1. the stream: vector 0 first, the middle in batches of U steps (double buffered), the last vector
-        //    last (the list in index order)
-        const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
-        step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
-        {
-            uint4 A[U], B[U];
-            const auto load = [&](uint4* buf, int qb) {
-#pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    const int q = qb + u * 32 + lane;
-                    if constexpr (FUSEBENCH_BOUND_AHEAD > 0) {
-                        const int qa = q + FUSEBENCH_BOUND_AHEAD * U * 32;
-                        if (qa < nmid) asm volatile("prefetch.global.L2 [%0];" ::"l"(g.v + 1 + qa));
-                    }
-                    buf[u] = q < nmid ? __ldg(g.v + 1 + q) : ninf;
-                }
-            };
-            const auto eat = [&](const uint4* buf, int qb) {
-                room(32 * U);
-#pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    const int q = qb + u * 32 + lane;
-                    step(buf[u], 1 + q, q < nmid);
-                }
-            };
-            load(A, 0);
-            for (int qb = 0; qb < nmid; qb += 2 * U * 32) {
-                load(B, qb + U * 32);
-                eat(A, qb);
-                load(A, qb + 2 * U * 32);
-                if (qb + U * 32 < nmid) eat(B, qb + U * 32);
-            }
-        }
-        if (g.nvec > 1) {
-            room(32);
-            step(lane == 0 ? load_edge<T>(g, g.nvec - 1) : ninf, g.nvec - 1, lane == 0);
-        }
+        // 1. the stream (the library's stream_row: the list in index order), room for a batch before each
+        stream_row<T, U>(g, ninf, lane, step, [&] { room(32 * U); });
         // the next row's first steps into L2 while this row ends
         if (PF > 0 && r + gstride < rows) {
             const row_geo gn(x + static_cast<std::size_t>(r + gstride) * V, V);
@@ -517,21 +479,11 @@ __global__ void __launch_bounds__(NW * 32, 1)
             }
         }
         BOUND_TL(0);
-        // 2. the row's max and sum
-        float M = st.m;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full, M, o));
-        const float C = M * l2e;
-        float S = st.s != 0.0f ? st.s * bnd_ex2(st.c - C) : st.s;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full, S, o);
+        // 2. the row's max and sum (the library's row_total)
         std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
         float* op = probs + static_cast<std::size_t>(r) * K;
-        if (!(M > -INFINITY && M < INFINITY && S > 0.0f && S < INFINITY)) {
-            for (int k = lane; k < K; k += 32) {
-                oi[k] = k;
-                op[k] = __int_as_float(0x7FC00000);
-            }
+        float M, C, S;
+        if (!row_total(st, M, C, S, op, oi, K, lane)) {
             __syncwarp();
             BOUND_TL(1);
             continue;
