@@ -38,6 +38,7 @@ namespace {
 
 using topk_detail::fast_exp2;
 using topk_detail::full_mask;
+using topk_detail::kahan_add;
 constexpr float bnd_l2e = 1.4426950408889634f;
 constexpr int bnd_warps = 32;
 
@@ -81,6 +82,8 @@ template <class T> __device__ __forceinline__ float elem_of(const uint4& v, int 
 
 struct bnd_stats {
     float m = -INFINITY, c = INFINITY, s = 0.0f;
+    float k = 0.0f;  // the compensation of s (select.cuh, kahan_add): the lane's sum is s - k
+    __device__ float sum() const { return s - k; }
 };
 
 // Vector j covers elements 8 j - h .. 8 j - h + 7 of the row.
@@ -123,14 +126,16 @@ template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, b
     const float vm = bnd_type<T>::vmax_float(mm);
     if (vm > st.m) {
         const float cn = vm * bnd_l2e;
-        st.s = st.s != 0.0f ? st.s * fast_exp2(st.c - cn) : st.s;
+        const float f = st.s != 0.0f ? fast_exp2(st.c - cn) : 1.0f;
+        st.s *= f;
+        st.k *= f;
         st.c = cn;
         st.m = vm;
     }
-    float s = st.s;
+    float s = 0.0f;  // the vector's terms on their own, then one compensated add
 #pragma unroll
     for (int e = 0; e < 8; ++e) s += fast_exp2(fmaf(elem_of<T>(v, e), bnd_l2e, -st.c));
-    st.s = s;
+    kahan_add(st.s, st.k, s);
     return key16(bnd_type<T>::vmax_bits(mm));
 }
 
@@ -172,17 +177,44 @@ __device__ __forceinline__ void stream_row(const bnd_row& g, const uint4& ninf, 
     }
 }
 
+// The row's sum of exp(x - M) read again, exp2((x - M) log2e) per element (x - M of two 16-bit values is exact
+// in fp32), for rows whose |M| reaches 2^20 (row_total).
+template <class T> __device__ __noinline__ float exact_row_sum(const bnd_row& g, float M, int lane) {
+    float s = 0.0f, k = 0.0f;
+    for (int j = lane; j < g.nvec; j += 32) {
+        const uint4 v = (j == 0 || j == g.nvec - 1) ? load_edge<T>(g, j) : __ldg(g.v + j);  // edges: -inf outside
+        float vs = 0.0f;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) vs += fast_exp2((elem_of<T>(v, e) - M) * bnd_l2e);
+        kahan_add(s, k, vs);
+    }
+    s -= k;
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(full_mask, s, o);
+    return s;
+}
+
 // The row's max M, C = fl(M log2e) and sum S from the lanes' statistics; false (and NaN probabilities with
 // indices 0..K-1 written) where the row has no finite softmax (a NaN, a +inf, or every element -inf).
-__device__ __forceinline__ bool row_total(const bnd_stats& st, float& M, float& C, float& S, float* op, std::int32_t* oi,
-                                          int K, int lane) {
+// Rows whose |M| reaches 2^20 (bf16 only: fp16 ends at 65504), `exact`: the lanes' bases c = fl(m log2e) are off
+// by up to |m| 2^-24 log2e, which no longer cancels within fp32 (terms overflow from |m| ~ 1.5e9, and lose
+// accuracy well before), so S is summed again from the row (exact_row_sum) and the caller writes the
+// numerators as exp2((x - M) log2e) too (the suite's `huge` kind: bf16 rows of +-1e30).
+template <class T>
+__device__ __forceinline__ bool row_total(const bnd_stats& st, const bnd_row& g, float& M, float& C, float& S,
+                                          bool& exact, float* op, std::int32_t* oi, int K, int lane) {
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
     C = M * bnd_l2e;
-    S = st.s != 0.0f ? st.s * fast_exp2(st.c - C) : st.s;
+    exact = fabsf(M) >= 0x1p20f && fabsf(M) != INFINITY;  // warp-uniform
+    if (exact) {
+        S = exact_row_sum<T>(g, M, lane);
+    } else {
+        S = st.s != 0.0f ? st.sum() * fast_exp2(st.c - C) : st.s;
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
+        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
+    }
     if (M > -INFINITY && M < INFINITY && S > 0.0f && S < INFINITY) return true;
     for (int k = lane; k < K; k += 32) {
         oi[k] = k;
@@ -276,7 +308,8 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
         float* op = probs + static_cast<std::size_t>(r) * K;
         float M, C, S;
-        if (!row_total(st, M, C, S, op, oi, K, lane)) continue;
+        bool exact;
+        if (!row_total<T>(st, g, M, C, S, exact, op, oi, K, lane)) continue;
         const float invS = 1.0f / S;
         // 3. the held vectors read again; their in-row elements >= t (the K-th held key) as composites
         // (key 0 and the keys below -inf's are NaNs, never in a finite row: everything is >= t there)
@@ -295,7 +328,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         const auto write = [&](int pos, unsigned comp) {
             const float xv = bnd_type<T>::to_float(bits_of_key(comp >> 16));
             oi[pos] = static_cast<std::int32_t>(0xFFFFu - (comp & 0xFFFFu));
-            op[pos] = fast_exp2(fmaf(xv, bnd_l2e, -C)) * invS;
+            op[pos] = (exact ? fast_exp2((xv - M) * bnd_l2e) : fast_exp2(fmaf(xv, bnd_l2e, -C))) * invS;
         };
         unsigned cnt = 0;
 #pragma unroll

@@ -62,6 +62,7 @@ using topk_detail::fast_exp2;
 using topk_detail::float_key;
 using topk_detail::full_mask;
 using topk_detail::hist_add;
+using topk_detail::kahan_add;
 using topk_detail::log2e;
 
 // K <= 32 kernel: 4 rows per block, 8 blocks per SM (64 registers: 32 rows per SM), or one block of
@@ -357,6 +358,8 @@ template <bool F> struct lane_stats_t {
     float s = 0.0f;       // sum of exp(x - base); NaN once a NaN or (+inf with m = +inf) was added
     float base = 0.0f;    // m, or 0 while m = -inf (every term so far was -inf: exp(-inf - 0) = 0);
                           // F: bl (above; 0 while m = -inf)
+    float k = 0.0f;       // the compensation of s (select.cuh, kahan_add): the lane's sum is s - k
+    __device__ float sum() const { return s - k; }
 };
 // (A second running sum for a vector's odd terms, FUSEBENCH_STREAM_TWO_SUMS, was 0.1-5.3% slower on an
 // H200 and removed: NOTES, "Rows of one SM end far apart".)
@@ -366,11 +369,15 @@ template <bool F> __device__ __forceinline__ void rescale_to(lane_stats_t<F>& st
     if (vmax > st.m) {
         if constexpr (F) {
             const float bl = __fmul_ru(vmax, log2e);
-            st.s *= fast_exp2(fminf(st.base - bl, 0.0f));  // m = -inf: base 0 and s 0; the min keeps exp2 finite
+            const float f = fast_exp2(fminf(st.base - bl, 0.0f));  // m = -inf: base 0 and s 0; the min keeps exp2 finite
+            st.s *= f;
+            st.k *= f;
             st.m = vmax;
             st.base = bl;
         } else {
-            st.s *= fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
+            const float f = fast_exp2((st.m - vmax) * log2e);  // m = -inf: exp2(-inf) = 0, and s was 0
+            st.s *= f;
+            st.k *= f;
             st.m = vmax;
             st.base = vmax;
         }
@@ -552,15 +559,17 @@ __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats_t<F
         vm = vec_max(v);
     }
     rescale_to(st, vm);
-    const lane_stats_t<F> base = st;
+    // the vector's W terms summed on their own, then one compensated add into the lane's sum
+    float vs = 0.0f;
 #pragma unroll
     for (int e = 0; e < W; ++e) {
         if constexpr (Lean) {
-            st.s += term_of(lean_elem(v, e), base);
+            vs += term_of(lean_elem(v, e), st);
         } else {
-            st.s += term_of(elem_at(v, e), base);
+            vs += term_of(elem_at(v, e), st);
         }
     }
+    kahan_add(st.s, st.k, vs);
     return vm;
 }
 
@@ -821,7 +830,7 @@ __device__ __forceinline__ void scalar_range(const T* row, std::int64_t begin, s
         const bool ok = b + lane < end;
         const float x = ok ? to_f32(row[b + lane]) : -INFINITY;
         rescale_to(st, x);
-        st.s += term_of(x, st);
+        kahan_add(st.s, st.k, term_of(x, st));
         if (__any_sync(full_mask, x > w.thr))
             append_one<Big>(keys, hist, cap, w, K, lane, x, static_cast<std::uint32_t>(b + lane), st.m);
     }
@@ -830,8 +839,9 @@ __device__ __forceinline__ void scalar_range(const T* row, std::int64_t begin, s
 // The row's sum of exp(x - M), element by element (one-FFMA rows with 2^20 < |M| < inf, above).
 template <class T> __device__ __noinline__ float exact_row_sum(const T* row, std::int64_t V, float M) {
     const int lane = static_cast<int>(threadIdx.x & 31u);
-    float s = 0.0f;
-    for (std::int64_t j = lane; j < V; j += 32) s += fast_exp2((to_f32(row[j]) - M) * log2e);
+    float s = 0.0f, k = 0.0f;
+    for (std::int64_t j = lane; j < V; j += 32) kahan_add(s, k, fast_exp2((to_f32(row[j]) - M) * log2e));
+    s -= k;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(full_mask, s, o);
     return s;
@@ -842,9 +852,9 @@ template <bool F> __device__ __forceinline__ void warp_stats(const lane_stats_t<
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
     if constexpr (F) {
-        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
+        S = st.s == 0.0f ? 0.0f : st.sum() * fast_exp2(fmaf(-M, log2e, st.base));  // s == 0 covers m = -inf
     } else {
-        S = st.s == 0.0f ? 0.0f : st.s * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
+        S = st.s == 0.0f ? 0.0f : st.sum() * fast_exp2((st.m - M) * log2e);  // s == 0 covers m = -inf
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);

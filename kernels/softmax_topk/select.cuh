@@ -50,6 +50,27 @@ __device__ __forceinline__ float fast_exp2(float x) {
     return y;
 }
 
+// A lane's running sum of many terms, compensated (Kahan): s carries the sum, k what the last add lost (the
+// sum is s - k). A plain float sum of n equal terms drifts by up to ~n 2^-24 of itself, one rounding each add
+// in the same direction: rows of 50256 bf16 logits with a plateau of equal values below the max (about 1570
+// adds a lane) gave probabilities 1.1e-5 off their fp64 value in fused_stream and fused_bound (H100, session l,
+// the test "fused_bound: rising, plateaued, ..."), beyond the suite's 1e-5. With the compensation the error no
+// longer grows with the count. FUSEBENCH_STREAM_KAHAN=0 (probe builds only) restores the plain sum.
+#ifndef FUSEBENCH_STREAM_KAHAN
+#define FUSEBENCH_STREAM_KAHAN 1
+#endif
+__device__ __forceinline__ void kahan_add(float& s, float& k, float v) {
+#if FUSEBENCH_STREAM_KAHAN
+    const float y = v - k;
+    const float t = s + y;
+    k = (t - s) - y;
+    s = t;
+#else
+    (void)k;
+    s += v;
+#endif
+}
+
 // Block-wide max and sum over block_threads threads (warp shuffles, then the warp partials through
 // `scratch`, warps_per_block floats); every thread gets the result.
 __device__ __forceinline__ float block_reduce_max(float v, float* scratch) {

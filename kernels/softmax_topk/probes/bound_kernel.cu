@@ -483,7 +483,8 @@ __global__ void __launch_bounds__(NW * 32, 1)
         std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
         float* op = probs + static_cast<std::size_t>(r) * K;
         float M, C, S;
-        if (!row_total(st, M, C, S, op, oi, K, lane)) {
+        bool exact;  // not followed here: v9a / v9b write numerators against C (rows of |M| >= 2^20 not exact)
+        if (!row_total<T>(st, g, M, C, S, exact, op, oi, K, lane)) {
             __syncwarp();
             BOUND_TL(1);
             continue;

@@ -5,7 +5,8 @@
 // 0..K-1), then the launch timed (cold L2, events, median of 5). argv: bf16|f16 rows V K kind [sd].
 // kinds: random (N(0, sd^2)), ascending, descending, all_equal, ties (N(0, sd^2) rounded to 0.5),
 // cluster256, masked (30% -inf), nan (even rows one NaN), posinf, all_masked, misaligned (the
-// logits one element past a 16-byte boundary). Used by resident_check.cu and bound_check.cu.
+// logits one element past a 16-byte boundary), huge (+-(0.5..1.5) 1e30: bf16 rows whose |max| needs the exact
+// sum), plateau (1.0 with a 3.0 every 1009th element: a long sum of equal terms, session l). Used by resident_check.cu and bound_check.cu.
 #include "kernels/softmax_topk/probes/probe_common.cuh"
 
 #include <cmath>
@@ -36,6 +37,9 @@ template <class T> __global__ void fill_kind(T* x, std::size_t n, std::size_t V,
             case 7: v = (r % 2 == 0 && c == V / 3) ? NAN : g; break;
             case 8: v = (r % 2 == 0 && c == V / 2) ? INFINITY : g; break;
             case 9: v = (r % 2 == 0) ? -INFINITY : g; break;
+            case 10: v = copysignf((0.5f + u2) * 1e30f, g); break;  // fp16: +-inf (the row has no finite softmax)
+            case 11: v = (c % 1009 == 7) ? 3.0f : 1.0f; break;
+
             default: break;
         }
         x[i] = static_cast<T>(v);
@@ -63,9 +67,9 @@ int check_and_time(int argc, char** argv, const char* tag, Launch launch, After 
     const std::string kind = argv[5];
     const float sd = argc > 6 ? static_cast<float>(std::atof(argv[6])) : 10.0f;
     const char* kinds[] = {"random", "ascending", "descending", "all_equal", "ties", "cluster256",
-                           "masked", "nan", "posinf", "all_masked"};
+                           "masked", "nan", "posinf", "all_masked", "huge", "plateau"};
     int kid = -1;
-    for (int q = 0; q < 10; ++q) kid = kind == kinds[q] ? q : kid;
+    for (int q = 0; q < 12; ++q) kid = kind == kinds[q] ? q : kid;
     const bool misaligned = kind == "misaligned";
     if (misaligned) kid = 0;
     if (kid < 0) return 2;
