@@ -55,7 +55,8 @@ __device__ __forceinline__ float fast_exp2(float x) {
 // in the same direction: rows of 50256 bf16 logits with a plateau of equal values below the max (about 1570
 // adds a lane) gave probabilities 1.1e-5 off their fp64 value in fused_stream and fused_bound (H100, session l,
 // the test "fused_bound: rising, plateaued, ..."), beyond the suite's 1e-5. With the compensation the error no
-// longer grows with the count. FUSEBENCH_STREAM_KAHAN=0 (probe builds only) restores the plain sum.
+// longer grows with the count. Probe builds only: FUSEBENCH_STREAM_KAHAN=0 a plain add (a vector's terms still
+// summed on their own first in fused_stream and fused_bound), 2 fused_stream's terms straight into the lane's sum.
 #ifndef FUSEBENCH_STREAM_KAHAN
 #define FUSEBENCH_STREAM_KAHAN 1
 #endif

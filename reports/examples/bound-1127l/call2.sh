@@ -29,6 +29,7 @@ T=$O/bound-ab.txt
 for rep in 1 2; do for ty in bf16 f16; do for V in 32000 50257 65536; do for K in 10 32; do for b in bcb_k0 bcb_k1; do
   echo "rep$rep $b $($B/$b lib $ty 4096 $V $K random 2>&1 | grep -o 'LIB.*')" >> $T; done; done; done; done; done
 echo "bound A/B $(el) s"
+mkdir -p $B/ref  # (missing in the H100 call: every stream_ab run crashed writing its reference; no A/B came back)
 source kernels/softmax_topk/probes/ab_common.sh
 ab_rounds $B "sab_k0 sab_k1" "f32:50257:10:10 bf16:50257:10:10 f16:50257:10:10 bf16:50257:32:10 f32:50257:256:10 bf16:50257:256:10 f32:151936:10:10 bf16:151936:256:10 f32:50257:1024:10" > $O/stream-ab.txt 2>&1
 ab_summary $O/stream-ab.txt "sab_k0 sab_k1" | tee $O/stream-ab-summary.txt
