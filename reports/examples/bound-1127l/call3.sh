@@ -7,7 +7,7 @@ set -uo pipefail
 O=$OUT; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm --format=csv,noheader | tee $O/gpu.txt
 if [ -n "${WANT:-}" ] && ! grep -q "$WANT" $O/gpu.txt; then echo "not an $WANT"; exit 3; fi
-B=/tmp/bp; mkdir -p $B/ref; for f in build-probe/sab_*.gz; do gunzip -c $f > $B/$(basename $f .gz); chmod +x $B/$(basename $f .gz); done
+B=/tmp/bp; mkdir -p $B/ref; for f in build-probe/sab_*.xz; do n=$B/$(basename $f .xz); xz -dc $f > $n 2>/dev/null || python3 -c "import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())" $f > $n; chmod +x $n; done
 source kernels/softmax_topk/probes/ab_common.sh
 ab_rounds $B "sab_k2 sab_k0 sab_k1" "bf16:50257:10:10 f16:50257:10:10 bf16:50257:32:10 bf16:50257:256:10 f16:50257:256:10 bf16:151936:256:10 f32:50257:10:10 f32:50257:256:10 bf16:50257:1024:10" > $O/stream-ab.txt 2>&1
 ab_summary $O/stream-ab.txt "sab_k2 sab_k0 sab_k1" | tee $O/stream-ab-summary.txt
