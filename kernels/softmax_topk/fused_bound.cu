@@ -80,8 +80,20 @@ template <class T> __device__ __forceinline__ float elem_of(const uint4& v, int 
     return bnd_type<T>::to_float((e & 1) ? w >> 16 : w & 0xFFFFu);
 }
 
+// Terms: FUSEBENCH_BOUND_TWO_OP 1 (the library) exp2((x - m) log2e), two operations, exact at any magnitude (x - m of
+// two 16-bit values is exact in fp32, or so far below m that the term is 0); 0 (probe builds) one FFMA
+// exp2(x log2e - c) against c = fl(m log2e), whose rounding (up to |m| 2^-24 log2e) cancels only while |m| is
+// small: rows of |M| >= 2^20 then summed again by a second read (row_total, exact_row_sum), which made the
+// suite's `huge` kind (bf16 +-1e30) 2.1x the random-logit time (H200, session l call 4).
+#ifndef FUSEBENCH_BOUND_TWO_OP
+#define FUSEBENCH_BOUND_TWO_OP 1
+#endif
+constexpr bool bnd_two_op = FUSEBENCH_BOUND_TWO_OP != 0;
+
+// A lane's statistics: running max m, base c (two-op: m, or 0 while m = -inf; one-FFMA: fl(m log2e), +inf while
+// m = -inf), the sum s of the terms against c.
 struct bnd_stats {
-    float m = -INFINITY, c = INFINITY, s = 0.0f;
+    float m = -INFINITY, c = bnd_two_op ? 0.0f : INFINITY, s = 0.0f;
     float k = 0.0f;  // the compensation of s (select.cuh, kahan_add): the lane's sum is s - k
     __device__ float sum() const { return s - k; }
 };
@@ -120,13 +132,14 @@ template <class T> __device__ __forceinline__ uint4 load_edge(const bnd_row& g, 
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
+
 // A vector's max key (returned) and its eight terms into the lane's statistics.
 template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, bnd_stats& st) {
     const unsigned mm = bnd_type<T>::vmax2(v);
     const float vm = bnd_type<T>::vmax_float(mm);
     if (vm > st.m) {
-        const float cn = vm * bnd_l2e;
-        const float f = st.s != 0.0f ? fast_exp2(st.c - cn) : 1.0f;
+        const float cn = bnd_two_op ? vm : vm * bnd_l2e;
+        const float f = st.s == 0.0f ? 1.0f : bnd_two_op ? fast_exp2((st.c - cn) * bnd_l2e) : fast_exp2(st.c - cn);
         st.s *= f;
         st.k *= f;
         st.c = cn;
@@ -134,7 +147,10 @@ template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, b
     }
     float s = 0.0f;  // the vector's terms on their own, then one compensated add
 #pragma unroll
-    for (int e = 0; e < 8; ++e) s += fast_exp2(fmaf(elem_of<T>(v, e), bnd_l2e, -st.c));
+    for (int e = 0; e < 8; ++e) {
+        const float x = elem_of<T>(v, e);
+        s += fast_exp2(bnd_two_op ? (x - st.c) * bnd_l2e : fmaf(x, bnd_l2e, -st.c));
+    }
     kahan_add(st.s, st.k, s);
     return key16(bnd_type<T>::vmax_bits(mm));
 }
@@ -207,11 +223,11 @@ __device__ __forceinline__ bool row_total(const bnd_stats& st, const bnd_row& g,
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
     C = M * bnd_l2e;
-    exact = fabsf(M) >= 0x1p20f && fabsf(M) != INFINITY;  // warp-uniform
+    exact = !bnd_two_op && fabsf(M) >= 0x1p20f && fabsf(M) != INFINITY;  // warp-uniform
     if (exact) {
         S = exact_row_sum<T>(g, M, lane);
     } else {
-        S = st.s != 0.0f ? st.sum() * fast_exp2(st.c - C) : st.s;
+        S = st.s == 0.0f ? st.s : st.sum() * fast_exp2(bnd_two_op ? (st.c - M) * bnd_l2e : st.c - C);
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
     }
@@ -328,7 +344,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         const auto write = [&](int pos, unsigned comp) {
             const float xv = bnd_type<T>::to_float(bits_of_key(comp >> 16));
             oi[pos] = static_cast<std::int32_t>(0xFFFFu - (comp & 0xFFFFu));
-            op[pos] = (exact ? fast_exp2((xv - M) * bnd_l2e) : fast_exp2(fmaf(xv, bnd_l2e, -C))) * invS;
+            op[pos] = fast_exp2(bnd_two_op || exact ? (xv - M) * bnd_l2e : fmaf(xv, bnd_l2e, -C)) * invS;
         };
         unsigned cnt = 0;
 #pragma unroll

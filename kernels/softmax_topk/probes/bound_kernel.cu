@@ -395,7 +395,7 @@ __device__ __forceinline__ void emit_topk(const row_geo& g, Vec vector_of, int n
         const unsigned kk = Mkey - (e >> 16);
         const float xv = f16t<T>::to_float(bits_of_key(kk));
         oi[pos] = static_cast<std::int32_t>(e & 0xFFFFu);
-        op[pos] = fast_exp2(fmaf(xv, l2e, -C)) * invS;
+        op[pos] = fast_exp2(bnd_two_op ? (xv - C) * l2e : fmaf(xv, l2e, -C)) * invS;  // C: M where bnd_two_op
     };
     const auto digit_pass = [&](const unsigned* src, unsigned dsh, auto dst) {
         clear_hist(hist, lane);
@@ -483,7 +483,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
         std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
         float* op = probs + static_cast<std::size_t>(r) * K;
         float M, C, S;
-        bool exact;  // not followed here: v9a / v9b write numerators against C (rows of |M| >= 2^20 not exact)
+        bool exact;  // not followed here: with FUSEBENCH_BOUND_TWO_OP=0 v9a / v9b write numerators against C (rows of |M| >= 2^20 not exact)
         if (!row_total<T>(st, g, M, C, S, exact, op, oi, K, lane)) {
             __syncwarp();
             BOUND_TL(1);
@@ -507,7 +507,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
             if (n > K) t_key = compact_list(lst, n, K, hist, lane, lt);
             BOUND_TL(2);
             unsigned* cand = region + ((lcap + 3) & ~3);
-            emit_topk<T>(g, [&](int i) { return static_cast<int>(lst[i] & 0xFFFFu); }, n, t_key, Mkey, C, invS, K, cand,
+            emit_topk<T>(g, [&](int i) { return static_cast<int>(lst[i] & 0xFFFFu); }, n, t_key, Mkey, bnd_two_op ? M : C, invS, K, cand,
                          cand + K, hist, lane, op, oi, tl_t_);
         } else {
             // 3. t over the vector keys
@@ -585,7 +585,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
             }
             BOUND_TL(2);
             unsigned* cand = region + ((((2 * lcap + 3) / 4) + 3) & ~3);  // after the list, 16-byte aligned
-            emit_topk<T>(g, [&](int i) { return static_cast<int>(list[i]); }, nl, t_key, Mkey, C, invS, K, cand, cand + K, hist,
+            emit_topk<T>(g, [&](int i) { return static_cast<int>(list[i]); }, nl, t_key, Mkey, bnd_two_op ? M : C, invS, K, cand, cand + K, hist,
                          lane, op, oi, tl_t_);
         }
     }
