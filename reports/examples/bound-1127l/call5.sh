@@ -38,7 +38,7 @@ for key in sorted(t):
     a, b = statistics.median(t[key]['bcb_t0']), statistics.median(t[key]['bcb_t1'])
     print(f"{key[0]:5s} 4096 x {key[1]:>6s} K {key[2]:>3s} {key[3]:10s} t0 {a:7.1f} t1 {b:7.1f} us  t1/t0 {b / a:.3f}")
 PY
-timeout 100 compute-sanitizer --tool memcheck $B/bcb_t1 lib bf16 300 9000 32 huge > $O/sanitizer.txt 2>&1; echo "memcheck rc=$? $(tail -1 $O/sanitizer.txt)"
+timeout 100 compute-sanitizer --tool memcheck $B/bcb_t1 lib bf16 300 9000 32 huge > /tmp/san.txt 2>&1; echo "memcheck rc=$? $(tail -1 /tmp/san.txt)"; cat /tmp/san.txt >> $P
 echo "probe done $(el) s"
 wait $bp; grep -q "rc=0" /tmp/build.rc || { tail -30 /tmp/build.log; exit 1; }
 echo "build $(el) s"
