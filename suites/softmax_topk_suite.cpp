@@ -591,9 +591,11 @@ void register_softmax_topk(registry& reg) {
         "with more than 4 merged by bitonic networks); every element of the top K lies in a vector whose maximum "
         "reaches the K-th largest vector maximum, in any order of the row, so at the row's end only the K held "
         "vectors are read again and their elements at or above it ordered (one bitonic sort of <= 64). One block "
-        "of 32 warps an SM. Best: 16-bit rows with K <= 32 (session k's probe, events: H200 bf16 4096 x 50257 K = "
-        "10 / 32 114.5 / 121.4 us against fused_stream's 133.7 / 151.9; H100 158.2 / 161.8 against 163.5 / "
-        "181.5; rows rising along the index 2.2-3.0x its random time; kernels/softmax_topk/NOTES.md, v9)";
+        "of 32 warps an SM; terms exp2((x - m) log2e), exact at any magnitude; a compensated lane sum. Best: 16-bit "
+        "rows with K <= 32 (default runs at c3b36fb, bf16 4096 x 50257 K = 10: H100 151.8 us against fused_stream's "
+        "167.4, H200 116.7 against 134.8; adversarial selection on an H200, K = 16 / 24 / 32: 114.5 / 120.6 / 125.5 "
+        "us against 148.1 / 152.8 / 155.6; rows rising along the index ~3x its random time; "
+        "kernels/softmax_topk/NOTES.md, v9)";
     vb.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_bound(args_of(a), a.stream); };
     vb.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     vb.req.supports = [](const case_desc& c) -> std::optional<std::string> {
