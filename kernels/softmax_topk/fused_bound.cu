@@ -8,9 +8,9 @@
 // a warp at 4096 rows on 132 SMs). Per row, 16-byte vectors (the aligned segments that hold the row; the
 // first and the last read element by element, the neighbours' elements -inf):
 // 1. the stream (U steps a batch, two batches in flight): each vector's maximum (packed 16-bit max, NaN
-//    ignored), one rescale of the lane's sum when it rises, its eight terms exp2(x log2e - c) (c = fl(m log2e)
-//    for the lane's running max m; the output's numerators use the row's C the same way, so c's rounding
-//    cancels), and a vote: a vector whose key beats the K-th held key joins the K best vectors held as 32-bit
+//    ignored), one rescale of the lane's sum when it rises, its eight terms exp2((x - m) log2e) for the lane's
+//    running max m (exact at any magnitude; FUSEBENCH_BOUND_TWO_OP below), summed on their own and added to
+//    the lane's sum with compensation (select.cuh, kahan_add), and a vote: a vector whose key beats the K-th held key joins the K best vectors held as 32-bit
 //    composites (key << 16 | 0xFFFF - vector) in lanes 0..K-1, in order (one or a few a step: placed one by one
 //    by a ballot and a shuffle; more: the step's 32 sorted and merged with the held K by bitonic networks);
 // 2. the row's max M and sum S (rows with NaN or +inf, or all -inf, have no finite softmax: NaN and indices
