@@ -269,6 +269,43 @@ __device__ __forceinline__ void sort64_desc(unsigned& a, unsigned& b, int lane) 
 
 constexpr int bnd_one_by_one = 4;  // a step with more candidates merges them by networks
 
+// FUSEBENCH_BOUND_SAMPLE = S > 0 (probe builds; 0 in the library until measured on both boards): S vectors a lane
+// spread evenly over the row's middle vectors not yet streamed; the K-th largest of their 32 S maximum keys is a
+// lower bound of the row's K-th largest vector maximum in any order (they are K of the row's vectors), so the vote
+// starts there: a row that rises along the index no longer merges a record on every step before its sampled
+// quantile (session l; the look-ahead of fused_stream_resample, here on vector maxima). FUSEBENCH_BOUND_SAMPLE_AFTER
+// = N: taken at the row's start (N = 0) or at the N-th step whose records were merged by networks (random rows
+// have ~2-3, at their start; a rising row has one every step), from the vectors after that step.
+#ifndef FUSEBENCH_BOUND_SAMPLE
+#define FUSEBENCH_BOUND_SAMPLE 0
+#endif
+#ifndef FUSEBENCH_BOUND_SAMPLE_AFTER
+#define FUSEBENCH_BOUND_SAMPLE_AFTER 0
+#endif
+// The vote's floor from the sample of middle vectors q0.. (0-based among the middle ones): the K-th largest sampled
+// key minus 1 (keys at the K-th pass the vote); 0 where fewer than 32 S vectors are left (no floor).
+template <class T, int S> __device__ __noinline__ unsigned sample_floor(const bnd_row& g, int q0, int K, int lane) {
+    const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
+    const int left = nmid - q0;
+    if (left < 32 * S) return 0u;
+    unsigned key[S];
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+        const int q = q0 + static_cast<int>((static_cast<long long>(s * 32 + lane) * left) / (32 * S));
+        key[s] = key16(bnd_type<T>::vmax_bits(bnd_type<T>::vmax2(__ldg(g.v + 1 + q))));
+    }
+    unsigned t = 0;  // the largest t with at least K sampled keys >= t: the K-th largest, bit by bit
+#pragma unroll 1
+    for (int bit = 15; bit >= 0; --bit) {
+        const unsigned trial = t | (1u << bit);
+        int n = 0;
+#pragma unroll
+        for (int s = 0; s < S; ++s) n += __popc(__ballot_sync(full_mask, key[s] >= trial));
+        if (n >= K) t = trial;
+    }
+    return t > 0u ? t - 1u : 0u;
+}
+
 template <class T, int U>
 __global__ void __launch_bounds__(bnd_warps * 32, 1)
     softmax_topk_bound_kernel(const T* __restrict__ x, float* __restrict__ probs, std::int32_t* __restrict__ out_idx,
@@ -282,7 +319,13 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         const bnd_row g(x + static_cast<std::size_t>(r) * V, V);
         bnd_stats st;
         unsigned hc = 0u;    // this lane's held composite (lanes < K; 0: empty)
-        unsigned t_app = 0;  // the K-th held key (0 while fewer than K are held)
+        // the vote's floor (FUSEBENCH_BOUND_SAMPLE; else 0) and the K-th held key above it (the floor while
+        // fewer than K are held)
+        unsigned t_floor = 0u;
+        if constexpr (FUSEBENCH_BOUND_SAMPLE > 0 && FUSEBENCH_BOUND_SAMPLE_AFTER == 0)
+            t_floor = sample_floor<T, FUSEBENCH_BOUND_SAMPLE>(g, 0, K, lane);
+        unsigned t_app = t_floor;
+        int nets = 0;  // steps merged by networks (FUSEBENCH_BOUND_SAMPLE_AFTER)
         const auto step = [&](const uint4& v, int j, bool ok) {
             const unsigned k = consume<T>(v, st);
             const bool a = ok && k > t_app;
@@ -300,7 +343,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
                     if (lane > p) hc = uc;
                     if (lane == p) hc = cn;
                     if (lane >= K) hc = 0u;
-                    t_app = __shfl_sync(full_mask, hc, K - 1) >> 16;
+                    t_app = max(t_floor, __shfl_sync(full_mask, hc, K - 1) >> 16);
                 } while (m != 0u);
             } else {
                 // the step's candidates sorted (descending), merged with the held K: the top 32 of both
@@ -315,7 +358,13 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
 #pragma unroll
                 for (int o = 16; o > 0; o >>= 1) cx(hc, o, true, lane);
                 if (lane >= K) hc = 0u;
-                t_app = __shfl_sync(full_mask, hc, K - 1) >> 16;
+                t_app = max(t_floor, __shfl_sync(full_mask, hc, K - 1) >> 16);
+                if constexpr (FUSEBENCH_BOUND_SAMPLE > 0 && FUSEBENCH_BOUND_SAMPLE_AFTER > 0) {
+                    if (++nets == FUSEBENCH_BOUND_SAMPLE_AFTER) {  // warp-uniform; j - lane + 32: past this step
+                        t_floor = sample_floor<T, FUSEBENCH_BOUND_SAMPLE>(g, j - lane + 31, K, lane);
+                        t_app = max(t_app, t_floor);
+                    }
+                }
             }
         };
         // 1. the row in index order
