@@ -47,6 +47,10 @@ std::int64_t k_of(const case_desc& c) { return c.dim("K"); }
 //   stride_trap the largest logits on every tenth run of 512 bytes (one warp's 16-byte vectors):
 //               the runs fused_stream samples first at K = 256, whose top 64 then set a threshold
 //               that fewer than K pass, so that design must take its re-read path
+//   plateau     (timed in softmax_topk_adversarial only) 1.0 everywhere, 3.0 at every (V / 40)-th element from 7:
+//               a long sum of equal terms below the max; a lane's fp32 sum that takes every term straight in
+//               drifts ~1e-5 by V = 50256 (fused_stream and fused_bound before session l: 1.1e-5 on a GPU;
+//               reports/examples/bound-1127l/sum_drift.py), beyond the 1e-5 bound
 constexpr std::array<const char*, 13> adversarial_kinds{
     "all_equal", "ties", "cluster256", "cluster32", "ascending", "descending", "huge",
     "masked",    "all_masked", "nan",  "posinf",    "misaligned", "stride_trap"};
@@ -149,15 +153,16 @@ void softmax_topk_generate(const case_desc& c, const rng& r, std::vector<host_te
     constexpr double inf = std::numeric_limits<double>::infinity();
     // The kind, once: a string comparison per element cost more than the random numbers.
     enum class kind_id { random, all_equal, ties, cluster256, cluster32, ascending, descending, huge, masked,
-                         all_masked, nan, posinf, stride_trap, other };
+                         all_masked, nan, posinf, stride_trap, plateau, other };
     static const std::map<std::string, kind_id> kinds = {
         {"all_equal", kind_id::all_equal}, {"ties", kind_id::ties}, {"cluster256", kind_id::cluster256},
         {"cluster32", kind_id::cluster32}, {"ascending", kind_id::ascending}, {"descending", kind_id::descending},
         {"huge", kind_id::huge}, {"masked", kind_id::masked}, {"all_masked", kind_id::all_masked}, {"nan", kind_id::nan},
-        {"posinf", kind_id::posinf}, {"stride_trap", kind_id::stride_trap}};
+        {"posinf", kind_id::posinf}, {"stride_trap", kind_id::stride_trap}, {"plateau", kind_id::plateau}};
     const auto found = kinds.find(c.input_kind);
     const kind_id kind = found != kinds.end() ? found->second : kind_id::other;
     const std::size_t trap_period = 512 / dtype_size(c.type);
+    const std::size_t plateau_period = std::max<std::size_t>(V / 40, 1);
     host_tensor& x = in[0];
     parallel_normals(x.numel(), std::array<rng, 1>{g}, [&](std::size_t i, const std::array<double, 1>& z) {
         const std::size_t row = i / V, j = i % V;
@@ -180,6 +185,7 @@ void softmax_topk_generate(const case_desc& c, const rng& r, std::vector<host_te
                 if (row % 2 == 0 && j == (row * 104729) % V) v = inf;
                 break;
             case kind_id::stride_trap: v = (j / trap_period) % 10 == 0 ? 20.0 + n : n - 5.0; break;
+            case kind_id::plateau: v = j % plateau_period == 7 % plateau_period ? 3.0 : 1.0; break;
             case kind_id::random:
             case kind_id::other: break;
         }
@@ -676,8 +682,9 @@ void register_softmax_topk(registry& reg) {
         if (v.name == "fused_radix" || v.name == "fused_smem" || v.name == "fused_stream_resample" || v.name == "fused_bound")
             v.full_only = false;
     }
-    adv.description = "softmax + top-k timed on every adversarial input kind at 4096 x {50257, 151936}, K = 10 and 256, "
-                      "beside random logits of the same scale, and K = 16 .. 128 and 512 / 1024 at 4096 x 50257";
+    adv.description = "softmax + top-k timed on every adversarial input kind (and plateau rows) at 4096 x {50257, "
+                      "151936}, K = 10 and 256, beside random logits of the same scale, and K = 16 .. 128 and 512 / "
+                      "1024 at 4096 x 50257";
     adv.cases = [] {
         std::vector<case_desc> out;
         for (dtype t : {dtype::f32, dtype::bf16}) {
@@ -685,6 +692,7 @@ void register_softmax_topk(registry& reg) {
                 for (std::int64_t K : {10, 256}) {
                     out.push_back(make_case(t, 4096, V, K, "random", false, true, 1.0));
                     for (const char* kind : adversarial_kinds) out.push_back(make_case(t, 4096, V, K, kind, false, true, 1.0));
+                    out.push_back(make_case(t, 4096, V, K, "plateau", false, true, 1.0));
                 }
             }
         }

@@ -134,6 +134,33 @@ TEST_CASE("softmax_topk generation is deterministic and follows the input kind",
     CHECK(nan_rows == 2);
     const auto cl = prepare(s, small_case(dtype::f32, 2, 4096, 16, "cluster256"), 5);
     for (std::size_t q = 0; q < 32; ++q) CHECK(static_cast<std::int64_t>(cl.reference[1][q]) % 256 == 3);
+    // plateau: 1.0 with a 3.0 at every (V / 40)-th element from 7; the top 41 are those peaks, by index
+    const auto pl = prepare(s, small_case(dtype::bf16, 2, 50256, 41, "plateau"), 5);
+    for (std::size_t q = 0; q < 82; ++q) {
+        CAPTURE(q);
+        CHECK(static_cast<std::int64_t>(pl.reference[1][q]) == 7 + 1256 * static_cast<std::int64_t>(q % 41));
+        CHECK(pl.reference[0][q] == pl.reference[0][0]);
+    }
+    CHECK(pl.inputs[0].get(1) == 1.0);
+}
+
+TEST_CASE("softmax_topk check: the drift of a plain fp32 lane sum on a plateau row fails, the compensated sum's passes",
+          "[softmax_topk]") {
+    // Session l: fused_stream and fused_bound, each lane adding its ~1570 terms of a bf16 plateau row of 50256
+    // straight into its fp32 sum, gave every probability 1.1e-5 above its fp64 value (an H100; the CPU emulation
+    // reports/examples/bound-1127l/sum_drift.py gives 1.05e-5), beyond the suite's bound; with each vector's terms
+    // summed first and a Kahan add, 6e-8. The check must tell the two apart.
+    registry reg;
+    const suite& s = find_suite(reg, "softmax_topk");
+    const case_desc c = small_case(dtype::bf16, 2, 50256, 10, "plateau");
+    auto cc = prepare(s, c, 3);
+    const auto scale_probs = [&](double f) {
+        for (std::size_t q = 0; q < 20; ++q) cc.outputs[0].set(q, cc.reference[0][q] * f);
+    };
+    scale_probs(1.0 + 6e-8);
+    CHECK(all_pass(run_check(s, c, cc)));
+    scale_probs(1.0 + 1.1e-5);
+    CHECK_FALSE(all_pass(run_check(s, c, cc)));
 }
 
 TEST_CASE("softmax_topk check passes the reference's answer and tie swaps", "[softmax_topk]") {
