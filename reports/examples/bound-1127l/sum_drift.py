@@ -41,6 +41,19 @@ def lane_sums(terms, W, mode):
     return s[0]
 
 
+def straight_sums(terms, n_acc):
+    # n_acc accumulators (a warp's lanes or a block's threads), element i to accumulator i % n_acc, every term
+    # straight in; then a pairwise tree across the accumulators (the warp's butterfly / the block's reduction)
+    pad = (-len(terms)) % n_acc
+    t = np.concatenate([terms, np.zeros(pad, dtype=f32)]).reshape(-1, n_acc)
+    s = np.zeros(n_acc, dtype=f32)
+    for row in t:
+        s = (s + row).astype(f32)
+    while len(s) > 1:
+        s = (s[: len(s) // 2] + s[len(s) // 2:]).astype(f32)
+    return s[0]
+
+
 for V in (50256, 151936, 262144):
     x = np.ones(V, dtype=np.float64)
     x[7 :: V // 40] = 3.0
@@ -53,3 +66,18 @@ for V in (50256, 151936, 262144):
             errs.append(abs((1.0 / float(S)) - 1.0 / exact) / (1.0 / exact))
         print(f"V {V:6d} {ty:6s}: terms straight in {errs[0]:.2e}, vector sums + plain add {errs[1]:.2e}, "
               f"+ Kahan {errs[2]:.2e}")
+
+# The suite's plateau rows (softmax_topk_adversarial: 3.0 at every (V / 40)-th element from 7, 1.0 elsewhere) for
+# layouts that add every term straight in: a warp per row (fused_warp, seed_warp: 32 sums) and a block of 256
+# threads per row (naive's softmax kernel, seed_block: 256 sums). A prediction for the first GPU run of those rows.
+print("suite plateau rows, every term straight in:")
+for V in (50257, 151936):
+    x = np.ones(V, dtype=np.float64)
+    x[7 :: max(V // 40, 1)] = 3.0
+    terms = np.exp(x - 3.0).astype(f32)
+    exact = np.sum(np.exp(x - 3.0))
+    out = []
+    for n_acc, who in ((32, "warp a row"), (256, "256 threads a row")):
+        S = straight_sums(terms, n_acc)
+        out.append(f"{who} {abs(exact / float(S) - 1.0):.2e}")
+    print(f"V {V:6d}: " + ", ".join(out))
