@@ -679,7 +679,7 @@ void register_softmax_topk(registry& reg) {
     adv.shapes.reset();
     // The order-independent design is what this selection is for: run it without --full here.
     for (variant& v : adv.variants) {
-        if (v.name == "fused_radix" || v.name == "fused_smem" || v.name == "fused_stream_resample" || v.name == "fused_bound")
+        if (v.name == "fused_radix" || v.name == "fused_smem" || v.name == "fused_stream_resample")
             v.full_only = false;
     }
     adv.description = "softmax + top-k timed on every adversarial input kind (and plateau rows) at 4096 x {50257, "

@@ -9,7 +9,7 @@
 // first and the last read element by element, the neighbours' elements -inf):
 // 1. the stream (U steps a batch, two batches in flight): each vector's maximum (packed 16-bit max, NaN
 //    ignored), one rescale of the lane's sum when it rises, its eight terms exp2((x - m) log2e) for the lane's
-//    running max m (exact at any magnitude; FUSEBENCH_BOUND_TWO_OP below), summed on their own and added to
+//    running max m (exact at any magnitude: x - m of two 16-bit values is exact in fp32, or the term is 0), summed on their own and added to
 //    the lane's sum with compensation (select.cuh, kahan_add), and a vote: a vector whose key beats the K-th held key joins the K best vectors held as 32-bit
 //    composites (key << 16 | 0xFFFF - vector) in lanes 0..K-1, in order (one or a few a step: placed one by one
 //    by a ballot and a shuffle; more: the step's 32 sorted and merged with the held K by bitonic networks);
@@ -39,6 +39,7 @@ namespace {
 using topk_detail::fast_exp2;
 using topk_detail::full_mask;
 using topk_detail::kahan_add;
+using topk_detail::warp_inclusive_sum;
 constexpr float bnd_l2e = 1.4426950408889634f;
 constexpr int bnd_warps = 32;
 
@@ -80,20 +81,12 @@ template <class T> __device__ __forceinline__ float elem_of(const uint4& v, int 
     return bnd_type<T>::to_float((e & 1) ? w >> 16 : w & 0xFFFFu);
 }
 
-// Terms: FUSEBENCH_BOUND_TWO_OP 1 (the library) exp2((x - m) log2e), two operations, exact at any magnitude (x - m of
-// two 16-bit values is exact in fp32, or so far below m that the term is 0); 0 (probe builds) one FFMA
-// exp2(x log2e - c) against c = fl(m log2e), whose rounding (up to |m| 2^-24 log2e) cancels only while |m| is
-// small: rows of |M| >= 2^20 then summed again by a second read (row_total, exact_row_sum), which made the
-// suite's `huge` kind (bf16 +-1e30) 2.1x the random-logit time (H200, session l call 4).
-#ifndef FUSEBENCH_BOUND_TWO_OP
-#define FUSEBENCH_BOUND_TWO_OP 1
-#endif
-constexpr bool bnd_two_op = FUSEBENCH_BOUND_TWO_OP != 0;
-
-// A lane's statistics: running max m, base c (two-op: m, or 0 while m = -inf; one-FFMA: fl(m log2e), +inf while
-// m = -inf), the sum s of the terms against c.
+// A lane's statistics: running max m, base c (m, or 0 while m = -inf: every term so far was 0), the sum s of the
+// terms exp2((x - c) log2e). (One FFMA a term against c = fl(m log2e), with rows of |M| >= 2^20 summed again by a
+// second read, was 0-1.6% faster on random logits but ran the `huge` kind at 2.1x: session l, NOTES; source at
+// c3b36fb, FUSEBENCH_BOUND_TWO_OP=0.)
 struct bnd_stats {
-    float m = -INFINITY, c = bnd_two_op ? 0.0f : INFINITY, s = 0.0f;
+    float m = -INFINITY, c = 0.0f, s = 0.0f;
     float k = 0.0f;  // the compensation of s (select.cuh, kahan_add): the lane's sum is s - k
     __device__ float sum() const { return s - k; }
 };
@@ -138,18 +131,17 @@ template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, b
     const unsigned mm = bnd_type<T>::vmax2(v);
     const float vm = bnd_type<T>::vmax_float(mm);
     if (vm > st.m) {
-        const float cn = bnd_two_op ? vm : vm * bnd_l2e;
-        const float f = st.s == 0.0f ? 1.0f : bnd_two_op ? fast_exp2((st.c - cn) * bnd_l2e) : fast_exp2(st.c - cn);
+        const float f = st.s == 0.0f ? 1.0f : fast_exp2((st.c - vm) * bnd_l2e);
         st.s *= f;
         st.k *= f;
-        st.c = cn;
+        st.c = vm;
         st.m = vm;
     }
     float s = 0.0f;  // the vector's terms on their own, then one compensated add
 #pragma unroll
     for (int e = 0; e < 8; ++e) {
         const float x = elem_of<T>(v, e);
-        s += fast_exp2(bnd_two_op ? (x - st.c) * bnd_l2e : fmaf(x, bnd_l2e, -st.c));
+        s += fast_exp2((x - st.c) * bnd_l2e);
     }
     kahan_add(st.s, st.k, s);
     return key16(bnd_type<T>::vmax_bits(mm));
@@ -193,44 +185,16 @@ __device__ __forceinline__ void stream_row(const bnd_row& g, const uint4& ninf, 
     }
 }
 
-// The row's sum of exp(x - M) read again, exp2((x - M) log2e) per element (x - M of two 16-bit values is exact
-// in fp32), for rows whose |M| reaches 2^20 (row_total).
-template <class T> __device__ __noinline__ float exact_row_sum(const bnd_row& g, float M, int lane) {
-    float s = 0.0f, k = 0.0f;
-    for (int j = lane; j < g.nvec; j += 32) {
-        const uint4 v = (j == 0 || j == g.nvec - 1) ? load_edge<T>(g, j) : __ldg(g.v + j);  // edges: -inf outside
-        float vs = 0.0f;
-#pragma unroll
-        for (int e = 0; e < 8; ++e) vs += fast_exp2((elem_of<T>(v, e) - M) * bnd_l2e);
-        kahan_add(s, k, vs);
-    }
-    s -= k;
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(full_mask, s, o);
-    return s;
-}
-
-// The row's max M, C = fl(M log2e) and sum S from the lanes' statistics; false (and NaN probabilities with
+// The row's max M and sum S = sum exp(x - M) from the lanes' statistics; false (and NaN probabilities with
 // indices 0..K-1 written) where the row has no finite softmax (a NaN, a +inf, or every element -inf).
-// Rows whose |M| reaches 2^20 (bf16 only: fp16 ends at 65504), `exact`: the lanes' bases c = fl(m log2e) are off
-// by up to |m| 2^-24 log2e, which no longer cancels within fp32 (terms overflow from |m| ~ 1.5e9, and lose
-// accuracy well before), so S is summed again from the row (exact_row_sum) and the caller writes the
-// numerators as exp2((x - M) log2e) too (the suite's `huge` kind: bf16 rows of +-1e30).
-template <class T>
-__device__ __forceinline__ bool row_total(const bnd_stats& st, const bnd_row& g, float& M, float& C, float& S,
-                                          bool& exact, float* op, std::int32_t* oi, int K, int lane) {
+__device__ __forceinline__ bool row_total(const bnd_stats& st, float& M, float& S, float* op, std::int32_t* oi, int K,
+                                          int lane) {
     M = st.m;
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(full_mask, M, o));
-    C = M * bnd_l2e;
-    exact = !bnd_two_op && fabsf(M) >= 0x1p20f && fabsf(M) != INFINITY;  // warp-uniform
-    if (exact) {
-        S = exact_row_sum<T>(g, M, lane);
-    } else {
-        S = st.s == 0.0f ? st.s : st.sum() * fast_exp2(bnd_two_op ? (st.c - M) * bnd_l2e : st.c - C);
+    S = st.s == 0.0f ? st.s : st.sum() * fast_exp2((st.c - M) * bnd_l2e);
 #pragma unroll
-        for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
-    }
+    for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(full_mask, S, o);
     if (M > -INFINITY && M < INFINITY && S > 0.0f && S < INFINITY) return true;
     for (int k = lane; k < K; k += 32) {
         oi[k] = k;
@@ -375,9 +339,8 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         // 2. the row's max and sum
         std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
         float* op = probs + static_cast<std::size_t>(r) * K;
-        float M, C, S;
-        bool exact;
-        if (!row_total<T>(st, g, M, C, S, exact, op, oi, K, lane)) continue;
+        float M, S;
+        if (!row_total(st, M, S, op, oi, K, lane)) continue;
         const float invS = 1.0f / S;
         // 3. the held vectors read again; their in-row elements >= t (the K-th held key) as composites
         // (key 0 and the keys below -inf's are NaNs, never in a finite row: everything is >= t there)
@@ -396,17 +359,12 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         const auto write = [&](int pos, unsigned comp) {
             const float xv = bnd_type<T>::to_float(bits_of_key(comp >> 16));
             oi[pos] = static_cast<std::int32_t>(0xFFFFu - (comp & 0xFFFFu));
-            op[pos] = fast_exp2(bnd_two_op || exact ? (xv - M) * bnd_l2e : fmaf(xv, bnd_l2e, -C)) * invS;
+            op[pos] = fast_exp2((xv - M) * bnd_l2e) * invS;
         };
         unsigned cnt = 0;
 #pragma unroll
         for (int e = 0; e < 8; ++e) cnt += cc[e] != 0u ? 1u : 0u;
-        unsigned incl = cnt;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            const unsigned tt = __shfl_up_sync(full_mask, incl, o);
-            if (lane >= o) incl += tt;
-        }
+        const unsigned incl = warp_inclusive_sum(cnt, lane);
         const unsigned total = __shfl_sync(full_mask, incl, 31);
         if (total <= 64u) {  // the usual case (about K): one sort, K lanes write
             unsigned* sc = scratch[w];

@@ -559,16 +559,6 @@ __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats_t<F
         vm = vec_max(v);
     }
     rescale_to(st, vm);
-#if FUSEBENCH_STREAM_KAHAN == 2  // probe builds: the terms straight into the lane's sum (before session l)
-#pragma unroll
-    for (int e = 0; e < W; ++e) {
-        if constexpr (Lean) {
-            st.s += term_of(lean_elem(v, e), st);
-        } else {
-            st.s += term_of(elem_at(v, e), st);
-        }
-    }
-#else
     // the vector's W terms summed on their own, then one compensated add into the lane's sum
     float vs = 0.0f;
 #pragma unroll
@@ -580,7 +570,6 @@ __device__ __forceinline__ float consume_stats(const vec16<T>& v, lane_stats_t<F
         }
     }
     kahan_add(st.s, st.k, vs);
-#endif
     return vm;
 }
 

@@ -50,26 +50,28 @@ __device__ __forceinline__ float fast_exp2(float x) {
     return y;
 }
 
-// A lane's running sum of many terms, compensated (Kahan): s carries the sum, k what the last add lost (the
+// A lane's running sum of many terms, compensated (Kahan): s carries the sum, k what the last adds lost (the
 // sum is s - k). A plain float sum of n equal terms drifts by up to ~n 2^-24 of itself, one rounding each add
 // in the same direction: rows of 50256 bf16 logits with a plateau of equal values below the max (about 1570
 // adds a lane) gave probabilities 1.1e-5 off their fp64 value in fused_stream and fused_bound (H100, session l,
 // the test "fused_bound: rising, plateaued, ..."), beyond the suite's 1e-5. With the compensation the error no
-// longer grows with the count. Probe builds only: FUSEBENCH_STREAM_KAHAN=0 a plain add (a vector's terms still
-// summed on their own first in fused_stream and fused_bound), 2 fused_stream's terms straight into the lane's sum.
-#ifndef FUSEBENCH_STREAM_KAHAN
-#define FUSEBENCH_STREAM_KAHAN 1
-#endif
+// longer grows with the count (A/B against the plain sum: NOTES "Session l"; the probe knob of that A/B,
+// FUSEBENCH_STREAM_KAHAN, is at 1faa3d8).
 __device__ __forceinline__ void kahan_add(float& s, float& k, float v) {
-#if FUSEBENCH_STREAM_KAHAN
     const float y = v - k;
     const float t = s + y;
     k = (t - s) - y;
     s = t;
-#else
-    (void)k;
-    s += v;
-#endif
+}
+
+// The warp's inclusive prefix sum of v (lane order).
+__device__ __forceinline__ unsigned warp_inclusive_sum(unsigned v, int lane) {
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned t = __shfl_up_sync(full_mask, v, o);
+        if (lane >= o) v += t;
+    }
+    return v;
 }
 
 // Block-wide max and sum over block_threads threads (warp shuffles, then the warp partials through

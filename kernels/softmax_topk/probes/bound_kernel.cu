@@ -24,7 +24,7 @@
 // 5. the gather: those vectors read again (L2 or DRAM: ~K x 32 bytes a row), their elements >= t
 //    are the candidates; the exact K-th by (distance, index) from one or two histograms; exactly K
 //    candidates kept in index order, then a stable counting sort by distance (one or two 8-bit
-//    digits) writes them in output order with exp2(x log2e - C) / S.
+//    digits) writes them in output order with exp2((x - M) log2e) / S.
 // Per row ~14k warp instructions at bf16 V = 50257 (fused_stream: 20-30k), in any order of the row.
 // bf16 / fp16 logits, V <= 65536 (16-bit indices in the sort), K <= 1024. Needs sm_90 (one block of
 // NW warps with NW x ~13.6 KB of shared memory).
@@ -105,12 +105,7 @@ __device__ __forceinline__ int find_bin(const unsigned* hist, unsigned need, int
     unsigned mine = 0;
 #pragma unroll
     for (int q = 0; q < 8; ++q) mine += c[q];
-    unsigned incl = mine;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const unsigned t = __shfl_up_sync(full, incl, o);
-        if (lane >= o) incl += t;
-    }
+    const unsigned incl = warp_inclusive_sum(mine, lane);
     total = __shfl_sync(full, incl, 31);
     const unsigned excl = incl - mine;
     const bool here = excl < need && incl >= need;
@@ -146,12 +141,7 @@ __device__ __forceinline__ void exclusive_in_place(unsigned* hist, int lane) {
     unsigned mine = 0;
 #pragma unroll
     for (int q = 0; q < 8; ++q) mine += c[q];
-    unsigned incl = mine;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const unsigned t = __shfl_up_sync(full, incl, o);
-        if (lane >= o) incl += t;
-    }
+    const unsigned incl = warp_inclusive_sum(mine, lane);
     unsigned run = incl - mine;
 #pragma unroll
     for (int q = 0; q < 8; ++q) {
@@ -273,7 +263,7 @@ __device__ __forceinline__ unsigned compact_list(unsigned* lst, int& n, int K, u
 // enough of those equal to it: the gather, the exact K-th candidate, K candidates in index order, the
 // stable sort by distance into the output.
 template <class T, class Vec>
-__device__ __forceinline__ void emit_topk(const row_geo& g, Vec vector_of, int nl, unsigned t_key, unsigned Mkey, float C,
+__device__ __forceinline__ void emit_topk(const row_geo& g, Vec vector_of, int nl, unsigned t_key, unsigned Mkey, float M,
                                           float invS, int K, unsigned* cand, unsigned* tmp, unsigned* hist, int lane,
                                           float* op, std::int32_t* oi, unsigned long long& tl_t_) {
     // (key 0 and the keys below -inf's are NaNs, never in a finite row: everything is >= t there)
@@ -361,12 +351,7 @@ __device__ __forceinline__ void emit_topk(const row_geo& g, Vec vector_of, int n
                 }
                 // one scan: the kept-for-sure count (low half) and the ties (high half) of the lanes before
                 const unsigned mine = static_cast<unsigned>(__popc(sel)) | (static_cast<unsigned>(__popc(eq)) << 16);
-                unsigned incl = mine;
-#pragma unroll
-                for (int o = 1; o < 32; o <<= 1) {
-                    const unsigned tt = __shfl_up_sync(full, incl, o);
-                    if (lane >= o) incl += tt;
-                }
+                const unsigned incl = warp_inclusive_sum(mine, lane);
                 const unsigned tot2 = __shfl_sync(full, incl, 31);
                 const unsigned ex = incl - mine;
                 // the ties kept: ranks eqn + (ties before) .. below need; kept before this lane
@@ -395,7 +380,7 @@ __device__ __forceinline__ void emit_topk(const row_geo& g, Vec vector_of, int n
         const unsigned kk = Mkey - (e >> 16);
         const float xv = f16t<T>::to_float(bits_of_key(kk));
         oi[pos] = static_cast<std::int32_t>(e & 0xFFFFu);
-        op[pos] = fast_exp2(bnd_two_op ? (xv - C) * l2e : fmaf(xv, l2e, -C)) * invS;  // C: M where bnd_two_op
+        op[pos] = fast_exp2((xv - M) * l2e) * invS;
     };
     const auto digit_pass = [&](const unsigned* src, unsigned dsh, auto dst) {
         clear_hist(hist, lane);
@@ -482,9 +467,8 @@ __global__ void __launch_bounds__(NW * 32, 1)
         // 2. the row's max and sum (the library's row_total)
         std::int32_t* oi = out_idx + static_cast<std::size_t>(r) * K;
         float* op = probs + static_cast<std::size_t>(r) * K;
-        float M, C, S;
-        bool exact;  // not followed here: with FUSEBENCH_BOUND_TWO_OP=0 v9a / v9b write numerators against C (rows of |M| >= 2^20 not exact)
-        if (!row_total<T>(st, g, M, C, S, exact, op, oi, K, lane)) {
+        float M, S;
+        if (!row_total(st, M, S, op, oi, K, lane)) {
             __syncwarp();
             BOUND_TL(1);
             continue;
@@ -507,7 +491,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
             if (n > K) t_key = compact_list(lst, n, K, hist, lane, lt);
             BOUND_TL(2);
             unsigned* cand = region + ((lcap + 3) & ~3);
-            emit_topk<T>(g, [&](int i) { return static_cast<int>(lst[i] & 0xFFFFu); }, n, t_key, Mkey, bnd_two_op ? M : C, invS, K, cand,
+            emit_topk<T>(g, [&](int i) { return static_cast<int>(lst[i] & 0xFFFFu); }, n, t_key, Mkey, M, invS, K, cand,
                          cand + K, hist, lane, op, oi, tl_t_);
         } else {
             // 3. t over the vector keys
@@ -585,7 +569,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
             }
             BOUND_TL(2);
             unsigned* cand = region + ((((2 * lcap + 3) / 4) + 3) & ~3);  // after the list, 16-byte aligned
-            emit_topk<T>(g, [&](int i) { return static_cast<int>(list[i]); }, nl, t_key, Mkey, bnd_two_op ? M : C, invS, K, cand, cand + K, hist,
+            emit_topk<T>(g, [&](int i) { return static_cast<int>(list[i]); }, nl, t_key, Mkey, M, invS, K, cand, cand + K, hist,
                          lane, op, oi, tl_t_);
         }
     }
