@@ -233,20 +233,17 @@ __device__ __forceinline__ void sort64_desc(unsigned& a, unsigned& b, int lane) 
 
 constexpr int bnd_one_by_one = 4;  // a step with more candidates merges them by networks
 
-// FUSEBENCH_BOUND_SAMPLE = S > 0 (probe builds; 0 in the library until measured on both boards): S vectors a lane
-// spread evenly over the row's middle vectors not yet streamed; the K-th largest of their 32 S maximum keys is a
-// lower bound of the row's K-th largest vector maximum in any order (they are K of the row's vectors), so the vote
-// starts there: a row that rises along the index no longer merges a record on every step before its sampled
-// quantile (session l; the look-ahead of fused_stream_resample, here on vector maxima). FUSEBENCH_BOUND_SAMPLE_AFTER
-// = N: taken at the row's start (N = 0) or at the first step from step N on whose records were merged by networks
-// (a random row's such steps come in its first few; a rising row has one every step), from the vectors after it.
-// Session l call 8 (H200, the trigger then the N-th such step, N = 3): S = 4 ascending 0.42x, random +6.7-14%.
-#ifndef FUSEBENCH_BOUND_SAMPLE
-#define FUSEBENCH_BOUND_SAMPLE 0
-#endif
-#ifndef FUSEBENCH_BOUND_SAMPLE_AFTER
-#define FUSEBENCH_BOUND_SAMPLE_AFTER 0
-#endif
+// The vote's floor from a sample of the row (NS vectors a lane: 4 at K <= 16, none above): the K-th largest
+// of 32 NS vector maxima sampled evenly from the vectors not yet streamed is a lower bound of the row's K-th largest
+// vector maximum in any order (they are K of the row's vectors), so the vote starts there and a row that rises
+// along the index no longer merges a record on every step. Taken once, at the first step from step
+// bnd_sample_after on whose records were merged by networks: a random row's such steps come in its first few (it
+// never samples at K <= 16), a rising row has one every step. Measured (H200 GPU-84b8f516, session m call 1,
+// against the form without it; probe A/B, events, two rounds): bf16 4096 x 50257 K = 10 ascending 356.8 -> 159.1
+// us (1.37x the random time), random +0.3-1.7% on every other kind and V; K = 32 ascending 0.58x but random
+// +2.2-5.3% (a random row at K = 32 still merges by networks after step 16), so not above K = 16. Sampled at the
+// row's start (session l call 8) random rows paid +9.5-15%.
+constexpr int bnd_sample_after = 16;
 // The vote's floor from the sample of middle vectors q0.. (0-based among the middle ones): the K-th largest sampled
 // key minus 1 (keys at the K-th pass the vote); 0 where fewer than 32 S vectors are left (no floor).
 template <class T, int S> __device__ __noinline__ unsigned sample_floor(const bnd_row& g, int q0, int K, int lane) {
@@ -271,7 +268,7 @@ template <class T, int S> __device__ __noinline__ unsigned sample_floor(const bn
     return t > 0u ? t - 1u : 0u;
 }
 
-template <class T, int U>
+template <class T, int U, int NS>
 __global__ void __launch_bounds__(bnd_warps * 32, 1)
     softmax_topk_bound_kernel(const T* __restrict__ x, float* __restrict__ probs, std::int32_t* __restrict__ out_idx,
                               int rows, int V, int K) {
@@ -284,13 +281,11 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         const bnd_row g(x + static_cast<std::size_t>(r) * V, V);
         bnd_stats st;
         unsigned hc = 0u;    // this lane's held composite (lanes < K; 0: empty)
-        // the vote's floor (FUSEBENCH_BOUND_SAMPLE; else 0) and the K-th held key above it (the floor while
-        // fewer than K are held)
+        // the vote's floor (the sample's; 0 before it) and the K-th held key above it (the floor while fewer than
+        // K are held)
         unsigned t_floor = 0u;
-        if constexpr (FUSEBENCH_BOUND_SAMPLE > 0 && FUSEBENCH_BOUND_SAMPLE_AFTER == 0)
-            t_floor = sample_floor<T, FUSEBENCH_BOUND_SAMPLE>(g, 0, K, lane);
         unsigned t_app = t_floor;
-        int nets = 0;  // 1 once the sample was taken (FUSEBENCH_BOUND_SAMPLE_AFTER)
+        int nets = 0;  // 1 once the sample was taken
         const auto step = [&](const uint4& v, int j, bool ok) {
             const unsigned k = consume<T>(v, st);
             const bool a = ok && k > t_app;
@@ -324,11 +319,11 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
                 for (int o = 16; o > 0; o >>= 1) cx(hc, o, true, lane);
                 if (lane >= K) hc = 0u;
                 t_app = max(t_floor, __shfl_sync(full_mask, hc, K - 1) >> 16);
-                if constexpr (FUSEBENCH_BOUND_SAMPLE > 0 && FUSEBENCH_BOUND_SAMPLE_AFTER > 0) {
+                if constexpr (NS > 0) {
                     // warp-uniform: j - lane - 1 is the step's first middle vector, j - lane + 31 the next step's
-                    if (nets == 0 && j - lane - 1 >= 32 * FUSEBENCH_BOUND_SAMPLE_AFTER) {
+                    if (nets == 0 && j - lane - 1 >= 32 * bnd_sample_after) {
                         nets = 1;
-                        t_floor = sample_floor<T, FUSEBENCH_BOUND_SAMPLE>(g, j - lane + 31, K, lane);
+                        t_floor = sample_floor<T, NS>(g, j - lane + 31, K, lane);
                         t_app = max(t_app, t_floor);
                     }
                 }
@@ -395,11 +390,11 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
     }
 }
 
-template <class T, int U> void launch_bound(const softmax_topk_args& a, cudaStream_t stream) {
+template <class T, int U, int NS> void launch_bound(const softmax_topk_args& a, cudaStream_t stream) {
     int dev = 0;
     check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound: cudaGetDevice");
     const int grid = static_cast<int>(std::min<std::int64_t>((a.rows + bnd_warps - 1) / bnd_warps, cached_sm_count(dev)));
-    softmax_topk_bound_kernel<T, U><<<grid, bnd_warps * 32, 0, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs,
+    softmax_topk_bound_kernel<T, U, NS><<<grid, bnd_warps * 32, 0, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs,
                                                                        a.d_indices, static_cast<int>(a.rows),
                                                                        static_cast<int>(a.V), static_cast<int>(a.K));
     check_launch("softmax_topk_bound_kernel");
@@ -407,8 +402,9 @@ template <class T, int U> void launch_bound(const softmax_topk_args& a, cudaStre
 
 template <class T> void launch_bound_t(const softmax_topk_args& a, cudaStream_t stream) {
     // U: 3 steps a batch at K <= 16, 4 above (session k's probe, H200 and H100: NOTES "v9 fused_bound")
-    if (a.K <= 16) launch_bound<T, 3>(a, stream);
-    else launch_bound<T, 4>(a, stream);
+    // NS: the vote floor's sample, 4 vectors a lane at K <= 16, none above (bnd_sample_after)
+    if (a.K <= 16) launch_bound<T, 3, 4>(a, stream);
+    else launch_bound<T, 4, 0>(a, stream);
 }
 
 }  // namespace

@@ -79,8 +79,10 @@ __device__ __forceinline__ void offer(warp_state<B>& w, int K, int lane, const f
 
 struct lane_stats {
     float m = -INFINITY;  // running max of the lane's finite-or-inf logits
-    float s = 0.0f;       // sum of exp(x - m)
+    float s = 0.0f;       // sum of exp(x - m), with compensation k (select.cuh, kahan_add): the sum is s - k
+    float k = 0.0f;
     bool bad = false;     // saw NaN or +inf: the row has no finite softmax
+    __device__ float sum() const { return s - k; }
 };
 
 template <int N> __device__ __forceinline__ void accumulate(lane_stats& st, const float (&x)[N], int n_valid) {
@@ -93,14 +95,21 @@ template <int N> __device__ __forceinline__ void accumulate(lane_stats& st, cons
         }
     }
     if (mv > st.m) {
-        st.s *= exp2f((st.m - mv) * log2e);  // m = -inf: exp2(-inf) = 0 and s was 0
+        const float f = exp2f((st.m - mv) * log2e);  // m = -inf: exp2(-inf) = 0 and s, k were 0
+        st.s *= f;
+        st.k *= f;
         st.m = mv;
     }
     const float base = st.m == -INFINITY ? 0.0f : st.m;  // all -inf so far: every term is 0
+    // The vector's terms summed on their own, then one compensated add: a row of many equal terms (a
+    // plateau of equal logits below the max) rounds every plain add the same way, and the drift grows
+    // with the row (1.1e-5 at 4096 x 50257 bf16, H200 GPU-84b8f516, session m call 1).
+    float vs = 0.0f;
 #pragma unroll
     for (int e = 0; e < N; ++e) {
-        if (e < n_valid) st.s += exp2f((x[e] - base) * log2e);
+        if (e < n_valid) vs += exp2f((x[e] - base) * log2e);
     }
+    topk_detail::kahan_add(st.s, st.k, vs);
 }
 
 template <class T> struct vec16 {
@@ -164,7 +173,7 @@ __global__ void __launch_bounds__(32 * warps_per_block, 8)
     // Row statistics across the warp.
     float M = st.m;
     for (int o = 16; o > 0; o >>= 1) M = fmaxf(M, __shfl_xor_sync(0xFFFFFFFFu, M, o));
-    float S = st.m == -INFINITY ? 0.0f : st.s * exp2f((st.m - M) * log2e);
+    float S = st.m == -INFINITY ? 0.0f : st.sum() * exp2f((st.m - M) * log2e);
     for (int o = 16; o > 0; o >>= 1) S += __shfl_xor_sync(0xFFFFFFFFu, S, o);
     const bool bad = __any_sync(0xFFFFFFFFu, st.bad) || M == -INFINITY;
 
