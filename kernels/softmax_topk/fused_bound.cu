@@ -242,11 +242,12 @@ constexpr int bnd_one_by_one = 4;  // a step with more candidates merges them by
 // against the form without it; probe A/B, events, two rounds): bf16 4096 x 50257 K = 10 ascending 356.8 -> 159.1
 // us (1.37x the random time), random +0.3-1.7% on every other kind and V; K = 32 ascending 0.58x but random
 // +2.2-5.3% (a random row at K = 32 still merges by networks after step 16), so not above K = 16. Sampled at the
-// row's start (session l call 8) random rows paid +9.5-15%.
+// row's start (session l call 8) random rows paid +9.5-15%. Inline: as a call (session m call 2, H100) the kernel
+// had a 32-byte stack frame and 63 registers against 56, and random rows at V = 32000 ran 2.6% slower.
 constexpr int bnd_sample_after = 16;
 // The vote's floor from the sample of middle vectors q0.. (0-based among the middle ones): the K-th largest sampled
 // key minus 1 (keys at the K-th pass the vote); 0 where fewer than 32 S vectors are left (no floor).
-template <class T, int S> __device__ __noinline__ unsigned sample_floor(const bnd_row& g, int q0, int K, int lane) {
+template <class T, int S> __device__ __forceinline__ unsigned sample_floor(const bnd_row& g, int q0, int K, int lane) {
     const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
     const int left = nmid - q0;
     if (left < 32 * S) return 0u;
