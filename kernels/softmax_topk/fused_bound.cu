@@ -13,6 +13,8 @@
 //    the lane's sum with compensation (select.cuh, kahan_add), and a vote: a vector whose key beats the K-th held key joins the K best vectors held as 32-bit
 //    composites (key << 16 | 0xFFFF - vector) in lanes 0..K-1, in order (one or a few a step: placed one by one
 //    by a ballot and a shuffle; more: the step's 32 sorted and merged with the held K by bitonic networks);
+//    at K <= 16 the vote has a floor from a sample of the rest of the row, taken once, at the first
+//    network-merged step from step 16 on (rows rising along the index; sample_floor, below);
 // 2. the row's max M and sum S (rows with NaN or +inf, or all -inf, have no finite softmax: NaN and indices
 //    0..K-1);
 // 3. the K held vectors read again; their in-row elements at or above the K-th held key are the candidates
