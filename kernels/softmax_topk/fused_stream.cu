@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -1567,6 +1568,22 @@ __device__ __forceinline__ sample_result<F> sample_by_maxima(const vec16<T>* vro
     return {st, w.thr, w.count};
 }
 
+// fused_stream_resample (Mode 1), at the sample's end: true when at least half of the kept keys (and 32 or more)
+// hold the threshold's value (cthr's). Such a row has a plateau of equal values at its K-th: every later vector
+// that reaches the value would be parked and rejected element by element (the plain vote cannot tell equal
+// values apart by index), so it goes to the retry kernel, whose vote is aware of indices (route_ties). Random
+// rows keep a few keys at that value (bf16: ~4 of 64-96). FUSEBENCH_TIE_ROUTE=0 in the environment turns the
+// test off (an A/B knob of session m, read at the first launch).
+__device__ int tie_route_on = 1;
+__device__ __forceinline__ bool tied_threshold(const std::uint64_t* keys, int count, const unsigned* hist, int lane) {
+    __syncwarp();  // the sample's last writes to the keys and cthr before the reads
+    const auto ck = static_cast<std::uint32_t>(*reinterpret_cast<const std::uint64_t*>(hist + hist_words) >> 32);
+    int n = 0;
+    for (int t = lane; t < count; t += 32) n += static_cast<std::uint32_t>(keys[t] >> 32) == ck ? 1 : 0;
+    n = static_cast<int>(__reduce_add_sync(full_mask, static_cast<unsigned>(n)));
+    return tie_route_on != 0 && n >= 32 && 2 * n >= count;
+}
+
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
 // otherwise in order with a running exact top K. Returns false when the sampled pass let fewer than
 // K through (the row is then not written). Two instantiations instead of a runtime flag: with one,
@@ -1619,6 +1636,12 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         st = sr.st;
         w.thr = sr.thr;
         w.count = sr.count;
+        if constexpr (Mode == 1) {
+            if (tied_threshold(keys, w.count, hist, lane)) {
+                if (lane == 0) cthr_of(hist) = route_ties;
+                return false;
+            }
+        }
     }
     constexpr bool Retry = Mode == 2;
     static_assert(!Retry || !ByMaxima, "the retry pass samples by parking");
@@ -1749,9 +1772,11 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                 // the whole row, twice over with the in-order re-read). Given up now, to the retry
                 // kernel (its vote is aware of indices). Random rows never get here (their sample's
                 // top r values differ).
+                // Since session m also a plateau at the threshold's value (tied_threshold).
                 if constexpr (Mode == 1) {
-                    if (thresholded && __reduce_max_sync(full_mask, float_key(st.m)) ==
-                                           static_cast<std::uint32_t>(cthr_of(hist) >> 32)) {
+                    if (thresholded && (__reduce_max_sync(full_mask, float_key(st.m)) ==
+                                            static_cast<std::uint32_t>(cthr_of(hist) >> 32) ||
+                                        tied_threshold(keys, w.count, hist, lane))) {
                         if (lane == 0) cthr_of(hist) = route_ties;
                         return false;
                     }
@@ -2508,6 +2533,14 @@ void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t s
 }
 
 void launch_softmax_topk_fused_stream_resample(const softmax_topk_args& a, cudaStream_t stream) {
+    static const bool tie_route_off = [] {  // session m's A/B knob (tied_threshold)
+        const char* e = std::getenv("FUSEBENCH_TIE_ROUTE");
+        if (e == nullptr || std::string(e) != "0") return false;
+        const int off = 0;
+        check_call(cudaMemcpyToSymbol(tie_route_on, &off, sizeof off), "FUSEBENCH_TIE_ROUTE");
+        return true;
+    }();
+    (void)tie_route_off;
     launch_stream<true>(a, stream, "softmax_topk fused_stream_resample");
 }
 
