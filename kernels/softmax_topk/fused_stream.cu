@@ -1423,6 +1423,24 @@ __device__ __forceinline__ void seed_first_batch(const vec16<T> (&v)[U], int Kc,
     __syncwarp();
     w.thr = nextafterf(ft, -INFINITY);
 }
+// fused_stream_resample (Mode 1), at the sample's end: true when at least 7/8 of the kept keys (and 32 or more)
+// hold the threshold's value (cthr's). Such a row has a plateau of equal values at its K-th: every later vector
+// that reaches the value would be parked and rejected element by element (the plain vote cannot tell equal
+// values apart by index), so it goes to the retry kernel, whose vote is aware of indices (route_ties). Random
+// rows keep a few keys at that value (bf16: ~4 of 64-96). At half of the kept keys (the first form, session m
+// call 4, H200) it also sent rows of the `ties` kind (about half at the threshold's value: logits in steps of 0.5),
+// bf16 `huge` and bf16 `stride_trap` rows there, 1.4-1.8x slower than their sampled pass. FUSEBENCH_TIE_ROUTE=0 in the environment turns the
+// test off (an A/B knob of session m, read at the first launch).
+__device__ int tie_route_on = 1;
+__device__ __forceinline__ bool tied_threshold(const std::uint64_t* keys, int count, const unsigned* hist, int lane) {
+    __syncwarp();  // the sample's last writes to the keys and cthr before the reads
+    const auto ck = static_cast<std::uint32_t>(*reinterpret_cast<const std::uint64_t*>(hist + hist_words) >> 32);
+    int n = 0;
+    for (int t = lane; t < count; t += 32) n += static_cast<std::uint32_t>(keys[t] >> 32) == ck ? 1 : 0;
+    n = static_cast<int>(__reduce_add_sync(full_mask, static_cast<unsigned>(n)));
+    return tie_route_on != 0 && n >= 32 && 8 * n >= 7 * count;
+}
+
 template <bool F> struct sample_result {
     lane_stats_t<F> st;
     float thr;
@@ -1544,7 +1562,18 @@ __device__ __forceinline__ sample_result<F> sample_by_maxima(const vec16<T>* vro
         }
         m += __popc(bal);
     }
-    if (m > id_cap) return {st, 0.0f, Ties && lo == hi && hi > -INFINITY ? -2 : -1};  // -2: one finite value
+    if (m > id_cap) {
+        // -2 (Ties): one finite value, or a plateau: 7/8 of the groups' maxima at the smallest (the rest of the row
+        // would park every vector that reaches it; tied_threshold's test for the parked sample)
+        bool plateau = Ties && lo == hi;
+        if (Ties && !plateau && hi > -INFINITY && tie_route_on != 0) {
+            int nlo = 0;
+            for (int t = lane; t < n; t += 32) nlo += val16(gkey[t]) == lo ? 1 : 0;
+            nlo = static_cast<int>(__reduce_add_sync(full_mask, static_cast<unsigned>(nlo)));
+            plateau = 8 * nlo >= 7 * n;
+        }
+        return {st, 0.0f, plateau && hi > -INFINITY ? -2 : -1};
+    }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) t_min = fminf(t_min, __shfl_xor_sync(full_mask, t_min, o));
     // Every element >= t is a candidate (the largest index ranks below any element of value t); no
@@ -1566,22 +1595,6 @@ __device__ __forceinline__ sample_result<F> sample_by_maxima(const vec16<T>* vro
         }
     }
     return {st, w.thr, w.count};
-}
-
-// fused_stream_resample (Mode 1), at the sample's end: true when at least half of the kept keys (and 32 or more)
-// hold the threshold's value (cthr's). Such a row has a plateau of equal values at its K-th: every later vector
-// that reaches the value would be parked and rejected element by element (the plain vote cannot tell equal
-// values apart by index), so it goes to the retry kernel, whose vote is aware of indices (route_ties). Random
-// rows keep a few keys at that value (bf16: ~4 of 64-96). FUSEBENCH_TIE_ROUTE=0 in the environment turns the
-// test off (an A/B knob of session m, read at the first launch).
-__device__ int tie_route_on = 1;
-__device__ __forceinline__ bool tied_threshold(const std::uint64_t* keys, int count, const unsigned* hist, int lane) {
-    __syncwarp();  // the sample's last writes to the keys and cthr before the reads
-    const auto ck = static_cast<std::uint32_t>(*reinterpret_cast<const std::uint64_t*>(hist + hist_words) >> 32);
-    int n = 0;
-    for (int t = lane; t < count; t += 32) n += static_cast<std::uint32_t>(keys[t] >> 32) == ck ? 1 : 0;
-    n = static_cast<int>(__reduce_add_sync(full_mask, static_cast<unsigned>(n)));
-    return tie_route_on != 0 && n >= 32 && 2 * n >= count;
 }
 
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
