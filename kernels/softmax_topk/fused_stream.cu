@@ -48,7 +48,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -1423,27 +1422,6 @@ __device__ __forceinline__ void seed_first_batch(const vec16<T> (&v)[U], int Kc,
     __syncwarp();
     w.thr = nextafterf(ft, -INFINITY);
 }
-// fused_stream_resample (Mode 1), at the sample's end: true when 32 or more kept keys hold the threshold's value
-// (cthr's) and at most 8 (an eighth of the sample's rank, 64) are above it: a few peaks over a plateau. Such a row has a plateau of equal values at its K-th: every later vector
-// that reaches the value would be parked and rejected element by element (the plain vote cannot tell equal
-// values apart by index), so it goes to the retry kernel, whose vote is aware of indices (route_ties). Random
-// rows keep a few keys at that value (bf16: ~4 of 64-96). At half of the kept keys (the first form, session m
-// call 4, H200) it also sent rows of the `ties` kind (about half at the threshold's value: logits in steps of 0.5),
-// bf16 `huge` and bf16 `stride_trap` rows there, 1.4-1.8x slower than their sampled pass; at 7/8 (call 5) still
-// some `ties` rows at V = 151936 (1.5-1.6x): their sample keeps ~20 keys above the threshold's value and up to ~80
-// at it (reports/examples/bound-1127m/tie_emu.py, the suite's ties kind), so the share at the value straddles 7/8,
-// while a plateau's sample keeps its 1-4 peaks above. FUSEBENCH_TIE_ROUTE=0 in the environment turns the
-// test off (an A/B knob of session m, read at the first launch).
-__device__ int tie_route_on = 1;
-__device__ __forceinline__ bool tied_threshold(const std::uint64_t* keys, int count, const unsigned* hist, int lane) {
-    __syncwarp();  // the sample's last writes to the keys and cthr before the reads
-    const auto ck = static_cast<std::uint32_t>(*reinterpret_cast<const std::uint64_t*>(hist + hist_words) >> 32);
-    int n = 0;
-    for (int t = lane; t < count; t += 32) n += static_cast<std::uint32_t>(keys[t] >> 32) == ck ? 1 : 0;
-    n = static_cast<int>(__reduce_add_sync(full_mask, static_cast<unsigned>(n)));
-    return tie_route_on != 0 && n >= 32 && count - n <= 8;
-}
-
 template <bool F> struct sample_result {
     lane_stats_t<F> st;
     float thr;
@@ -1566,10 +1544,17 @@ __device__ __forceinline__ sample_result<F> sample_by_maxima(const vec16<T>* vro
         m += __popc(bal);
     }
     if (m > id_cap) {
-        // -2 (Ties): one finite value, or a plateau: 7/8 of the groups' maxima at the smallest (the rest of the row
-        // would park every vector that reaches it; tied_threshold's test for the parked sample)
+        // -2 (Ties): one finite value, or a plateau: 7/8 of the groups' maxima at the smallest. The rest of such a
+        // row would park every vector that reaches the plateau's value, each rejected element by element (the
+        // plain vote cannot tell equal values apart by index); the retry kernel's vote can. Session m (H200, calls
+        // 5 / 6, same build, an A/B knob since removed): bf16 4096 x 50257 K = 256 plateau rows (1.0 with a 3.0 at
+        // every 1256th) 460.2 -> 283.8 us (2.23x -> 1.37x the std 1 time); ties, huge, stride_trap, all_equal and
+        // std 1 at that shape within -0.6% to +2.1%. The same test on the parked sample's kept keys (7/8 at the
+        // threshold's value, or at most 8 above it) also helped fp32 50257 and both 151936 plateaus (0.43-0.65x)
+        // but sent `ties` rows at V = 151936 to the retry kernel, 1.53-1.57x slower: not kept
+        // (kernels/softmax_topk/NOTES.md, "Session m").
         bool plateau = Ties && lo == hi;
-        if (Ties && !plateau && hi > -INFINITY && tie_route_on != 0) {
+        if (Ties && !plateau && hi > -INFINITY) {
             int nlo = 0;
             for (int t = lane; t < n; t += 32) nlo += val16(gkey[t]) == lo ? 1 : 0;
             nlo = static_cast<int>(__reduce_add_sync(full_mask, static_cast<unsigned>(nlo)));
@@ -1652,12 +1637,6 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
         st = sr.st;
         w.thr = sr.thr;
         w.count = sr.count;
-        if constexpr (Mode == 1) {
-            if (tied_threshold(keys, w.count, hist, lane)) {
-                if (lane == 0) cthr_of(hist) = route_ties;
-                return false;
-            }
-        }
     }
     constexpr bool Retry = Mode == 2;
     static_assert(!Retry || !ByMaxima, "the retry pass samples by parking");
@@ -1788,11 +1767,9 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                 // the whole row, twice over with the in-order re-read). Given up now, to the retry
                 // kernel (its vote is aware of indices). Random rows never get here (their sample's
                 // top r values differ).
-                // Since session m also a plateau at the threshold's value (tied_threshold).
                 if constexpr (Mode == 1) {
-                    if (thresholded && (__reduce_max_sync(full_mask, float_key(st.m)) ==
-                                            static_cast<std::uint32_t>(cthr_of(hist) >> 32) ||
-                                        tied_threshold(keys, w.count, hist, lane))) {
+                    if (thresholded && __reduce_max_sync(full_mask, float_key(st.m)) ==
+                                           static_cast<std::uint32_t>(cthr_of(hist) >> 32)) {
                         if (lane == 0) cthr_of(hist) = route_ties;
                         return false;
                     }
@@ -2549,14 +2526,6 @@ void launch_softmax_topk_fused_stream(const softmax_topk_args& a, cudaStream_t s
 }
 
 void launch_softmax_topk_fused_stream_resample(const softmax_topk_args& a, cudaStream_t stream) {
-    static const bool tie_route_off = [] {  // session m's A/B knob (tied_threshold)
-        const char* e = std::getenv("FUSEBENCH_TIE_ROUTE");
-        if (e == nullptr || std::string(e) != "0") return false;
-        const int off = 0;
-        check_call(cudaMemcpyToSymbol(tie_route_on, &off, sizeof off), "FUSEBENCH_TIE_ROUTE");
-        return true;
-    }();
-    (void)tie_route_off;
     launch_stream<true>(a, stream, "softmax_topk fused_stream_resample");
 }
 
