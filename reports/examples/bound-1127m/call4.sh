@@ -11,9 +11,10 @@ if [ -n "${WANT:-}" ] && ! grep -qi "$WANT" $O/gpu.txt; then echo "wanted $WANT"
 export FUSEBENCH_BUILD_DIR=$PWD/build-gpu FUSEBENCH_TARGETS="fusebench fusebench_tests"
 scripts/build.sh > /tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
 echo "build $(el) s"
+CASES="${CASES:-4096x50257:K256:,4096x151936:K256:}"  # call4.sh: every K = 256 case; call5.sh / call6.sh name fewer
 for ty in fp32 bf16; do for knob in 1 0; do
   FUSEBENCH_TIE_ROUTE=$knob timeout 200 build-gpu/fusebench run --suite softmax_topk_adversarial --no-counters --dtype $ty \
-    --variant fused_stream_resample --case "4096x50257:K256:,4096x151936:K256:" \
+    --variant fused_stream_resample --case "$CASES" \
     --json $O/tie-$ty-$knob.json > /tmp/tie-$ty-$knob.txt 2> /tmp/tie-$ty-$knob.err
   echo "$ty knob $knob rc=$? $(el) s: $(grep -E 'passed,' /tmp/tie-$ty-$knob.txt | tail -1)"
 done; done
