@@ -8,7 +8,7 @@
 // its end, insert_round's compaction (warp_radix_select from the bits cthr and the running maximum
 // share, relaxed to big_limit), end_sample, the phase-gain test and the final count.
 // Assumes the logits' rows start at a 256-byte aligned base (cudaMalloc + the 256-byte guard band).
-// Kinds: cluster256, cluster32, all_equal, ties, ascending, descending, stride_trap, random (std 1).
+// Kinds: cluster256, cluster32, all_equal, ties, ascending, descending, stride_trap, random (std 1), plateau.
 // Prints the rows not kept by the sampled pass (and those with >= print_at compactions), then a
 // summary. base_off: the rows' base address mod 128 [bytes] (0: the suite's guarded buffers).
 // prologue: the parked sample's steps read first (1: the committed one step; 3: before 6199adc, the
@@ -50,6 +50,10 @@ static bool beats(float x, u32 idx, u64 c) {
     const float cv = cval(c);
     return x > cv || (x == cv && idx < cidx(c));
 }
+
+// Session m: rows whose parked sample would take the three plateau tests of calls 4 / 5 / 6 (half of the kept keys
+// at the threshold's value, 7/8, at most 8 above; each with 32 or more at it), and the mean kept / at-value counts.
+static long tie_tests[3] = {0, 0, 0}, tie_rows = 0, tie_at_sum = 0, tie_count_sum = 0;
 
 struct emu {
     // parameters
@@ -215,6 +219,18 @@ static row_result run_row(const float* x, u32 V, u32 hd, int K, int cap, int P, 
         if (phi == 0) {
             end_sample();
             s0 = m.count;
+            {  // session m: the kept keys at the threshold's value (the tests of calls 4-6, tie_tests below)
+                int at = 0;
+                for (int t = 0; t < m.count; ++t) at += static_cast<u32>(m.keys[t] >> 32) == static_cast<u32>(m.cthr >> 32);
+                if (thresholded) {
+                    tie_tests[0] += 2 * at >= m.count && at >= 32;
+                    tie_tests[1] += 8 * at >= 7 * m.count && at >= 32;
+                    tie_tests[2] += m.count - at <= 8 && at >= 32;
+                    tie_at_sum += at;
+                    tie_count_sum += m.count;
+                    ++tie_rows;
+                }
+            }
             u32 hi = float_key(m.rmax);
             if (thresholded && hi == static_cast<u32>(m.cthr >> 32)) return {4, 0, m.count, m.compactions, s0, gain1};
         }
@@ -276,6 +292,7 @@ int main(int argc, char** argv) {
             else if (kind == "descending") v = 4.0 - 8.0 * static_cast<double>(j) / static_cast<double>(V);
             else if (kind == "stride_trap") v = (j / 128) % 10 == 0 ? 20.0 + n : n - 5.0;  // fp32: 512 / 4
             else if (kind == "random") v = n;
+            else if (kind == "plateau") v = j % std::max<u32>(V / 40, 1) == 7 % std::max<u32>(V / 40, 1) ? 3.0 : 1.0;
             x[j] = static_cast<float>(v);
         }
         const u64 addr = base_off + static_cast<u64>(r) * V * 4;  // from a 256-byte aligned base (+ argv[7])
@@ -291,5 +308,8 @@ int main(int argc, char** argv) {
     std::printf("compactions max %d mean %.2f\n", maxc, static_cast<double>(sumc) / rows);
     std::printf("SUMMARY seed %llu kind %s K %d cap %d P %d: kept %d inorder %d retry_phase %d retry_end %d ties %d\n",
                 static_cast<unsigned long long>(seed), kind.c_str(), K, cap, P, hist[0], hist[1], hist[2], hist[3], hist[4]);
+    std::printf("TIES rows thresholded %ld: half %ld, 7/8 %ld, <= 8 above %ld; mean kept %.1f, at the value %.1f\n", tie_rows,
+                tie_tests[0], tie_tests[1], tie_tests[2], tie_rows ? static_cast<double>(tie_count_sum) / tie_rows : 0.0,
+                tie_rows ? static_cast<double>(tie_at_sum) / tie_rows : 0.0);
     return 0;
 }
