@@ -1585,6 +1585,19 @@ __device__ __forceinline__ sample_result<F> sample_by_maxima(const vec16<T>* vro
     return {st, w.thr, w.count};
 }
 
+// FUSEBENCH_RESAMPLE_PARKED_ROUTE (0 in the library: prepared in session m, not measured): fused_stream_resample's
+// parked sample (Mode 1) sends a row to the retry kernel (route_ties) when 90% or more of the sample's vectors were
+// parked and 32 or more kept keys hold the threshold's value: a plateau of equal values at the row's K-th, whose
+// later vectors would all be parked and rejected element by element. Session m's tests on the kept keys alone
+// routed a few `ties` rows at V = 151936 too, and those rows' tail in the retry kernel cost 1.5x (NOTES.md,
+// "Session m"); in probes/resample_emulation.cpp (fp32 K = 256, the suite's inputs) the parked share is 100% on
+// every plateau and all_equal row and at most 69% on ties rows (at most 49% on the other kinds), at V = 50257 and
+// 151936. Measure it in the suite (every K = 256 kind, both V, fp32 and 16-bit) before turning it on.
+#ifndef FUSEBENCH_RESAMPLE_PARKED_ROUTE
+#define FUSEBENCH_RESAMPLE_PARKED_ROUTE 0
+#endif
+constexpr bool resample_parked_route = FUSEBENCH_RESAMPLE_PARKED_ROUTE != 0;
+
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
 // otherwise in order with a running exact top K. Returns false when the sampled pass let fewer than
 // K through (the row is then not written). Two instantiations instead of a runtime flag: with one,
@@ -1655,7 +1668,9 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // composite becomes the threshold, at or below the sample's r-th largest. The sample's own
     // compactions (towards r_sample) dropped only composites below the kept ones, and left at least
     // r_sample; with fewer, nothing was ever dropped.
+    [[maybe_unused]] std::uint32_t parked0 = 0;  // the sample's vectors parked (resample_parked_route)
     const auto end_sample = [&] {
+        if constexpr (Mode == 1 && resample_parked_route) parked0 += static_cast<std::uint32_t>(w.vn);
         if (w.vn > 0) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, true);
         if (w.count > Kc) w = compact<true>(keys, hist, w, Kc, Kc + Kc / 2, lane, st.m);
         thresholded = w.count >= Kc;
@@ -1748,7 +1763,11 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             for (int u = 0; u < U; ++u) v[u] = p[u * jump];
 #pragma unroll
             for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * jump * W, lane, st, keys, hist, list, w);
-            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+            if (w.vn + 32 * U > L) {
+                [[maybe_unused]] const int before = w.vn;
+                drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+                if constexpr (Mode == 1 && resample_parked_route) parked0 += phi == 0 ? static_cast<std::uint32_t>(before - w.vn) : 0u;
+            }
         }
         if (i < n) {  // the phase's last, partial batch
             vec16<T> v[U];
@@ -1756,7 +1775,11 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             for (int u = 0; u < U; ++u) load_or_neg_inf(v[u], p + u * jump, i + u < n);
 #pragma unroll
             for (int u = 0; u < U; ++u) vote_vec<T, Retry>(v[u], idx + u * jump * W, lane, st, keys, hist, list, w);
-            if (w.vn + 32 * U > L) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+            if (w.vn + 32 * U > L) {
+                [[maybe_unused]] const int before = w.vn;
+                drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
+                if constexpr (Mode == 1 && resample_parked_route) parked0 += phi == 0 ? static_cast<std::uint32_t>(before - w.vn) : 0u;
+            }
         }
         if constexpr (Sampled) {
             if (!maxima && phi == 0) {  // phase 0 is the sample
@@ -1772,6 +1795,19 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                                            static_cast<std::uint32_t>(cthr_of(hist) >> 32)) {
                         if (lane == 0) cthr_of(hist) = route_ties;
                         return false;
+                    }
+                    if constexpr (resample_parked_route) {  // a plateau at the threshold's value (above)
+                        const std::uint32_t voted0 = 32u * ((nunits + stride - 1) / stride);
+                        if (thresholded && 10u * parked0 >= 9u * voted0) {
+                            __syncwarp();
+                            const auto ck = static_cast<std::uint32_t>(cthr_of(hist) >> 32);
+                            unsigned at = 0;
+                            for (int t = lane; t < w.count; t += 32) at += static_cast<std::uint32_t>(keys[t] >> 32) == ck ? 1u : 0u;
+                            if (__reduce_add_sync(full_mask, at) >= 32u) {
+                                if (lane == 0) cthr_of(hist) = route_ties;
+                                return false;
+                            }
+                        }
                     }
                 }
             }

@@ -9,6 +9,8 @@
 // share, relaxed to big_limit), end_sample, the phase-gain test and the final count.
 // Assumes the logits' rows start at a 256-byte aligned base (cudaMalloc + the 256-byte guard band).
 // Kinds: cluster256, cluster32, all_equal, ties, ascending, descending, stride_trap, random (std 1), plateau.
+// Session m: the TIES / PARKED lines count, at the sample's end, the rows that the plateau tests of calls 4-6 and
+// FUSEBENCH_RESAMPLE_PARKED_ROUTE (fused_stream.cu) would send to the retry kernel.
 // Prints the rows not kept by the sampled pass (and those with >= print_at compactions), then a
 // summary. base_off: the rows' base address mod 128 [bytes] (0: the suite's guarded buffers).
 // prologue: the parked sample's steps read first (1: the committed one step; 3: before 6199adc, the
@@ -53,7 +55,9 @@ static bool beats(float x, u32 idx, u64 c) {
 
 // Session m: rows whose parked sample would take the three plateau tests of calls 4 / 5 / 6 (half of the kept keys
 // at the threshold's value, 7/8, at most 8 above; each with 32 or more at it), and the mean kept / at-value counts.
-static long tie_tests[3] = {0, 0, 0}, tie_rows = 0, tie_at_sum = 0, tie_count_sum = 0;
+// tie_tests[3]: 90% or more of the sample's vectors parked and 32 or more kept keys at the value (a candidate
+// route for the next session); parked_pct_hist: rows by the sample's parked share, in tenths.
+static long tie_tests[4] = {0, 0, 0, 0}, tie_rows = 0, tie_at_sum = 0, tie_count_sum = 0, parked_pct_hist[11] = {};
 
 struct emu {
     // parameters
@@ -66,6 +70,7 @@ struct emu {
     std::vector<std::pair<int, int>> list;  // (lane-vector index in row vectors, unused)
     float rmax = -INFINITY;                 // running max over everything consumed
     int compactions = 0, radix_passes = 0;
+    long voted = 0, parked = 0;             // vectors voted / parked (session m: the sample's share parked)
     const float* x = nullptr;               // row
     u32 hd = 0;
 
@@ -149,7 +154,11 @@ struct emu {
             if (v >= nvec) continue;
             const float m = vmax(v);
             rmax = std::fmax(rmax, m);
-            if (m > thr) lst.push_back(static_cast<int>(v));
+            ++voted;
+            if (m > thr) {
+                lst.push_back(static_cast<int>(v));
+                ++parked;
+            }
         }
     }
     void scalar(u32 begin, u32 end, int Kc) {
@@ -223,6 +232,10 @@ static row_result run_row(const float* x, u32 V, u32 hd, int K, int cap, int P, 
                 int at = 0;
                 for (int t = 0; t < m.count; ++t) at += static_cast<u32>(m.keys[t] >> 32) == static_cast<u32>(m.cthr >> 32);
                 if (thresholded) {
+                    // the sample's vectors parked, in percent (a plateau parks all of them)
+                    const int pct = static_cast<int>(100 * m.parked / std::max<long>(m.voted, 1));
+                    ++parked_pct_hist[std::min(pct, 100) / 10];
+                    tie_tests[3] += 10 * m.parked >= 9 * m.voted && at >= 32;
                     tie_tests[0] += 2 * at >= m.count && at >= 32;
                     tie_tests[1] += 8 * at >= 7 * m.count && at >= 32;
                     tie_tests[2] += m.count - at <= 8 && at >= 32;
@@ -308,8 +321,12 @@ int main(int argc, char** argv) {
     std::printf("compactions max %d mean %.2f\n", maxc, static_cast<double>(sumc) / rows);
     std::printf("SUMMARY seed %llu kind %s K %d cap %d P %d: kept %d inorder %d retry_phase %d retry_end %d ties %d\n",
                 static_cast<unsigned long long>(seed), kind.c_str(), K, cap, P, hist[0], hist[1], hist[2], hist[3], hist[4]);
-    std::printf("TIES rows thresholded %ld: half %ld, 7/8 %ld, <= 8 above %ld; mean kept %.1f, at the value %.1f\n", tie_rows,
-                tie_tests[0], tie_tests[1], tie_tests[2], tie_rows ? static_cast<double>(tie_count_sum) / tie_rows : 0.0,
+    std::printf("TIES rows thresholded %ld: half %ld, 7/8 %ld, <= 8 above %ld, parked >= 90%% %ld; mean kept %.1f, at the value %.1f\n",
+                tie_rows, tie_tests[0], tie_tests[1], tie_tests[2], tie_tests[3],
+                tie_rows ? static_cast<double>(tie_count_sum) / tie_rows : 0.0,
                 tie_rows ? static_cast<double>(tie_at_sum) / tie_rows : 0.0);
+    std::printf("PARKED share of the sample's vectors, rows by tenths (0-9%% .. 100%%):");
+    for (long h : parked_pct_hist) std::printf(" %ld", h);
+    std::printf("\n");
     return 0;
 }
