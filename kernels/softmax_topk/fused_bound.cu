@@ -127,7 +127,6 @@ template <class T> __device__ __forceinline__ uint4 load_edge(const bnd_row& g, 
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-
 // A vector's max key (returned) and its eight terms into the lane's statistics.
 template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, bnd_stats& st) {
     const unsigned mm = bnd_type<T>::vmax2(v);
