@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Session n, call 1 (either board; WANT=H100 / H200 refuses the other): A/B of FUSEBENCH_RESAMPLE_PARKED_ROUTE
+# (kernels/softmax_topk/fused_stream.cu; prepared in session m, never run). The library is built as usual
+# (build-gpu: the route off); beside it, fused_stream.cu alone is compiled with -DFUSEBENCH_RESAMPLE_PARKED_ROUTE=1
+# by the build's own command line, swapped into a copy of the kernels archive and linked into
+# build-gpu/fusebench-pr by the build's own link line: two binaries that differ in that one object. Then the
+# adversarial selection's K = 256 cases (every kind, 4096 x {50257, 151936}; $CASES narrows them) for
+# fused_stream_resample, fp32 and bf16, the binaries interleaved (base, pr, pr, base), a summary of
+# time / base time and time / std1 time, and [gpu][softmax_topk] from the base build (the route off), and
+# with EXTRA_TESTS the test selection it names.
+set -uo pipefail
+O=$OUT; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm --format=csv,noheader | tee $O/gpu.txt
+if [ -n "${WANT:-}" ] && ! grep -qi "$WANT" $O/gpu.txt; then echo "wanted $WANT"; exit 3; fi
+B=$PWD/build-gpu
+export FUSEBENCH_BUILD_DIR=$B FUSEBENCH_TARGETS="fusebench fusebench_tests"
+obj=CMakeFiles/fusebench_kernels.dir/kernels/softmax_topk/fused_stream.cu.o; pr=/tmp/pr; R=$PWD; mkdir -p $pr
+rm -f $B/build.ninja
+(  # the pr object, compiled beside the build (both are single nvcc processes; the device has 16 cores)
+  for i in $(seq 300); do [ -f $B/build.ninja ] && break; sleep 1; done; sleep 3; cd $B
+  cc=$(ninja -t commands fusebench | grep -- "-c $R/kernels/softmax_topk/fused_stream.cu" | head -1)
+  [ -n "$cc" ] || { echo "no compile line for fused_stream.cu"; exit 1; }
+  eval "$(echo "$cc" | sed -e "s# -x cu # -DFUSEBENCH_RESAMPLE_PARKED_ROUTE=1 -x cu #" -e "s# -o $obj# -o $pr/fused_stream.cu.o#" -e "s# -MD -MT [^ ]* -MF [^ ]*##")"
+) > /tmp/pr.log 2>&1 &
+prjob=$!
+scripts/build.sh > /tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
+echo "build $(el) s"
+wait $prjob || { echo "pr compile failed"; cat /tmp/pr.log; exit 1; }
+cd $B
+cp libfusebench_kernels.a $pr/libk.a && ar r $pr/libk.a $pr/fused_stream.cu.o || exit 1
+ln=$(ninja -t commands fusebench | tail -1)
+eval "$(echo "$ln" | sed -e "s# libfusebench_kernels.a # $pr/libk.a #" -e "s# -o fusebench # -o fusebench-pr #")" || { echo "pr link failed"; exit 1; }
+cd $R
+cmp -s $B/fusebench $B/fusebench-pr && { echo "the two binaries are identical: the define did nothing"; exit 1; }
+echo "pr build $(el) s"
+CASES="${CASES:-4096x50257:K256:,4096x151936:K256:}"
+for ty in fp32 bf16; do for bin in base pr pr base; do
+  exe=$B/fusebench; [ $bin = pr ] && exe=$B/fusebench-pr
+  n=$(ls $O/ab-$ty-$bin-*.json 2>/dev/null | wc -l)
+  timeout 240 $exe run --suite softmax_topk_adversarial --no-counters --dtype $ty --variant fused_stream_resample \
+    --case "$CASES" --json $O/ab-$ty-$bin-$n.json > /tmp/ab-$ty-$bin-$n.txt 2> /tmp/ab-$ty-$bin-$n.err
+  echo "$ty $bin $n rc=$? $(el) s: $(grep -E 'passed,' /tmp/ab-$ty-$bin-$n.txt | tail -1)"
+done; done
+python3 reports/examples/pr-1127n/ab_summary.py $O | tee $O/ab-summary.txt
+timeout 200 $B/fusebench_tests "[gpu][softmax_topk]" > $O/tests-softmax_topk.txt 2>&1
+echo "tests rc=$? $(el) s: $(tail -3 $O/tests-softmax_topk.txt | tr '\n' ' ')"
+if [ -n "${EXTRA_TESTS:-}" ]; then
+  timeout ${EXTRA_TIMEOUT:-200} $B/fusebench_tests "$EXTRA_TESTS" > $O/tests-extra.txt 2>&1
+  echo "extra tests rc=$? $(el) s: $(tail -3 $O/tests-extra.txt | tr '\n' ' ')"
+fi
+cat /tmp/ab-*.txt /tmp/ab-*.err > $O/ab-runs.txt 2>/dev/null
+tar czf $O/ab-json.tgz -C $O $(cd $O && ls ab-*.json) && rm -f $O/ab-*.json; gzip -f $O/ab-runs.txt
