@@ -45,7 +45,7 @@ python3 reports/examples/pr-1127n/ab_summary.py $O | tee $O/ab-summary.txt
 timeout 200 $B/fusebench_tests "[gpu][softmax_topk]" > $O/tests-softmax_topk.txt 2>&1
 echo "tests rc=$? $(el) s: $(tail -3 $O/tests-softmax_topk.txt | tr '\n' ' ')"
 if [ -n "${EXTRA_TESTS:-}" ]; then
-  timeout ${EXTRA_TIMEOUT:-200} $B/fusebench_tests "$EXTRA_TESTS" > $O/tests-extra.txt 2>&1
+  left=$(( 585 - $(el) )); [ $left -gt 20 ] && timeout $left $B/fusebench_tests "$EXTRA_TESTS" > $O/tests-extra.txt 2>&1
   echo "extra tests rc=$? $(el) s: $(tail -3 $O/tests-extra.txt | tr '\n' ' ')"
 fi
 cat /tmp/ab-*.txt /tmp/ab-*.err > $O/ab-runs.txt 2>/dev/null
