@@ -6,7 +6,7 @@
 # build-gpu/fusebench-pr by the build's own link line: two binaries that differ in that one object. Then the
 # adversarial selection's K = 256 cases (every kind, 4096 x {50257, 151936}; $CASES narrows them) for
 # fused_stream_resample, fp32 and bf16, the binaries interleaved (base, pr, pr, base), a summary of
-# time / base time and time / std1 time, and [gpu][softmax_topk] from the base build (the route off), and
+# time / base time and time / std1 time (CASES_fp32 / CASES_bf16 override CASES by dtype), and [gpu][softmax_topk] from the base build (the route off), and
 # with EXTRA_TESTS the test selection it names.
 set -uo pipefail
 O=$OUT; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
@@ -34,11 +34,12 @@ cd $R
 cmp -s $B/fusebench $B/fusebench-pr && { echo "the two binaries are identical: the define did nothing"; exit 1; }
 echo "pr build $(el) s"
 CASES="${CASES:-4096x50257:K256:,4096x151936:K256:}"
-for ty in fp32 bf16; do for bin in base pr pr base; do
+for ty in ${DTYPES:-fp32 bf16}; do for bin in base pr pr base; do
   exe=$B/fusebench; [ $bin = pr ] && exe=$B/fusebench-pr
+  cv=CASES_$ty; cases=${!cv:-$CASES}  # CASES_fp32 / CASES_bf16 name a dtype's own cases
   n=$(ls $O/ab-$ty-$bin-*.json 2>/dev/null | wc -l)
   timeout 240 $exe run --suite softmax_topk_adversarial --no-counters --dtype $ty --variant fused_stream_resample \
-    --case "$CASES" --json $O/ab-$ty-$bin-$n.json > /tmp/ab-$ty-$bin-$n.txt 2> /tmp/ab-$ty-$bin-$n.err
+    --case "$cases" --json $O/ab-$ty-$bin-$n.json > /tmp/ab-$ty-$bin-$n.txt 2> /tmp/ab-$ty-$bin-$n.err
   echo "$ty $bin $n rc=$? $(el) s: $(grep -E 'passed,' /tmp/ab-$ty-$bin-$n.txt | tail -1)"
 done; done
 python3 reports/examples/pr-1127n/ab_summary.py $O | tee $O/ab-summary.txt
