@@ -1585,18 +1585,23 @@ __device__ __forceinline__ sample_result<F> sample_by_maxima(const vec16<T>* vro
     return {st, w.thr, w.count};
 }
 
-// FUSEBENCH_RESAMPLE_PARKED_ROUTE (0 in the library: prepared in session m, not measured): fused_stream_resample's
-// parked sample (Mode 1) sends a row to the retry kernel (route_ties) when 90% or more of the sample's vectors were
-// parked and 32 or more kept keys hold the threshold's value: a plateau of equal values at the row's K-th, whose
-// later vectors would all be parked and rejected element by element. Session m's tests on the kept keys alone
-// routed a few `ties` rows at V = 151936 too, and those rows' tail in the retry kernel cost 1.5x (NOTES.md,
-// "Session m"); in probes/resample_emulation.cpp (fp32 K = 256, the suite's inputs) the parked share is 100% on
-// every plateau and all_equal row and at most 69% on ties rows (at most 49% on the other kinds), at V = 50257 and
-// 151936. Measure it in the suite (every K = 256 kind, both V, fp32 and 16-bit) before turning it on.
+// fused_stream_resample's parked sample (Mode 1) sends a row to the retry kernel (route_ties) when 90% or more of
+// the sample's vectors were parked and 32 or more kept keys hold the threshold's value: a plateau of equal values
+// at the row's K-th, whose later vectors would all be parked and rejected element by element. Tests on the kept
+// keys alone routed a few `ties` rows at V = 151936 too, and those rows' tail in the retry kernel cost 1.5x
+// (NOTES.md, "Session m"); in probes/resample_emulation.cpp the parked share is 100% on every plateau and
+// all_equal row and at most 69% on ties rows (at most 49% on the other kinds). Measured in the suite (session n,
+// NOTES.md; reports/examples/pr-1127n/): fp32 4096 x 151936 K = 256 plateau rows 2.30-2.75x -> 1.24-1.31x their
+// random-logit time, 4096 x 50257 2.11-2.49x -> 1.49-1.63x, every other fp32 kind -0.1% to +0.8% (H100, H200);
+// in 16-bit the route's registers spill more (bf16 56 / 76 -> 86 / 116 bytes) and random bf16 rows ran 5.1-5.7%
+// slower (H100: 151936 K = 256, 50257 K = 64 / 128), so the library takes it for fp32 rows only.
+// FUSEBENCH_RESAMPLE_PARKED_ROUTE: 1 (default) fp32 rows, 2 every dtype (the A/B's "pr" build), 0 none.
 #ifndef FUSEBENCH_RESAMPLE_PARKED_ROUTE
-#define FUSEBENCH_RESAMPLE_PARKED_ROUTE 0
+#define FUSEBENCH_RESAMPLE_PARKED_ROUTE 1
 #endif
-constexpr bool resample_parked_route = FUSEBENCH_RESAMPLE_PARKED_ROUTE != 0;
+template <typename T>
+constexpr bool resample_parked_route =
+    FUSEBENCH_RESAMPLE_PARKED_ROUTE == 2 || (FUSEBENCH_RESAMPLE_PARKED_ROUTE == 1 && std::is_same_v<T, float>);
 
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
 // otherwise in order with a running exact top K. Returns false when the sampled pass let fewer than
@@ -1668,9 +1673,9 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
     // composite becomes the threshold, at or below the sample's r-th largest. The sample's own
     // compactions (towards r_sample) dropped only composites below the kept ones, and left at least
     // r_sample; with fewer, nothing was ever dropped.
-    [[maybe_unused]] std::uint32_t parked0 = 0;  // the sample's vectors parked (resample_parked_route)
+    [[maybe_unused]] std::uint32_t parked0 = 0;  // the sample's vectors parked (resample_parked_route<T>)
     const auto end_sample = [&] {
-        if constexpr (Mode == 1 && resample_parked_route) parked0 += static_cast<std::uint32_t>(w.vn);
+        if constexpr (Mode == 1 && resample_parked_route<T>) parked0 += static_cast<std::uint32_t>(w.vn);
         if (w.vn > 0) drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, true);
         if (w.count > Kc) w = compact<true>(keys, hist, w, Kc, Kc + Kc / 2, lane, st.m);
         thresholded = w.count >= Kc;
@@ -1766,7 +1771,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             if (w.vn + 32 * U > L) {
                 [[maybe_unused]] const int before = w.vn;
                 drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
-                if constexpr (Mode == 1 && resample_parked_route) parked0 += phi == 0 ? static_cast<std::uint32_t>(before - w.vn) : 0u;
+                if constexpr (Mode == 1 && resample_parked_route<T>) parked0 += phi == 0 ? static_cast<std::uint32_t>(before - w.vn) : 0u;
             }
         }
         if (i < n) {  // the phase's last, partial batch
@@ -1778,7 +1783,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             if (w.vn + 32 * U > L) {
                 [[maybe_unused]] const int before = w.vn;
                 drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
-                if constexpr (Mode == 1 && resample_parked_route) parked0 += phi == 0 ? static_cast<std::uint32_t>(before - w.vn) : 0u;
+                if constexpr (Mode == 1 && resample_parked_route<T>) parked0 += phi == 0 ? static_cast<std::uint32_t>(before - w.vn) : 0u;
             }
         }
         if constexpr (Sampled) {
@@ -1796,7 +1801,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                         if (lane == 0) cthr_of(hist) = route_ties;
                         return false;
                     }
-                    if constexpr (resample_parked_route) {  // a plateau at the threshold's value (above)
+                    if constexpr (resample_parked_route<T>) {  // a plateau at the threshold's value (above)
                         const std::uint32_t voted0 = 32u * ((nunits + stride - 1) / stride);
                         if (thresholded && 10u * parked0 >= 9u * voted0) {
                             __syncwarp();
