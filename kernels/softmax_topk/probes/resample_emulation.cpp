@@ -18,6 +18,7 @@
 // before this branch; 0: a phase that gained nothing, as now).
 //   g++ -O2 -std=c++20 -I. kernels/softmax_topk/probes/resample_emulation.cpp harness/rng.cpp -o /tmp/remu
 //   /tmp/remu SEED [kind=cluster256] [K=256] [rows=4096] [V=50257] [print_at=1000] [base_off=0] [prologue=1] [factor=4]
+//             [early_streak=4] [early_quiet_max=inf] [early_mode=0: the window's share; 1: >= 29 U parked, no window]
 #include "harness/rng.hpp"
 
 #include <algorithm>
@@ -58,6 +59,14 @@ static bool beats(float x, u32 idx, u64 c) {
 // tie_tests[3]: 90% or more of the sample's vectors parked and 32 or more kept keys at the value (a candidate
 // route for the next session); parked_pct_hist: rows by the sample's parked share, in tenths.
 static long tie_tests[4] = {0, 0, 0, 0}, tie_rows = 0, tie_at_sum = 0, tie_count_sum = 0, parked_pct_hist[11] = {};
+// Session n: an early form of the parked route, tested at every drain of the sample instead of at its end: a drain
+// whose window (the vectors voted since the previous drain) parked 90% or more, once a compaction has set a threshold,
+// and inserted at most early_quiet_max keys (no compaction) extends a streak; a streak of early_streak drains with 32 or more kept keys at the threshold's value would route the
+// row. early_rows: rows it fires on; early_frac_sum: the share of the sample's steps read when it fires (the rest of
+// the sample is what it saves); early_streak_max_hist: rows by their longest streak (0 .. 8+) where it never fires.
+static int early_streak = 4, early_quiet_max = 1 << 30, early_mode = 0;  // early_quiet_max: a quiet drain inserts at most this many keys
+static long early_rows = 0, early_streak_max_hist[9] = {};
+static double early_frac_sum = 0;
 
 struct emu {
     // parameters
@@ -71,6 +80,7 @@ struct emu {
     float rmax = -INFINITY;                 // running max over everything consumed
     int compactions = 0, radix_passes = 0;
     long voted = 0, parked = 0;             // vectors voted / parked (session m: the sample's share parked)
+    long voted_w = 0;                       // vectors voted since the last drain (session n: the early test's window)
     const float* x = nullptr;               // row
     u32 hd = 0;
 
@@ -155,6 +165,7 @@ struct emu {
             const float m = vmax(v);
             rmax = std::fmax(rmax, m);
             ++voted;
+            ++voted_w;
             if (m > thr) {
                 lst.push_back(static_cast<int>(v));
                 ++parked;
@@ -207,6 +218,34 @@ static row_result run_row(const float* x, u32 V, u32 hd, int K, int cap, int P, 
     };
     m.scalar(0, hd, Kc);
     const u32 stride = static_cast<u32>(P);
+    int streak = 0, streak_max = 0;
+    bool fired = false;
+    // the early test at a drain of the sample (session n): the window's parked and voted vectors read before the
+    // drain, the keys it inserted after it (a drain that compacted counts as not quiet)
+    int early_quiet = early_quiet_max;
+    auto early_drain = [&](u32 steps_read, u32 sample_steps) {
+        const long pw = static_cast<long>(m.lst.size()), vw = m.voted_w;
+        const int c0 = m.count, k0 = m.compactions;
+        m.voted_w = 0;
+        m.drain(Kc, false);
+        if (fired) return;
+        bool hit;
+        if (early_mode == 0) {  // the window's share (a register for the step of the last drain)
+            hit = k0 > 0 && 10 * pw >= 9 * vw && m.compactions == k0 && m.count - c0 <= early_quiet;
+        } else {  // register-free: >= 29 U parked (90% of a batch) and the drain's count grew by 0 .. quiet
+            hit = pw >= 29 * m.U && m.count >= c0 && m.count - c0 <= early_quiet;
+        }
+        if (hit) ++streak; else streak = 0;
+        streak_max = std::max(streak_max, streak);
+        if (streak < early_streak) return;
+        int at = 0;
+        for (int t = 0; t < m.count; ++t) at += static_cast<u32>(m.keys[t] >> 32) == static_cast<u32>(m.cthr >> 32);
+        if (at >= 32) {
+            fired = true;
+            ++early_rows;
+            early_frac_sum += static_cast<double>(steps_read) / std::max<u32>(sample_steps, 1);
+        }
+    };
     for (u32 phi = 0; phi < stride && phi < nfull; ++phi) {
         u32 n = (nfull - phi + stride - 1) / stride;
         if (phi == 0 && pre_steps == 1) {  // patch F (6199adc): the sample's last step first
@@ -220,12 +259,17 @@ static row_result run_row(const float* x, u32 V, u32 hd, int K, int cap, int P, 
             if (static_cast<int>(m.lst.size()) + 32 * U > m.L) m.drain(Kc, false);
         }
         u32 i = 0;
+        const u32 sample_steps = n + (phi == 0 && pre_steps == 1 ? 1u : 0u);
         for (; i < n; i += U) {
             for (int u = 0; u < U; ++u)
                 if (i + u < n) m.vote_step(phi + (i + u) * stride, nvec);
-            if (static_cast<int>(m.lst.size()) + 32 * U > m.L) m.drain(Kc, false);
+            if (static_cast<int>(m.lst.size()) + 32 * U > m.L) {
+                if (phi == 0) early_drain(std::min(i + U, n) + (sample_steps - n), sample_steps);
+                else m.drain(Kc, false);
+            }
         }
         if (phi == 0) {
+            if (!fired) ++early_streak_max_hist[std::min(streak_max, 8)];
             end_sample();
             s0 = m.count;
             {  // session m: the kept keys at the threshold's value (the tests of calls 4-6, tie_tests below)
@@ -289,6 +333,9 @@ int main(int argc, char** argv) {
     int hist[5] = {};
     int maxc = 0; long sumc = 0;
     pre_steps = argc > 8 ? std::atoi(argv[8]) : 1;
+    early_streak = argc > 10 ? std::atoi(argv[10]) : 4;
+    early_quiet_max = argc > 11 ? std::atoi(argv[11]) : 1 << 30;
+    early_mode = argc > 12 ? std::atoi(argv[12]) : 0;
     gain_factor = argc > 9 ? std::atoi(argv[9]) : 4;
     const u64 base_off = argc > 7 ? std::strtoull(argv[7], nullptr, 10) : 0;
     const int thr_print = argc > 6 ? std::atoi(argv[6]) : 1000;
@@ -325,6 +372,10 @@ int main(int argc, char** argv) {
                 tie_rows, tie_tests[0], tie_tests[1], tie_tests[2], tie_tests[3],
                 tie_rows ? static_cast<double>(tie_count_sum) / tie_rows : 0.0,
                 tie_rows ? static_cast<double>(tie_at_sum) / tie_rows : 0.0);
+    std::printf("EARLY mode %d streak %d quiet <= %d: fires on %ld rows, at %.1f%% of the sample's steps on average; rows where it does not fire, by their longest streak 0..8+:",
+                early_mode, early_streak, early_quiet_max, early_rows, early_rows ? 100.0 * early_frac_sum / early_rows : 0.0);
+    for (long h : early_streak_max_hist) std::printf(" %ld", h);
+    std::printf("\n");
     std::printf("PARKED share of the sample's vectors, rows by tenths (0-9%% .. 100%%):");
     for (long h : parked_pct_hist) std::printf(" %ld", h);
     std::printf("\n");

@@ -14,13 +14,17 @@ nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm --format=csv,nohea
 if [ -n "${WANT:-}" ] && ! grep -qi "$WANT" $O/gpu.txt; then echo "wanted $WANT"; exit 3; fi
 B=$PWD/build-gpu
 export FUSEBENCH_BUILD_DIR=$B FUSEBENCH_TARGETS="fusebench fusebench_tests"
+# PR_DEFINES: the pr object's extra flags. Call 1 ran at 586845e, call 2 at ac94394, both with -DFUSEBENCH_RESAMPLE_PARKED_ROUTE=1
+# (then the route on for every dtype; the library's default since 0695e20 is fp32 only); the default now is the
+# early form of the route (prepared in session n, not measured).
+PR_DEFINES=${PR_DEFINES:--DFUSEBENCH_RESAMPLE_PARKED_EARLY=1}
 obj=CMakeFiles/fusebench_kernels.dir/kernels/softmax_topk/fused_stream.cu.o; pr=/tmp/pr; R=$PWD; mkdir -p $pr
 rm -f $B/build.ninja
 (  # the pr object, compiled beside the build (both are single nvcc processes; the device has 16 cores)
   for i in $(seq 300); do [ -f $B/build.ninja ] && break; sleep 1; done; sleep 3; cd $B
   cc=$(ninja -t commands fusebench | grep -- "-c $R/kernels/softmax_topk/fused_stream.cu" | head -1)
   [ -n "$cc" ] || { echo "no compile line for fused_stream.cu"; exit 1; }
-  eval "$(echo "$cc" | sed -e "s# -x cu # -DFUSEBENCH_RESAMPLE_PARKED_ROUTE=1 -x cu #" -e "s# -o $obj# -o $pr/fused_stream.cu.o#" -e "s# -MD -MT [^ ]* -MF [^ ]*##")"
+  eval "$(echo "$cc" | sed -e "s# -x cu # $PR_DEFINES -x cu #" -e "s# -o $obj# -o $pr/fused_stream.cu.o#" -e "s# -MD -MT [^ ]* -MF [^ ]*##")"
 ) > /tmp/pr.log 2>&1 &
 prjob=$!
 scripts/build.sh > /tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
