@@ -8,12 +8,7 @@
 # fused_stream_resample, fp32 and bf16, the binaries interleaved (base, pr, pr, base), a summary of
 # time / base time and time / std1 time (CASES_fp32 / CASES_bf16 override CASES by dtype), and [gpu][softmax_topk] from the base build (the route off), and
 # with EXTRA_TESTS the test selection it names.
-set -uo pipefail
-O=$OUT; t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm --format=csv,noheader | tee $O/gpu.txt
-if [ -n "${WANT:-}" ] && ! grep -qi "$WANT" $O/gpu.txt; then echo "wanted $WANT"; exit 3; fi
-B=$PWD/build-gpu
-export FUSEBENCH_BUILD_DIR=$B FUSEBENCH_TARGETS="fusebench fusebench_tests"
+source reports/examples/pr-1127n/begin.sh
 # PR_DEFINES: the pr object's extra flags. Call 1 ran at 586845e, call 2 at ac94394, both with -DFUSEBENCH_RESAMPLE_PARKED_ROUTE=1
 # (then the route on for every dtype; the library's default since 0695e20 is fp32 only); the default now is the
 # early form of the route (prepared in session n, not measured).
@@ -27,8 +22,7 @@ rm -f $B/build.ninja
   eval "$(echo "$cc" | sed -e "s# -x cu # $PR_DEFINES -x cu #" -e "s# -o $obj# -o $pr/fused_stream.cu.o#" -e "s# -MD -MT [^ ]* -MF [^ ]*##")"
 ) > /tmp/pr.log 2>&1 &
 prjob=$!
-scripts/build.sh > /tmp/build.log 2>&1 || { tail -30 /tmp/build.log; exit 1; }
-echo "build $(el) s"
+build_lib
 wait $prjob || { echo "pr compile failed"; cat /tmp/pr.log; exit 1; }
 cd $B
 cp libfusebench_kernels.a $pr/libk.a && ar r $pr/libk.a $pr/fused_stream.cu.o || exit 1
