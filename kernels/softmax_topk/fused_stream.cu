@@ -1603,22 +1603,26 @@ template <typename T>
 constexpr bool resample_parked_route =
     FUSEBENCH_RESAMPLE_PARKED_ROUTE == 2 || (FUSEBENCH_RESAMPLE_PARKED_ROUTE == 1 && std::is_same_v<T, float>);
 // FUSEBENCH_RESAMPLE_PARKED_EARLY (0 in the library: prepared in session n, not measured): the same route taken
-// during the sample, at its drains, where resample_parked_route<T> holds: a drain of 29 U or more parked vectors
+// during the sample, at its drains: a drain of 29 U or more parked vectors
 // (90% of a batch) that inserted at most resample_early_quiet keys and did not compact (the count grew by 0 ..
 // resample_early_quiet) drained a batch tied at the threshold's value with larger indices, which only a plateau at
 // the row's K-th does (on other rows every parked vector holds a key that beats the threshold); with 32 or more
 // kept keys at the threshold's value the row then goes to the retry kernel, after about a sixth of its sample at
 // V = 50257 instead of all of it (session n's suite runs: fp32 4096 x 50257 plateau 1.49-1.63x its random time with
 // the route at the sample's end). No register lives across the phase loop for it (a window or a streak counter
-// did: ptxas, fp32 resample kernel 12 / 8 -> 54 / 72 bytes of spill stores / loads, as the 16-bit route that cost
-// 5%). probes/resample_emulation.cpp (the EARLY line, mode 1 streak 1; fp32 K = 256, the suite's inputs, 4096 rows):
+// did, and spilled more); one more lives across the drain (ptxas, the parked resample kernels' spill stores / loads
+// with it on: fp32 12 / 8 -> 20 / 24 bytes; with 2, bf16 56 / 76 -> 100 / 112, fp16 24 / 20 -> 28 / 40).
+// probes/resample_emulation.cpp (the EARLY line, mode 1 streak 1; fp32 K = 256, the suite's inputs, 4096 rows):
 // see NOTES.md "Session n".
+// FUSEBENCH_RESAMPLE_PARKED_EARLY: 0 off, 1 where resample_parked_route<T> holds (fp32), 2 every dtype (in 16-bit
+// the early test alone: the route at the sample's end stays off there, its counter cost 5%).
 #ifndef FUSEBENCH_RESAMPLE_PARKED_EARLY
 #define FUSEBENCH_RESAMPLE_PARKED_EARLY 0
 #endif
 constexpr int resample_early_quiet = 4;
 template <typename T>
-constexpr bool resample_parked_early = FUSEBENCH_RESAMPLE_PARKED_EARLY != 0 && resample_parked_route<T>;
+constexpr bool resample_parked_early =
+    FUSEBENCH_RESAMPLE_PARKED_EARLY == 2 || (FUSEBENCH_RESAMPLE_PARKED_EARLY == 1 && resample_parked_route<T>);
 
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
 // otherwise in order with a running exact top K. Returns false when the sampled pass let fewer than
@@ -1788,10 +1792,10 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             if (w.vn + 32 * U > L) {
                 [[maybe_unused]] const int before = w.vn;
                 [[maybe_unused]] int c0 = 0;
-                if constexpr (Mode == 1 && resample_parked_early<T>) c0 = w.count;
+                if constexpr (Mode == 1 && !maxima && resample_parked_early<T>) c0 = w.count;
                 drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
                 if constexpr (Mode == 1 && resample_parked_route<T>) parked0 += phi == 0 ? static_cast<std::uint32_t>(before - w.vn) : 0u;
-                if constexpr (Mode == 1 && resample_parked_early<T>) {  // the early form of the plateau route (above)
+                if constexpr (Mode == 1 && !maxima && resample_parked_early<T>) {  // the early plateau route (above)
                     if (phi == 0 && before >= 29 * U && w.count >= c0 && w.count - c0 <= resample_early_quiet) {
                         __syncwarp();
                         const auto ck = static_cast<std::uint32_t>(cthr_of(hist) >> 32);
