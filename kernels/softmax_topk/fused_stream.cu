@@ -1614,6 +1614,20 @@ constexpr bool resample_parked_route =
 // with it on: fp32 12 / 8 -> 20 / 24 bytes; with 2, bf16 56 / 76 -> 100 / 112, fp16 24 / 20 -> 28 / 40).
 // probes/resample_emulation.cpp (the EARLY line, mode 1 streak 1; fp32 K = 256, the suite's inputs, 4096 rows):
 // see NOTES.md "Session n".
+// FUSEBENCH_RESAMPLE_RISING_SAFE (0 in the library: prepared in session n, not measured): the ties-at-the-top route
+// (the sample's kept keys all hold the row's maximum: all_equal rows) sends a row to the retry kernel's in-order
+// pass, whose index-aware vote rejects every later element once the first K equal ones are in. A row that rises
+// along the index to a run of equal values at its end (bf16 4096 x 151936 `ascending`: -4 + 8 j / V rounds to runs of
+// ~300 equal bf16 values, ~148 at the maximum) takes the same route, since the parked sample reads its last step
+// first; in order every element is then a new record (H200, session n call 1 and session m call 4: 14.65-14.67 ms,
+// 30-31x its random-logit time). With this on, a row whose kept keys' lowest index lies in the row's second half
+// (the maximum first met late: the row rises) goes to the retry kernel's safe sample instead (route_safe: it reads
+// its last steps first, as fp32 rising rows take it today: fp32 151936 ascending 0.98x).
+#ifndef FUSEBENCH_RESAMPLE_RISING_SAFE
+#define FUSEBENCH_RESAMPLE_RISING_SAFE 0
+#endif
+constexpr bool resample_rising_safe = FUSEBENCH_RESAMPLE_RISING_SAFE != 0;
+
 // FUSEBENCH_RESAMPLE_PARKED_EARLY: 0 off, 1 where resample_parked_route<T> holds (fp32), 2 every dtype (in 16-bit
 // the early test alone: the route at the sample's end stays off there, its counter cost 5%).
 #ifndef FUSEBENCH_RESAMPLE_PARKED_EARLY
@@ -1834,7 +1848,16 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                 if constexpr (Mode == 1) {
                     if (thresholded && __reduce_max_sync(full_mask, float_key(st.m)) ==
                                            static_cast<std::uint32_t>(cthr_of(hist) >> 32)) {
-                        if (lane == 0) cthr_of(hist) = route_ties;
+                        [[maybe_unused]] std::uint64_t route = route_ties;
+                        if constexpr (resample_rising_safe) {  // (above) a maximum first met in the row's second half
+                            __syncwarp();
+                            std::uint32_t low = 0;  // the kept composites' largest low word: ~(the lowest index)
+                            for (int t = lane; t < w.count; t += 32) low = max(low, static_cast<std::uint32_t>(keys[t]));
+                            const std::uint32_t first = ~__reduce_max_sync(full_mask, low);
+                            if (2 * static_cast<std::int64_t>(first) >= V) route = route_safe;
+                            __syncwarp();
+                        }
+                        if (lane == 0) cthr_of(hist) = route;
                         return false;
                     }
                     if constexpr (resample_parked_route<T>) {  // a plateau at the threshold's value (above)
