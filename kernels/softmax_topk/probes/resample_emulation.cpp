@@ -19,6 +19,7 @@
 //   g++ -O2 -std=c++20 -I. kernels/softmax_topk/probes/resample_emulation.cpp harness/rng.cpp -o /tmp/remu
 //   /tmp/remu SEED [kind=cluster256] [K=256] [rows=4096] [V=50257] [print_at=1000] [base_off=0] [prologue=1] [factor=4]
 //             [early_streak=4] [early_quiet_max=inf] [early_mode=0: the window's share; 1: >= 29 U parked, no window]
+//             [fp32|bf16]
 #include "harness/rng.hpp"
 
 #include <algorithm>
@@ -64,6 +65,11 @@ static long tie_tests[4] = {0, 0, 0, 0}, tie_rows = 0, tie_at_sum = 0, tie_count
 // and inserted at most early_quiet_max keys (no compaction) extends a streak; a streak of early_streak drains with 32 or more kept keys at the threshold's value would route the
 // row. early_rows: rows it fires on; early_frac_sum: the share of the sample's steps read when it fires (the rest of
 // the sample is what it saves); early_streak_max_hist: rows by their longest streak (0 .. 8+) where it never fires.
+// Session n: bf16 rows (argv[13] = bf16): the values rounded to bf16, 8 elements a vector, U = 2 and the 16-bit
+// launcher's cap; rising_ties: rows sent by the ties-at-the-top test whose kept keys' lowest index lies in the row's
+// second half (FUSEBENCH_RESAMPLE_RISING_SAFE would send them to the safe sample instead).
+static bool bf16_rows = false;
+static long rising_ties = 0;
 static int early_streak = 4, early_quiet_max = 1 << 30, early_mode = 0;  // early_quiet_max: a quiet drain inserts at most this many keys
 static long early_rows = 0, early_streak_max_hist[9] = {};
 static double early_frac_sum = 0;
@@ -201,6 +207,10 @@ static row_result run_row(const float* x, u32 V, u32 hd, int K, int cap, int P, 
     m.cap = cap;
     m.P = P;
     m.r_sample = r_sample;
+    if (bf16_rows) {
+        m.U = 2;
+        m.W = 8;
+    }
     m.L = 32 * m.U + 32;
     m.keys.assign(cap + 64, 0);
     m.x = x;
@@ -289,7 +299,12 @@ static row_result run_row(const float* x, u32 V, u32 hd, int K, int cap, int P, 
                 }
             }
             u32 hi = float_key(m.rmax);
-            if (thresholded && hi == static_cast<u32>(m.cthr >> 32)) return {4, 0, m.count, m.compactions, s0, gain1};
+            if (thresholded && hi == static_cast<u32>(m.cthr >> 32)) {
+                u32 low = 0;  // the kept composites' largest low word: ~(the lowest kept index)
+                for (int t = 0; t < m.count; ++t) low = std::max(low, static_cast<u32>(m.keys[t]));
+                rising_ties += 2ull * static_cast<u64>(~low) >= static_cast<u64>(V);
+                return {4, 0, m.count, m.compactions, s0, gain1};
+            }
         }
         const int now = m.count + static_cast<int>(m.lst.size());
         if (phi >= 1 && thresholded && now < K) {
@@ -318,15 +333,17 @@ int main(int argc, char** argv) {
     const int K = argc > 3 ? std::atoi(argv[3]) : 256;
     const long rows = argc > 4 ? std::atol(argv[4]) : 4096;
     const u32 V = argc > 5 ? static_cast<u32>(std::atol(argv[5])) : 50257;
+    bf16_rows = argc > 13 && std::string(argv[13]) == "bf16";
     // launcher (fp32, U = 3): cap = kpad + (budget - kpad), P = 5 K / 128, r = 64
     int kpad = 32;
     while (kpad < K) kpad <<= 1;
-    const int list_bytes = (32 * 3 + 32) * 20, budget = 800 - list_bytes / 8, step = 128;
+    const int ub = bf16_rows ? 2 : 3, list_bytes = (32 * ub + 32) * 20, budget = 800 - list_bytes / 8,
+              step = bf16_rows ? 256 : 128;
     const int cap = kpad + (kpad + step < budget ? budget - kpad : step);
     const int P = static_cast<int>(5 * K / 128);
     const int r_sample = 64;
     const std::string cname = std::to_string(rows) + "x" + std::to_string(V) + ":K" + std::to_string(K) + ":" + kind;
-    const u64 cs = fusebench::splitmix64(seed ^ fusebench::hash_string("softmax_topk_adversarial/" + cname + "/fp32"));
+    const u64 cs = fusebench::splitmix64(seed ^ fusebench::hash_string("softmax_topk_adversarial/" + cname + (bf16_rows ? "/bf16" : "/fp32")));
     const fusebench::rng g = fusebench::rng(cs).fork("logits");
     std::vector<double> z(V);
     std::vector<float> x(V);
@@ -354,9 +371,16 @@ int main(int argc, char** argv) {
             else if (kind == "random") v = n;
             else if (kind == "plateau") v = j % std::max<u32>(V / 40, 1) == 7 % std::max<u32>(V / 40, 1) ? 3.0 : 1.0;
             x[j] = static_cast<float>(v);
+            if (bf16_rows) {  // round to nearest even at bf16 (NaN-free inputs here)
+                u32 b;
+                std::memcpy(&b, &x[j], 4);
+                b = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u;
+                std::memcpy(&x[j], &b, 4);
+            }
         }
-        const u64 addr = base_off + static_cast<u64>(r) * V * 4;  // from a 256-byte aligned base (+ argv[7])
-        const u32 hd = static_cast<u32>(((128 - addr % 128) % 128) / 4);
+        const u64 esize = bf16_rows ? 2 : 4;
+        const u64 addr = base_off + static_cast<u64>(r) * V * esize;  // from a 256-byte aligned base (+ argv[7])
+        const u32 hd = static_cast<u32>(((128 - addr % 128) % 128) / esize);
         const row_result rr = run_row(x.data(), V, hd, K, cap, P, r_sample);
         ++hist[rr.outcome];
         maxc = std::max(maxc, rr.compactions); sumc += rr.compactions;
@@ -376,6 +400,7 @@ int main(int argc, char** argv) {
                 early_mode, early_streak, early_quiet_max, early_rows, early_rows ? 100.0 * early_frac_sum / early_rows : 0.0);
     for (long h : early_streak_max_hist) std::printf(" %ld", h);
     std::printf("\n");
+    std::printf("RISING ties-at-the-top rows whose lowest kept index is in the row's second half: %ld\n", rising_ties);
     std::printf("PARKED share of the sample's vectors, rows by tenths (0-9%% .. 100%%):");
     for (long h : parked_pct_hist) std::printf(" %ld", h);
     std::printf("\n");
