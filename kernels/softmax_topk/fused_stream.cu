@@ -1604,8 +1604,8 @@ constexpr bool resample_parked_route =
     FUSEBENCH_RESAMPLE_PARKED_ROUTE == 2 || (FUSEBENCH_RESAMPLE_PARKED_ROUTE == 1 && std::is_same_v<T, float>);
 // FUSEBENCH_RESAMPLE_PARKED_EARLY (0 in the library: prepared in session n, not measured): the same route taken
 // during the sample, at its drains: a drain of 29 U or more parked vectors
-// (90% of a batch) that inserted at most resample_early_quiet keys and did not compact (the count grew by 0 ..
-// resample_early_quiet) drained a batch tied at the threshold's value with larger indices, which only a plateau at
+// (90% of a batch) that inserted at most resample_early_quiet (1) keys and did not compact (the count grew by 0 or
+// 1) drained a batch tied at the threshold's value with larger indices, which only a plateau at
 // the row's K-th does (on other rows every parked vector holds a key that beats the threshold); with 32 or more
 // kept keys at the threshold's value the row then goes to the retry kernel, after about a sixth of its sample at
 // V = 50257 instead of all of it (session n's suite runs: fp32 4096 x 50257 plateau 1.49-1.63x its random time with
@@ -1633,7 +1633,7 @@ constexpr bool resample_rising_safe = FUSEBENCH_RESAMPLE_RISING_SAFE != 0;
 #ifndef FUSEBENCH_RESAMPLE_PARKED_EARLY
 #define FUSEBENCH_RESAMPLE_PARKED_EARLY 0
 #endif
-constexpr int resample_early_quiet = 4;
+constexpr int resample_early_quiet = 1;
 template <typename T>
 constexpr bool resample_parked_early =
     FUSEBENCH_RESAMPLE_PARKED_EARLY == 2 || (FUSEBENCH_RESAMPLE_PARKED_EARLY == 1 && resample_parked_route<T>);
