@@ -1614,6 +1614,25 @@ constexpr bool resample_parked_route =
 // with it on: fp32 12 / 8 -> 20 / 24 bytes; with 2, bf16 56 / 76 -> 100 / 112, fp16 24 / 20 -> 28 / 40).
 // probes/resample_emulation.cpp (the EARLY line, mode 1 streak 1; fp32 K = 256, the suite's inputs, 4096 rows):
 // see NOTES.md "Session n".
+// FUSEBENCH_RESAMPLE_PARKED_EARLY: 0 off, 1 where resample_parked_route<T> holds (fp32), 2 every dtype (in 16-bit
+// the early test alone: the route at the sample's end stays off there, its counter cost 5%).
+#ifndef FUSEBENCH_RESAMPLE_PARKED_EARLY
+#define FUSEBENCH_RESAMPLE_PARKED_EARLY 0
+#endif
+constexpr int resample_early_quiet = 1;
+template <typename T>
+constexpr bool resample_parked_early =
+    FUSEBENCH_RESAMPLE_PARKED_EARLY == 2 || (FUSEBENCH_RESAMPLE_PARKED_EARLY == 1 && resample_parked_route<T>);
+
+// The plateau routes' last test: how many of the warp's kept keys hold the threshold's value (cthr's), warp-wide.
+__device__ __forceinline__ unsigned keys_at_threshold(const std::uint64_t* keys, int count, unsigned* hist, int lane) {
+    __syncwarp();  // the drain's / the sample's last writes to the keys and cthr before the reads
+    const auto ck = static_cast<std::uint32_t>(cthr_of(hist) >> 32);
+    unsigned at = 0;
+    for (int t = lane; t < count; t += 32) at += static_cast<std::uint32_t>(keys[t] >> 32) == ck ? 1u : 0u;
+    return __reduce_add_sync(full_mask, at);
+}
+
 // FUSEBENCH_RESAMPLE_RISING_SAFE (0 in the library: prepared in session n, not measured): the ties-at-the-top route
 // (the sample's kept keys all hold the row's maximum: all_equal rows) sends a row to the retry kernel's in-order
 // pass, whose index-aware vote rejects every later element once the first K equal ones are in. A row that rises
@@ -1627,16 +1646,6 @@ constexpr bool resample_parked_route =
 #define FUSEBENCH_RESAMPLE_RISING_SAFE 0
 #endif
 constexpr bool resample_rising_safe = FUSEBENCH_RESAMPLE_RISING_SAFE != 0;
-
-// FUSEBENCH_RESAMPLE_PARKED_EARLY: 0 off, 1 where resample_parked_route<T> holds (fp32), 2 every dtype (in 16-bit
-// the early test alone: the route at the sample's end stays off there, its counter cost 5%).
-#ifndef FUSEBENCH_RESAMPLE_PARKED_EARLY
-#define FUSEBENCH_RESAMPLE_PARKED_EARLY 0
-#endif
-constexpr int resample_early_quiet = 1;
-template <typename T>
-constexpr bool resample_parked_early =
-    FUSEBENCH_RESAMPLE_PARKED_EARLY == 2 || (FUSEBENCH_RESAMPLE_PARKED_EARLY == 1 && resample_parked_route<T>);
 
 // One pass over a row (K > 32): Sampled reads it in stratified order with the sample's threshold,
 // otherwise in order with a running exact top K. Returns false when the sampled pass let fewer than
@@ -1811,11 +1820,7 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                 if constexpr (Mode == 1 && resample_parked_route<T>) parked0 += phi == 0 ? static_cast<std::uint32_t>(before - w.vn) : 0u;
                 if constexpr (Mode == 1 && !maxima && resample_parked_early<T>) {  // the early plateau route (above)
                     if (phi == 0 && before >= 29 * U && w.count >= c0 && w.count - c0 <= resample_early_quiet) {
-                        __syncwarp();
-                        const auto ck = static_cast<std::uint32_t>(cthr_of(hist) >> 32);
-                        unsigned at = 0;
-                        for (int t = lane; t < w.count; t += 32) at += static_cast<std::uint32_t>(keys[t] >> 32) == ck ? 1u : 0u;
-                        if (__reduce_add_sync(full_mask, at) >= 32u) {
+                        if (keys_at_threshold(keys, w.count, hist, lane) >= 32u) {
                             __syncwarp();
                             if (lane == 0) cthr_of(hist) = route_ties;
                             return false;
@@ -1862,15 +1867,9 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                     }
                     if constexpr (resample_parked_route<T>) {  // a plateau at the threshold's value (above)
                         const std::uint32_t voted0 = 32u * ((nunits + stride - 1) / stride);
-                        if (thresholded && 10u * parked0 >= 9u * voted0) {
-                            __syncwarp();
-                            const auto ck = static_cast<std::uint32_t>(cthr_of(hist) >> 32);
-                            unsigned at = 0;
-                            for (int t = lane; t < w.count; t += 32) at += static_cast<std::uint32_t>(keys[t] >> 32) == ck ? 1u : 0u;
-                            if (__reduce_add_sync(full_mask, at) >= 32u) {
-                                if (lane == 0) cthr_of(hist) = route_ties;
-                                return false;
-                            }
+                        if (thresholded && 10u * parked0 >= 9u * voted0 && keys_at_threshold(keys, w.count, hist, lane) >= 32u) {
+                            if (lane == 0) cthr_of(hist) = route_ties;
+                            return false;
                         }
                     }
                 }

@@ -18,7 +18,8 @@
 // before this branch; 0: a phase that gained nothing, as now).
 //   g++ -O2 -std=c++20 -I. kernels/softmax_topk/probes/resample_emulation.cpp harness/rng.cpp -o /tmp/remu
 //   /tmp/remu SEED [kind=cluster256] [K=256] [rows=4096] [V=50257] [print_at=1000] [base_off=0] [prologue=1] [factor=4]
-//             [early_streak=4] [early_quiet_max=inf] [early_mode=0: the window's share; 1: >= 29 U parked, no window]
+//             [early_streak=1] [early_quiet_max=1] [early_mode=1: >= 29 U parked, no window; 0: the window's share]
+//             (the defaults: fused_stream.cu's FUSEBENCH_RESAMPLE_PARKED_EARLY as committed)
 //             [fp32|bf16]
 #include "harness/rng.hpp"
 
@@ -70,7 +71,7 @@ static long tie_tests[4] = {0, 0, 0, 0}, tie_rows = 0, tie_at_sum = 0, tie_count
 // second half (FUSEBENCH_RESAMPLE_RISING_SAFE would send them to the safe sample instead).
 static bool bf16_rows = false;
 static long rising_ties = 0;
-static int early_streak = 4, early_quiet_max = 1 << 30, early_mode = 0;  // early_quiet_max: a quiet drain inserts at most this many keys
+static int early_streak = 1, early_quiet_max = 1, early_mode = 1;  // early_quiet_max: a quiet drain inserts at most this many keys
 static long early_rows = 0, early_streak_max_hist[9] = {};
 static double early_frac_sum = 0;
 
@@ -350,9 +351,9 @@ int main(int argc, char** argv) {
     int hist[5] = {};
     int maxc = 0; long sumc = 0;
     pre_steps = argc > 8 ? std::atoi(argv[8]) : 1;
-    early_streak = argc > 10 ? std::atoi(argv[10]) : 4;
-    early_quiet_max = argc > 11 ? std::atoi(argv[11]) : 1 << 30;
-    early_mode = argc > 12 ? std::atoi(argv[12]) : 0;
+    early_streak = argc > 10 ? std::atoi(argv[10]) : early_streak;
+    early_quiet_max = argc > 11 ? std::atoi(argv[11]) : early_quiet_max;
+    early_mode = argc > 12 ? std::atoi(argv[12]) : early_mode;
     gain_factor = argc > 9 ? std::atoi(argv[9]) : 4;
     const u64 base_off = argc > 7 ? std::strtoull(argv[7], nullptr, 10) : 0;
     const int thr_print = argc > 6 ? std::atoi(argv[6]) : 1000;
