@@ -1602,7 +1602,7 @@ __device__ __forceinline__ sample_result<F> sample_by_maxima(const vec16<T>* vro
 template <typename T>
 constexpr bool resample_parked_route =
     FUSEBENCH_RESAMPLE_PARKED_ROUTE == 2 || (FUSEBENCH_RESAMPLE_PARKED_ROUTE == 1 && std::is_same_v<T, float>);
-// FUSEBENCH_RESAMPLE_PARKED_EARLY (0 in the library: prepared in session n, not measured): the same route taken
+// FUSEBENCH_RESAMPLE_PARKED_EARLY (1 in the library since session o: fp32 rows): the same route taken
 // during the sample, at its drains: a drain of 29 U or more parked vectors
 // (90% of a batch) that inserted at most resample_early_quiet (1) keys and did not compact (the count grew by 0 or
 // 1) drained a batch tied at the threshold's value with larger indices, which only a plateau at
@@ -1613,11 +1613,14 @@ constexpr bool resample_parked_route =
 // did, and spilled more); one more lives across the drain (ptxas, the parked resample kernels' spill stores / loads
 // with it on: fp32 12 / 8 -> 20 / 24 bytes; with 2, bf16 56 / 76 -> 100 / 112, fp16 24 / 20 -> 28 / 40).
 // probes/resample_emulation.cpp (the EARLY line, mode 1 streak 1; fp32 K = 256, the suite's inputs, 4096 rows):
-// see NOTES.md "Session n".
-// FUSEBENCH_RESAMPLE_PARKED_EARLY: 0 off, 1 where resample_parked_route<T> holds (fp32), 2 every dtype (in 16-bit
-// the early test alone: the route at the sample's end stays off there, its counter cost 5%).
+// see NOTES.md "Session n". Measured (session o, NOTES.md; reports/examples/pr-1127o/; H100, 4096 rows, K = 256,
+// with RISING_SAFE below): fp32 plateau 50257 1.49x -> 1.39x its random time, 151936 1.23x -> 1.13x, all_equal
+// -6% / -8%, random fp32 rows +0.3% / +0.9%; with 2 random 16-bit rows ran 1.9-3.7% slower (bf16 K = 64 / 128 std10,
+// fp16 K = 64), the spills above, so the library takes 1.
+// FUSEBENCH_RESAMPLE_PARKED_EARLY: 0 off, 1 (default) where resample_parked_route<T> holds (fp32), 2 every dtype
+// (in 16-bit the early test alone: the route at the sample's end stays off there, its counter cost 5%).
 #ifndef FUSEBENCH_RESAMPLE_PARKED_EARLY
-#define FUSEBENCH_RESAMPLE_PARKED_EARLY 0
+#define FUSEBENCH_RESAMPLE_PARKED_EARLY 1
 #endif
 constexpr int resample_early_quiet = 1;
 template <typename T>
@@ -1633,7 +1636,7 @@ __device__ __forceinline__ unsigned keys_at_threshold(const std::uint64_t* keys,
     return __reduce_add_sync(full_mask, at);
 }
 
-// FUSEBENCH_RESAMPLE_RISING_SAFE (0 in the library: prepared in session n, not measured): the ties-at-the-top route
+// FUSEBENCH_RESAMPLE_RISING_SAFE (1 in the library since session o; 0 turns it off): the ties-at-the-top route
 // (the sample's kept keys all hold the row's maximum: all_equal rows) sends a row to the retry kernel's in-order
 // pass, whose index-aware vote rejects every later element once the first K equal ones are in. A row that rises
 // along the index to a run of equal values at its end (bf16 4096 x 151936 `ascending`: -4 + 8 j / V rounds to runs of
@@ -1641,9 +1644,10 @@ __device__ __forceinline__ unsigned keys_at_threshold(const std::uint64_t* keys,
 // first; in order every element is then a new record (H200, session n call 1 and session m call 4: 14.65-14.67 ms,
 // 30-31x its random-logit time). With this on, a row whose kept keys' lowest index lies in the row's second half
 // (the maximum first met late: the row rises) goes to the retry kernel's safe sample instead (route_safe: it reads
-// its last steps first, as fp32 rising rows take it today: fp32 151936 ascending 0.98x).
+// its last steps first, as fp32 rising rows take it today: fp32 151936 ascending 0.98x). Measured (session o, H100,
+// with PARKED_EARLY = 2): bf16 4096 x 151936 K = 256 ascending 14562 -> 754 us (26.1x -> 1.33x its random time).
 #ifndef FUSEBENCH_RESAMPLE_RISING_SAFE
-#define FUSEBENCH_RESAMPLE_RISING_SAFE 0
+#define FUSEBENCH_RESAMPLE_RISING_SAFE 1
 #endif
 constexpr bool resample_rising_safe = FUSEBENCH_RESAMPLE_RISING_SAFE != 0;
 
