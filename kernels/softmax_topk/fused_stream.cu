@@ -1615,8 +1615,8 @@ constexpr bool resample_parked_route =
 // probes/resample_emulation.cpp (the EARLY line, mode 1 streak 1; fp32 K = 256, the suite's inputs, 4096 rows):
 // see NOTES.md "Session n". Measured (session o, NOTES.md; reports/examples/pr-1127o/; H100, 4096 rows, K = 256,
 // with RISING_SAFE below): fp32 plateau 50257 1.49x -> 1.39x its random time, 151936 1.23x -> 1.13x, all_equal
-// -6% / -8%, random fp32 rows +0.3% / +0.9%; with 2 random 16-bit rows ran 1.9-3.7% slower (bf16 K = 64 / 128 std10,
-// fp16 K = 64), the spills above, so the library takes 1.
+// -6% / -8%, random fp32 rows +0.1% to +0.9%, fp32 ties rows at 50257 +1.8% / +2.5% (two boards); with 2 random
+// 16-bit rows ran 1.9-3.7% slower (bf16 K = 64 / 128 std10, fp16 K = 64), the spills above, so the library takes 1.
 // FUSEBENCH_RESAMPLE_PARKED_EARLY: 0 off, 1 (default) where resample_parked_route<T> holds (fp32), 2 every dtype
 // (in 16-bit the early test alone: the route at the sample's end stays off there, its counter cost 5%).
 #ifndef FUSEBENCH_RESAMPLE_PARKED_EARLY
