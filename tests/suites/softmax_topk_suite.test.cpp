@@ -657,8 +657,12 @@ TEST_CASE("fused_stream_resample at K > 32: rows its sampled pass gives up, read
     // row 3 holds its large values in every tenth 512-byte run (the sampled steps at P = 10: given
     // up after the first phase, read in order in the main kernel), row 4 rises in plateaus of 9
     // equal values, row 5 holds 600 equal maxima spread over the row above ordinary logits, row 6 is
-    // ordinary (never given up). Every row beside fused_stream, whose kernels have no retry.
-    const std::int64_t rows = 7, V = 20011;
+    // ordinary (never given up). Rows 7 and 8 hold 1000 equal maxima, more than the sample keeps, so
+    // the sample's kept keys tie at the top: row 7 rises to them at its end (a maximum first met in the
+    // row's second half: FUSEBENCH_RESAMPLE_RISING_SAFE sends it to the safe sample), row 8 starts with
+    // them and falls (the in-order pass with the index vote). Every row beside fused_stream, whose
+    // kernels have no retry.
+    const std::int64_t rows = 9, V = 20011;
     const std::int64_t K = GENERATE(64, 256, 1024);
     const bool bf16 = GENERATE(true, false);
     CAPTURE(K, bf16);
@@ -674,6 +678,8 @@ TEST_CASE("fused_stream_resample at K > 32: rows its sampled pass gives up, read
         x[static_cast<std::size_t>(4 * V + j)] = static_cast<float>(j / 9) * 0.01f;
         x[static_cast<std::size_t>(5 * V + j)] = j % 33 == 7 ? 9.0f : z;
         x[static_cast<std::size_t>(6 * V + j)] = std::sin(1.13f * f + 0.5f) * 3.0f + std::sin(0.011f * f);
+        x[static_cast<std::size_t>(7 * V + j)] = -4.0f + 8.0f * static_cast<float>(std::min(j, V - 1000)) / static_cast<float>(V);
+        x[static_cast<std::size_t>(8 * V + j)] = 4.0f - 8.0f * static_cast<float>(std::max<std::int64_t>(j - 999, 0)) / static_cast<float>(V);
     }
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream_resample, x, rows, V, K, bf16);
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);

@@ -371,6 +371,10 @@ int main(int argc, char** argv) {
             else if (kind == "stride_trap") v = (j / 128) % 10 == 0 ? 20.0 + n : n - 5.0;  // fp32: 512 / 4
             else if (kind == "random") v = n;
             else if (kind == "plateau") v = j % std::max<u32>(V / 40, 1) == 7 % std::max<u32>(V / 40, 1) ? 3.0 : 1.0;
+            // the GPU test's rows 7 and 8 ("fused_stream_resample at K > 32", session o): 1000 equal maxima at the
+            // end of a rise, at the start of a fall
+            else if (kind == "rise_flat_end") v = -4.0 + 8.0 * static_cast<double>(std::min<u32>(j, V - 1000)) / static_cast<double>(V);
+            else if (kind == "flat_start_fall") v = 4.0 - 8.0 * static_cast<double>(j > 999 ? j - 999 : 0) / static_cast<double>(V);
             x[j] = static_cast<float>(v);
             if (bf16_rows) {  // round to nearest even at bf16 (NaN-free inputs here)
                 u32 b;
