@@ -8,6 +8,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -282,6 +284,66 @@ nlohmann::json count_outcomes(const nlohmann::json& results) {
     return summary;
 }
 
+void annotate_time_vs_random(nlohmann::json& results) {
+    if (!results.is_array()) return;
+    auto kind_of = [](const nlohmann::json& r) -> std::string {
+        const auto ci = r.find("case_info");
+        if (ci == r.end() || !ci->is_object()) return "";
+        const auto k = ci->find("input_kind");
+        return k != ci->end() && k->is_string() ? k->get<std::string>() : "";
+    };
+    auto key_of = [](const nlohmann::json& r) {
+        const auto& ci = r["case_info"];
+        const auto part = [&](const char* k) { return ci.contains(k) ? ci[k].dump() : std::string("null"); };
+        const auto str = [&](const char* k) { return r.contains(k) && r[k].is_string() ? r[k].get<std::string>() : std::string(); };
+        // device_index: a merged report of several devices pairs results of one device only.
+        const std::string dev = r.contains("device_index") ? r["device_index"].dump() : std::string();
+        return str("suite") + '\x1f' + str("variant") + '\x1f' + str("config") + '\x1f' + str("dtype") + '\x1f' + part("dims") + '\x1f' +
+               part("params") + '\x1f' + dev;
+    };
+    auto median_of = [](const nlohmann::json& r) -> std::optional<double> {
+        const auto t = r.find("timing");
+        if (t == r.end() || !t->is_object()) return std::nullopt;
+        const auto m = t->find("median_us");
+        if (m == t->end() || !m->is_number()) return std::nullopt;
+        return m->get<double>();
+    };
+    std::map<std::string, std::vector<const nlohmann::json*>> twins;
+    for (const auto& r : results) {
+        if (r.is_object() && kind_of(r) == "random") twins[key_of(r)].push_back(&r);
+    }
+    for (auto& r : results) {
+        if (!r.is_object() || !r.contains("derived") || !r["derived"].is_object()) continue;
+        auto& d = r["derived"];
+        std::optional<double> value;
+        std::string why;
+        const std::string kind = kind_of(r);
+        const auto median = median_of(r);
+        if (kind.empty()) {
+            why = "the case declares no input kind";
+        } else if (kind == "random") {
+            why = "a random-input case: the reference of this ratio";
+        } else if (!median) {
+            why = "not timed";
+        } else if (const auto it = twins.find(key_of(r)); it == twins.end()) {
+            why = "no random-input result of the same suite, variant, config, dtype, dims and params (and device) in this report";
+        } else if (it->second.size() > 1) {
+            why = std::to_string(it->second.size()) +
+                  " random-input results of the same suite, variant, config, dtype, dims and params (and device) in this report";
+        } else if (const auto twin = median_of(*it->second.front()); !twin || *twin <= 0) {
+            why = "its random-input twin (" + it->second.front()->value("case", std::string("?")) + ") was not timed";
+        } else {
+            value = *median / *twin;
+        }
+        d["time_vs_random"] = value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+        if (value) {
+            if (d.contains("null_reasons") && d["null_reasons"].is_object()) d["null_reasons"].erase("time_vs_random");
+        } else {
+            d["null_reasons"]["time_vs_random"] = why;
+        }
+    }
+}
+
 nlohmann::json make_report(const report_context& ctx, const std::vector<variant_result>& results,
                            const nlohmann::json& prior) {
     nlohmann::json j;
@@ -297,6 +359,7 @@ nlohmann::json make_report(const report_context& ctx, const std::vector<variant_
     j["suites_completed"] = ctx.suites_completed;
     j["results"] = prior.is_array() ? prior : nlohmann::json::array();
     for (const auto& r : results) j["results"].push_back(to_json(r));
+    annotate_time_vs_random(j["results"]);
     j["summary"] = count_outcomes(j["results"]);
     // Where the run's time went: each phase summed over the results, plus the ceilings.
     nlohmann::json phases = nlohmann::json::object();

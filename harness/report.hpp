@@ -34,6 +34,14 @@ nlohmann::json make_report(const report_context& ctx, const std::vector<variant_
                            const nlohmann::json& prior = nlohmann::json::array());
 // {"pass": n, "fail": n, "error": n, "skipped": n} over report results.
 nlohmann::json count_outcomes(const nlohmann::json& results);
+// derived.time_vs_random of every result with a derived object: its median over the median of its
+// random-input twin, the result of the same suite, variant, config, dtype, case dims and params (and
+// device, in a merged report of several) whose input kind is "random", in the same report (the
+// softmax_topk_adversarial selection pairs each kind with one; issue 22 sets its target as a
+// multiple of that time). Null with a reason in derived.null_reasons for random-input results,
+// untimed ones, and results without exactly one timed twin. make_report and merge_reports call it,
+// so a twin in another shard still counts.
+void annotate_time_vs_random(nlohmann::json& results);
 
 // The text of a JSON file as fusebench writes it: indented by two spaces, except that an array of
 // objects directly under the top-level object is written one element per line (a report's results:

@@ -24,8 +24,14 @@ const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
 }  // namespace
 
 std::string format_results_table(const nlohmann::json& results) {
-    const std::vector<std::string> header{"suite", "case", "dtype", "variant", "correctness",
-                                          "median us", "GB/s", "TFLOP/s", "bound", "% ceiling", "% floor", "speedup"};
+    std::vector<std::string> header{"suite", "case", "dtype", "variant", "correctness",
+                                    "median us", "GB/s", "TFLOP/s", "bound", "% ceiling", "% floor", "speedup"};
+    // "x random" (derived.time_vs_random: the time over the random-input twin's) only where some
+    // result has one: the adversarial selections; the default run's table keeps its columns.
+    const bool any_ratio = std::any_of(results.begin(), results.end(), [](const nlohmann::json& r) {
+        return field(field(r, "derived"), "time_vs_random").is_number();
+    });
+    if (any_ratio) header.push_back("x random");
     std::vector<std::vector<std::string>> rows;
     // Tuning configurations: one row per (suite, case, dtype, variant), the fastest passing
     // configuration, else the first passing one (none timed), else the first that ran (fail or
@@ -68,6 +74,7 @@ std::string format_results_table(const nlohmann::json& results) {
                         field(d, "bound").is_string() ? field(d, "bound").get<std::string>() : "-",
                         fixed(field(d, "pct_of_ceiling"), 1), fixed(field(d, "pct_of_floor"), 1),
                         fixed(field(d, "speedup_vs_baseline"), 2, "x")});
+        if (any_ratio) rows.back().push_back(fixed(field(d, "time_vs_random"), 2, "x"));
     }
     std::vector<std::size_t> width(header.size());
     for (std::size_t k = 0; k < header.size(); ++k) {

@@ -165,6 +165,7 @@ nlohmann::json merge_reports(const std::vector<loaded_report>& inputs, const mer
         }
     }
     if (!phases.empty()) out["phase_seconds"] = phases;
+    annotate_time_vs_random(results);  // a twin may come from another input
     out["results"] = std::move(results);
     return out;
 }

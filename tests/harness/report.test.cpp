@@ -1,12 +1,16 @@
 #include "harness/ceilings.hpp"
 #include "harness/json_schema.hpp"
 #include "harness/report.hpp"
+#include "harness/table.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstdio>
 #include <filesystem>
+#include <cstdint>
 #include <fstream>
+#include <optional>
+#include <string>
 
 using namespace fusebench;
 
@@ -311,4 +315,106 @@ TEST_CASE("the timer's empty-kernel reading and the floor with launch are report
     bad = j;
     bad["results"][0]["timing"]["empty_kernel"].erase("meaning");
     CHECK_FALSE(schema.validate(bad).empty());
+}
+
+TEST_CASE("time_vs_random: a kind's time over its random-input twin's, or null with a reason", "[report]") {
+    // Results as the report holds them: softmax_topk_adversarial's pairs (a kind beside random logits of
+    // the same dims and params).
+    auto result = [](const std::string& kind, const std::string& variant, std::optional<double> median, nlohmann::json params,
+                     std::int64_t V = 50257) {
+        nlohmann::json r;
+        r["suite"] = "softmax_topk_adversarial";
+        r["case"] = "4096x" + std::to_string(V) + ":K256:" + (kind == "random" ? std::string("std1") : kind);
+        r["dtype"] = "fp32";
+        r["variant"] = variant;
+        r["case_info"] = {{"dims", {{"rows", 4096}, {"V", V}, {"K", 256}}}, {"params", params}, {"input_kind", kind}};
+        r["timing"] = median ? nlohmann::json{{"median_us", *median}} : nlohmann::json(nullptr);
+        r["derived"] = {{"speedup_vs_baseline", nullptr}};
+        return r;
+    };
+    const nlohmann::json std1 = {{"std", 1.0}}, std10 = {{"std", 10.0}};
+    nlohmann::json results = nlohmann::json::array({
+        result("random", "fused_stream", 250.0, std1),                // 0: the twin of 1 and 2
+        result("plateau", "fused_stream", 400.0, std1),               // 1: 1.6x
+        result("ascending", "fused_stream", std::nullopt, std1),      // 2: not timed
+        result("plateau", "fused_radix", 500.0, std1),                // 3: fused_radix has no random result
+        result("plateau", "fused_stream", 300.0, std10),              // 4: other params: no twin
+        result("random", "fused_smem", std::nullopt, std1),           // 5: an untimed twin
+        result("ties", "fused_smem", 900.0, std1),                    // 6
+        result("random", "fused_warp", 100.0, std1),                  // 7, 8: two twins
+        result("random", "fused_warp", 110.0, std1),
+        result("ties", "fused_warp", 150.0, std1),                    // 9
+        result("plateau", "fused_stream", 700.0, std1, 151936),       // 10: other dims
+    });
+    results[8]["case"] = "4096x50257:K256:std1_again";
+    annotate_time_vs_random(results);
+    auto ratio = [&](int i) { return results[i]["derived"]["time_vs_random"]; };
+    auto why = [&](int i) { return results[i]["derived"]["null_reasons"].value("time_vs_random", std::string()); };
+    CHECK(ratio(1).get<double>() == 400.0 / 250.0);
+    CHECK_FALSE(results[1]["derived"].contains("null_reasons"));
+    CHECK(ratio(0).is_null());
+    CHECK(why(0).find("random-input case") != std::string::npos);
+    CHECK(ratio(2).is_null());
+    CHECK(why(2) == "not timed");
+    CHECK(ratio(3).is_null());
+    CHECK(why(3).find("no random-input result") != std::string::npos);
+    CHECK(ratio(4).is_null());
+    CHECK(why(4).find("no random-input result") != std::string::npos);
+    CHECK(ratio(6).is_null());
+    CHECK(why(6).find("was not timed") != std::string::npos);
+    CHECK(why(6).find("4096x50257:K256:std1") != std::string::npos);
+    CHECK(ratio(9).is_null());
+    CHECK(why(9).find("2 random-input results") != std::string::npos);
+    CHECK(ratio(10).is_null());
+    // Another config of the same variant is another twin; a device index (merged reports) too.
+    results[1]["config"] = "c2";
+    annotate_time_vs_random(results);
+    CHECK(ratio(1).is_null());
+    results[0]["config"] = "c2";
+    results[0]["device_index"] = 1;
+    annotate_time_vs_random(results);
+    CHECK(ratio(1).is_null());
+    results[1]["device_index"] = 1;
+    annotate_time_vs_random(results);  // a second pass replaces the reason of the first
+    CHECK(ratio(1).get<double>() == 400.0 / 250.0);
+    CHECK_FALSE(results[1]["derived"]["null_reasons"].contains("time_vs_random"));
+    // A result without a derived object (older writers) is left as it is.
+    nlohmann::json bare = nlohmann::json::array({{{"suite", "x"}, {"case_info", {{"input_kind", "ties"}}}}});
+    annotate_time_vs_random(bare);
+    CHECK_FALSE(bare[0].contains("derived"));
+}
+
+TEST_CASE("make_report writes time_vs_random into every result, valid against the schema", "[report][schema]") {
+    report_context ctx;
+    ctx.started_at = utc_now_iso8601();
+    ctx.settings = {{"seed", 1}, {"seed_source", "--seed"}, {"mode", "cold"}, {"sampling", nlohmann::json::object()}};
+    ctx.status = "complete";
+    variant_result twin = sample_result(outcome::pass), kind = sample_result(outcome::pass), failed = sample_result(outcome::fail);
+    kind.c.name = "swiglu:3x7:odd";
+    kind.c.input_kind = "odd";
+    failed.c.name = "swiglu:3x7:even";
+    failed.c.input_kind = "even";
+    const auto j = make_report(ctx, {twin, kind, failed});
+    const auto errors = report_schema().validate(j);
+    INFO((errors.empty() ? std::string() : errors.front()));
+    CHECK(errors.empty());
+    REQUIRE(j["results"][0]["case_info"]["input_kind"] == "random");
+    CHECK(j["results"][0]["derived"]["time_vs_random"].is_null());
+    CHECK(j["results"][1]["derived"]["time_vs_random"] == 1.0);  // the same samples
+    CHECK(j["results"][2]["derived"]["time_vs_random"].is_null());
+    CHECK(j["results"][2]["derived"]["null_reasons"]["time_vs_random"] == "not timed");
+}
+
+TEST_CASE("the run's table has an 'x random' column only where a result has time_vs_random", "[report]") {
+    report_context ctx;
+    variant_result twin = sample_result(outcome::pass), kind = sample_result(outcome::pass);
+    const auto plain = make_report(ctx, {twin});
+    CHECK(format_results_table(plain["results"]).find("x random") == std::string::npos);
+    kind.c.name = "swiglu:3x7:odd";
+    kind.c.input_kind = "odd";
+    kind.timing->stats.median = 16.5;  // the twin's median is 11
+    const auto both = make_report(ctx, {twin, kind});
+    const std::string table = format_results_table(both["results"]);
+    CHECK(table.find("x random") != std::string::npos);
+    CHECK(table.find("1.50x") != std::string::npos);
 }

@@ -230,6 +230,22 @@ TEST_CASE("table writes Markdown and one CSV per suite and dtype", "[reports][cl
     CHECK(std::filesystem::exists(d.file("csv/glu_fp32.csv")));
 }
 
+TEST_CASE("merge pairs an input kind with its random-input twin from another shard (time_vs_random)", "[reports][cli][merge]") {
+    temp_dir d;
+    synth_result twin = timed_result("fused_vec", 100), kind = timed_result("fused_vec", 150);
+    kind.case_name = "swiglu:4096x14336:odd";
+    kind.input_kind = "odd";
+    const auto s1 = d.write("twin.json", make_report({twin}, {}, "0.1.0", 11));
+    const auto s2 = d.write("kind.json", make_report({kind}, {}, "0.1.0", 12));
+    const auto r = run_fusebench(d, "merge " + d.file("all.json") + " " + s1 + " " + s2);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(read_text(d.file("all.json")));
+    REQUIRE(j["results"].size() == 2);
+    CHECK(j["results"][1]["derived"]["time_vs_random"] == 1.5);
+    CHECK(j["results"][0]["derived"]["time_vs_random"].is_null());
+    CHECK_THAT(j["results"][0]["derived"]["null_reasons"]["time_vs_random"].get<std::string>(), ContainsSubstring("random-input case"));
+}
+
 TEST_CASE("merge joins shards and GPUs, refuses mixed tools and repeats without --force", "[reports][cli][merge]") {
     temp_dir d;
     synth_device h100{"NVIDIA H100 80GB HBM3", "h100", "GPU-bbbbbbbb-0000-0000-0000-000000000002", 3000, 0.004};

@@ -35,6 +35,7 @@ struct synth_result {
     std::string role = "fused";
     std::string outcome = "pass";
     std::string reason;
+    std::string input_kind = "random";  // case_info.input_kind
     bool timed = true;
     double median_us = 100;
     double noise = 0.003;             // used when samples is empty
@@ -79,7 +80,7 @@ inline nlohmann::json result_json(const synth_result& r, const synth_device& d) 
     j["variant"] = r.variant;
     j["role"] = r.role;
     j["description"] = "synthetic";
-    j["case_info"] = {{"dims", {{"tokens", 4096}, {"inter", 14336}}}, {"params", nlohmann::json::object()}, {"input_kind", "random"}, {"timed", r.timed}};
+    j["case_info"] = {{"dims", {{"tokens", 4096}, {"inter", 14336}}}, {"params", nlohmann::json::object()}, {"input_kind", r.input_kind}, {"timed", r.timed}};
     j["outcome"] = r.outcome;
     j["reason"] = r.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.reason);
     j["correctness"] = nullptr;
