@@ -21,5 +21,7 @@ for ty in ("fp32", "bf16"):
     b = base["timing"]["median_us"] if base and base.get("timing") else None
     for c, r in sorted(t.items()):
         m = (r.get("timing") or {}).get("median_us")
-        print(f"{ty} {c:32s} {r.get('outcome')} {m if m is None else round(m, 2)} us  x std1 {'-' if not (m and b) else round(m / b, 3)}")
+        tvr = (r.get("derived") or {}).get("time_vs_random")  # the report's own ratio (since 2026-11-28): must agree
+        print(f"{ty} {c:32s} {r.get('outcome')} {m if m is None else round(m, 2)} us  x std1 {'-' if not (m and b) else round(m / b, 3)}"
+              f"  report {'-' if tvr is None else round(tvr, 3)}")
 P
