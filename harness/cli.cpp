@@ -281,6 +281,7 @@ nlohmann::json settings_json(const cli_options& o) {
 // report results; returns the exit code they call for.
 int print_summary(const nlohmann::json& results, const std::string& json_path, std::uint64_t seed) {
     std::fputs(format_results_table(results).c_str(), stdout);
+    std::fputs(format_time_vs_random_summary(results).c_str(), stdout);
     const auto counts = count_outcomes(results);
     std::printf("\n%d passed, %d failed, %d errors, %d skipped; report: %s (seed %llu)\n", counts["pass"].get<int>(),
                 counts["fail"].get<int>(), counts["error"].get<int>(), counts["skipped"].get<int>(), json_path.c_str(),

@@ -98,4 +98,34 @@ std::string format_results_table(const nlohmann::json& results) {
     return out;
 }
 
+std::string format_time_vs_random_summary(const nlohmann::json& results) {
+    struct worst {
+        double ratio = 0;
+        std::string case_name;
+        int kinds = 0;
+    };
+    std::map<std::string, worst> by_group;  // "suite variant dtype" in a stable order
+    for (const auto& r : results) {
+        const auto& v = field(field(r, "derived"), "time_vs_random");
+        if (!v.is_number()) continue;
+        std::string variant = r.value("variant", "");
+        if (r.contains("config")) variant += " [" + r.value("config", "") + "]";
+        auto& w = by_group[r.value("suite", "") + " " + variant + " " + r.value("dtype", "")];
+        ++w.kinds;
+        if (v.get<double>() > w.ratio) {
+            w.ratio = v.get<double>();
+            w.case_name = r.value("case", "");
+        }
+    }
+    if (by_group.empty()) return "";
+    std::string out = "\ninput kinds against their random-input twins (derived.time_vs_random), the largest per variant and dtype:\n";
+    for (const auto& [group, w] : by_group) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.2fx", w.ratio);
+        out += "  " + group + ": " + buf + " (" + w.case_name + "; " + std::to_string(w.kinds) + " kind result" +
+               (w.kinds == 1 ? "" : "s") + ")\n";
+    }
+    return out;
+}
+
 }  // namespace fusebench

@@ -417,4 +417,13 @@ TEST_CASE("the run's table has an 'x random' column only where a result has time
     const std::string table = format_results_table(both["results"]);
     CHECK(table.find("x random") != std::string::npos);
     CHECK(table.find("1.50x") != std::string::npos);
+    // The summary: the largest ratio per suite, variant and dtype, with its case; nothing without one.
+    CHECK(format_time_vs_random_summary(plain["results"]).empty());
+    variant_result slower = kind;
+    slower.c.name = "swiglu:3x7:slow";
+    slower.c.input_kind = "slow";
+    slower.timing->stats.median = 22.0;
+    const auto three = make_report(ctx, {twin, kind, slower});
+    const std::string summary = format_time_vs_random_summary(three["results"]);
+    CHECK(summary.find("glu fused_vec bf16: 2.00x (swiglu:3x7:slow; 2 kind results)") != std::string::npos);
 }
