@@ -750,6 +750,9 @@ int run_isolated(const cli_options& o, const registry& reg, int argc, char** arg
     } catch (const std::exception&) {
         report = make_report(report_context{}, {}, nlohmann::json::array());
     }
+    // The workers' lines carry their results as to_json wrote them: the pairs across cases (and
+    // across workers) are made here, over every result.
+    annotate_time_vs_random(all);
     report["results"] = all;
     report["summary"] = count_outcomes(all);
     report["settings"]["seed"] = seed;
