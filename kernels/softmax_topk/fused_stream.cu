@@ -1628,7 +1628,9 @@ constexpr int resample_early_quiet = 1;
 // sample's end) instead of a register live across the drain, with -1 there when the batch parked fewer than
 // 29 U vectors. The 16-bit early test's registers (=2) cost random 16-bit rows 1.9-3.7% (session o); this form
 // asks for none across the drain. A drain that fills the buffer writes that slot with a composite's low word
-// (~index, negative as an int), so the test then fails, as it should after a compaction. ptxas (nvcc 13.0, the
+// (~index, negative as an int), so the test then fails, as it should after a compaction; a buffer already full
+// before the drain is not written (its last key lives there; session p's first A/B wrote it and failed random
+// rows, reports/examples/pr-1127p/). ptxas (nvcc 13.0, the
 // Retry kernels with a parked sample, spill stores / loads in bytes; both off: bf16 56 / 76, fp16 24 / 20, fp32
 // 12 / 8): EARLY = 2 with the register 100 / 112, 28 / 40, 20 / 24; with the stash 56 / 84, 24 / 20, 12 / 8. Off,
 // the library's 53 .text sections are byte-identical to 5f076c7's (textcmp).
@@ -1834,7 +1836,11 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
                 [[maybe_unused]] int c0 = 0;
                 if constexpr (Mode == 1 && !maxima && resample_parked_early<T>) {
                     if constexpr (resample_early_stash) {
-                        if (phi == 0 && lane == 0) *s0_slot = w.vn >= 29 * U ? w.count : -1;
+                        // Only while the slot is free: a buffer filled to cap (insert_round fills it
+                        // exactly) holds a live key there, whose low word (~index, negative) then
+                        // fails the test below. Writing it regardless corrupted that key's index (H100
+                        // GPU-25dcd180, session p: 1-6 wrong indices per 10^6 on random rows).
+                        if (phi == 0 && lane == 0 && w.count < cap) *s0_slot = w.vn >= 29 * U ? w.count : -1;
                     } else {
                         c0 = w.count;
                     }
