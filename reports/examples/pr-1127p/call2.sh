@@ -11,6 +11,8 @@ O=$OUT; R=$PWD; t0=$(date +%s)
 el() { echo $(( $(date +%s) - t0 )); }
 board=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | grep -oE 'h100|h200' | head -1)
 echo "board: ${board:-unknown}"
+# ONLY=h200 (call 3): any other board stops here (exit 3), before the build.
+[ -n "${ONLY:-}" ] && [ "$board" != "$ONLY" ] && { echo "wanted $ONLY"; exit 3; }
 if [ "$board" = h200 ]; then
   FUSEBENCH_SKIP_TESTS=1 FUSEBENCH_TARGETS="fusebench fusebench_tests" \
     FUSEBENCH_EXTRA="bash reports/examples/pr-1127p/extra.sh" bash scripts/gpu-check.sh > $O/check.txt 2>&1
