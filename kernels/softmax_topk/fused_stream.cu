@@ -1623,7 +1623,9 @@ constexpr bool resample_parked_route =
 #define FUSEBENCH_RESAMPLE_PARKED_EARLY 1
 #endif
 constexpr int resample_early_quiet = 1;
-// FUSEBENCH_RESAMPLE_EARLY_STASH (0 in the library: prepared in session o, not measured): the early test's count
+// FUSEBENCH_RESAMPLE_EARLY_STASH (0 in the library: prepared in session o, measured in session p and not taken: with
+// EARLY = 2, H100, random 16-bit rows +1.5 to +3.5%, as with the register; bf16 151936 plateau 2.76x -> 1.13x its
+// random time; fp32 -0.5 to +0.1% against the register; NOTES.md "Session p"): the early test's count
 // before the drain kept in the key buffer's last slot (s0_slot, free during the sample: it is written at the
 // sample's end) instead of a register live across the drain, with -1 there when the batch parked fewer than
 // 29 U vectors. The 16-bit early test's registers (=2) cost random 16-bit rows 1.9-3.7% (session o); this form
