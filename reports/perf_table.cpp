@@ -28,7 +28,19 @@ table_cell cell_of(const nlohmann::json& r) {
     c.gbps = number_or_null(d, "achieved_gbps");
     c.pct_of_ceiling = number_or_null(d, "pct_of_ceiling");
     c.speedup = number_or_null(d, "speedup_vs_baseline");
+    c.vs_random = number_or_null(d, "time_vs_random");
     return c;
+}
+
+// Whether any timed cell of the table carries time_vs_random (the adversarial selections): then the Markdown
+// says what the cells' last figure is and the CSV gets a time_vs_random column per variant; other tables are
+// unchanged.
+bool has_vs_random(const perf_table& t) {
+    for (const auto& row : t.cells)
+        for (const auto& src : row)
+            for (const auto& c : src)
+                if (c.timed && c.vs_random) return true;
+    return false;
 }
 
 bool is_failure(const table_cell& c) { return c.outcome == "fail" || c.outcome == "error" || c.outcome == "missed"; }
@@ -42,7 +54,8 @@ std::string cell_text(const table_cell& c) {
     if (!c.present) return "-";
     if (c.timed) {
         return format_us(c.median_us) + " us · " + format_optional(c.gbps, "%.0f", "?") + " GB/s · " +
-               (c.pct_of_ceiling ? format_pct(*c.pct_of_ceiling) : std::string("?%")) + " · " + format_optional(c.speedup, "%.2fx", "?x");
+               (c.pct_of_ceiling ? format_pct(*c.pct_of_ceiling) : std::string("?%")) + " · " + format_optional(c.speedup, "%.2fx", "?x") +
+               (c.vs_random ? " · " + format("%.2fx", *c.vs_random) + " random" : std::string());
     }
     if (c.outcome == "pass") return "pass, not timed";
     return c.outcome;
@@ -150,6 +163,9 @@ std::string tables_markdown(const std::vector<perf_table>& tables, const std::ve
          "speedup over the suite's naive baseline. **FAIL** / **ERROR**: the result failed verification or errored "
          "(reason under the table); skipped: outside the variant's declared domain; -: not in that report. Cases "
          "that were only verified (not timed) are left out.\n";
+    if (std::any_of(tables.begin(), tables.end(), has_vs_random))
+        o += "Cells of a non-random input kind end with `x random`: their time over the same variant's time on the "
+             "random-input case of the same shape (`derived.time_vs_random`).\n";
     const bool several = sources.size() > 1;
     for (const auto& t : tables) {
         o += "\n### " + t.suite + " · " + t.dtype + "\n\n";
@@ -196,9 +212,11 @@ std::map<std::string, std::string> tables_csv(const std::vector<perf_table>& tab
     std::map<std::string, std::string> files;
     auto num = [](const std::optional<double>& v) { return v ? format("%.6g", *v) : std::string(); };
     for (const auto& t : tables) {
+        const bool vr = has_vs_random(t);
         std::string o = "case,report";
         for (const auto& v : t.variants) {
-            for (const char* m : {"outcome", "median_us", "gbps", "pct_of_ceiling", "speedup_vs_baseline"}) {
+            for (const char* m : {"outcome", "median_us", "gbps", "pct_of_ceiling", "speedup_vs_baseline", "time_vs_random"}) {
+                if (!vr && std::string(m) == "time_vs_random") continue;
                 o += ',';
                 o += csv_field(v + ' ' + m);
             }
@@ -219,6 +237,7 @@ std::map<std::string, std::string> tables_csv(const std::vector<perf_table>& tab
                         line += ',';
                         line += f;
                     }
+                    if (vr) line += "," + (cell.timed ? num(cell.vs_random) : std::string());
                 }
                 if (any) o += line + "\n";
             }

@@ -35,6 +35,7 @@ struct table_cell {
     bool timed = false;
     double median_us = 0;
     std::optional<double> gbps, pct_of_ceiling, speedup;
+    std::optional<double> vs_random;  // derived.time_vs_random: a non-random input kind's time / its random twin's
 };
 
 struct perf_table {

@@ -3,6 +3,7 @@
 // (review the diff before committing them).
 #include "reports/compare_output.hpp"
 #include "reports/gate.hpp"
+#include "harness/report.hpp"
 #include "reports/perf_table.hpp"
 #include "reports/synthetic_report.hpp"
 
@@ -237,6 +238,43 @@ TEST_CASE("table Markdown and CSV match the golden files", "[reports][golden]") 
         sel.cases = {"no such case"};
         CHECK(build_tables(one, sel).empty());
     }
+}
+
+TEST_CASE("table cells of an adversarial kind carry time_vs_random; other tables are unchanged", "[reports][table]") {
+    synth_device h100{"NVIDIA H100 80GB HBM3", "h100", "GPU-bbbbbbbb-0000-0000-0000-000000000002", 3000, 0.004};
+    std::vector<synth_result> v;
+    for (auto [cs, kind, t] : {std::tuple{"4096x50257:K256:std1", "random", 340.0}, {"4096x50257:K256:plateau", "plateau", 474.0}}) {
+        synth_result r = res("softmax_topk_adversarial", cs, "fp32", "fused_stream_resample", t);
+        r.input_kind = kind;
+        v.push_back(r);
+    }
+    v.push_back(res("glu", "swiglu:4096x14336", "bf16", "fused_vec", 80.0));
+    auto doc = make_report(v, h100);
+    annotate_time_vs_random(doc["results"]);
+    std::vector<loaded_report> reps;
+    reps.push_back(parse_report(doc, "runs/adv.json"));
+    const auto sources = table_sources(reps, {});
+    const auto tables = build_tables(sources, {});
+    REQUIRE(tables.size() == 2);
+    const std::string md = tables_markdown(tables, sources);
+    // The kind's cell ends with its ratio (474 / 340); the random case's and the glu table's cells do not.
+    CHECK_THAT(md, ContainsSubstring(" · 1.39x random |"));
+    CHECK_THAT(md, ContainsSubstring("Cells of a non-random input kind end with `x random`"));
+    const auto std1_row = md.substr(md.find("| 4096x50257:K256:std1 |"));
+    CHECK(std1_row.substr(0, std1_row.find('\n')).find("random") == std::string::npos);
+    const auto glu_row = md.substr(md.find("| swiglu:4096x14336 |"));
+    CHECK(glu_row.substr(0, glu_row.find('\n')).find("random") == std::string::npos);
+    const auto csv = tables_csv(tables, sources);
+    const std::string& adv = csv.at("softmax_topk_adversarial_fp32.csv");
+    CHECK(adv.substr(0, adv.find('\n')) ==
+          "case,report,fused_stream_resample outcome,fused_stream_resample median_us,fused_stream_resample gbps,"
+          "fused_stream_resample pct_of_ceiling,fused_stream_resample speedup_vs_baseline,fused_stream_resample time_vs_random");
+    CHECK_THAT(adv, ContainsSubstring(",1.39412\n"));  // 474 / 340 in %.6g
+    CHECK(csv.at("glu_bf16.csv").find("time_vs_random") == std::string::npos);
+    // Without any ratio (the glu table alone) the Markdown has no such sentence.
+    result_selection sel;
+    sel.suites = {"glu"};
+    CHECK(tables_markdown(build_tables(sources, sel), sources).find("x random") == std::string::npos);
 }
 
 TEST_CASE("JUnit XML is well formed: one testcase per result, a failure per regression", "[reports][junit]") {
