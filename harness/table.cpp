@@ -120,9 +120,7 @@ std::string format_time_vs_random_summary(const nlohmann::json& results) {
     if (by_group.empty()) return "";
     std::string out = "\ninput kinds against their random-input twins (derived.time_vs_random), the largest per variant and dtype:\n";
     for (const auto& [group, w] : by_group) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.2fx", w.ratio);
-        out += "  " + group + ": " + buf + " (" + w.case_name + "; " + std::to_string(w.kinds) + " kind result" +
+        out += "  " + group + ": " + fixed(w.ratio, 2, "x") + " (" + w.case_name + "; " + std::to_string(w.kinds) + " kind result" +
                (w.kinds == 1 ? "" : "s") + ")\n";
     }
     return out;
