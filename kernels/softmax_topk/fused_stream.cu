@@ -1623,23 +1623,10 @@ constexpr bool resample_parked_route =
 #define FUSEBENCH_RESAMPLE_PARKED_EARLY 1
 #endif
 constexpr int resample_early_quiet = 1;
-// FUSEBENCH_RESAMPLE_EARLY_STASH (0 in the library: prepared in session o, measured in session p and not taken: with
-// EARLY = 2, H100, random 16-bit rows +1.5 to +3.5%, as with the register; bf16 151936 plateau 2.76x -> 1.13x its
-// random time; fp32 -0.5 to +0.1% against the register; NOTES.md "Session p"): the early test's count
-// before the drain kept in the key buffer's last slot (s0_slot, free during the sample: it is written at the
-// sample's end) instead of a register live across the drain, with -1 there when the batch parked fewer than
-// 29 U vectors. The 16-bit early test's registers (=2) cost random 16-bit rows 1.9-3.7% (session o); this form
-// asks for none across the drain. A drain that fills the buffer writes that slot with a composite's low word
-// (~index, negative as an int), so the test then fails, as it should after a compaction; a buffer already full
-// before the drain is not written (its last key lives there; session p's first A/B wrote it and failed random
-// rows, reports/examples/pr-1127p/). ptxas (nvcc 13.0, the
-// Retry kernels with a parked sample, spill stores / loads in bytes; both off: bf16 56 / 76, fp16 24 / 20, fp32
-// 12 / 8): EARLY = 2 with the register 100 / 112, 28 / 40, 20 / 24; with the stash 56 / 84, 24 / 20, 12 / 8. Off,
-// the library's 53 .text sections are byte-identical to 5f076c7's (textcmp).
-#ifndef FUSEBENCH_RESAMPLE_EARLY_STASH
-#define FUSEBENCH_RESAMPLE_EARLY_STASH 0
-#endif
-constexpr bool resample_early_stash = FUSEBENCH_RESAMPLE_EARLY_STASH != 0;
+// A form that kept the early test's count in the key buffer's free last slot instead of a register live across
+// the drain (FUSEBENCH_RESAMPLE_EARLY_STASH, sessions o-p; the 16-bit spills back at the off levels) was measured
+// with EARLY = 2 on an H100: random 16-bit rows paid the same +1.5 to +3.5% as with the register, so the spills
+// were not the cost; removed (NOTES.md "Session p"; its code at 1a34139).
 template <typename T>
 constexpr bool resample_parked_early =
     FUSEBENCH_RESAMPLE_PARKED_EARLY == 2 || (FUSEBENCH_RESAMPLE_PARKED_EARLY == 1 && resample_parked_route<T>);
@@ -1836,30 +1823,11 @@ __device__ __forceinline__ bool big_pass(const T* row, std::int64_t V, std::uint
             if (w.vn + 32 * U > L) {
                 [[maybe_unused]] const int before = w.vn;
                 [[maybe_unused]] int c0 = 0;
-                if constexpr (Mode == 1 && !maxima && resample_parked_early<T>) {
-                    if constexpr (resample_early_stash) {
-                        // Only while the slot is free: a buffer filled to cap (insert_round fills it
-                        // exactly) holds a live key there, whose low word (~index, negative) then
-                        // fails the test below. Writing it regardless corrupted that key's index (H100
-                        // GPU-25dcd180, session p: 1-6 wrong indices per 10^6 on random rows).
-                        if (phi == 0 && lane == 0 && w.count < cap) *s0_slot = w.vn >= 29 * U ? w.count : -1;
-                    } else {
-                        c0 = w.count;
-                    }
-                }
+                if constexpr (Mode == 1 && !maxima && resample_parked_early<T>) c0 = w.count;
                 drain_list<T, count_room<T, U>, scan16>(list, lane, keys, hist, cap, w, Kc, st.m, false);
                 if constexpr (Mode == 1 && resample_parked_route<T>) parked0 += phi == 0 ? static_cast<std::uint32_t>(before - w.vn) : 0u;
                 if constexpr (Mode == 1 && !maxima && resample_parked_early<T>) {  // the early plateau route (above)
-                    bool quiet = false;
-                    if constexpr (resample_early_stash) {
-                        if (phi == 0) {
-                            const int s = *s0_slot;  // after the drain's closing __syncwarp
-                            quiet = s >= 0 && w.count >= s && w.count - s <= resample_early_quiet;
-                        }
-                    } else {
-                        quiet = phi == 0 && before >= 29 * U && w.count >= c0 && w.count - c0 <= resample_early_quiet;
-                    }
-                    if (quiet) {
+                    if (phi == 0 && before >= 29 * U && w.count >= c0 && w.count - c0 <= resample_early_quiet) {
                         if (keys_at_threshold(keys, w.count, hist, lane) >= 32u) {
                             __syncwarp();
                             if (lane == 0) cthr_of(hist) = route_ties;

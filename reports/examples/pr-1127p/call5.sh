@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session p, prepared for a later session (not run): where EARLY = 2's 16-bit cost comes from (NOTES.md, "Session p").
 # Compiles kernels/softmax_topk/fused_stream.cu twice on the device (the library, and with
-# -DFUSEBENCH_RESAMPLE_PARKED_EARLY=2 -DFUSEBENCH_RESAMPLE_EARLY_STASH=1), both as sm_90 cubins in parallel (~4 min each on one
+# -DFUSEBENCH_RESAMPLE_PARKED_EARLY=2: the register form; the stash form cost the same and was removed), both as sm_90
+# cubins in parallel (~4 min each on one
 # core), disassembles them with cuobjdump and compares the Mode 1 kernels of fused_stream_resample
 # (softmax_topk_stream_big_kernel<T, U, true, false, true>, T = bf16 / fp16 / fp32): instruction counts, and a diff of
 # the bf16 kernel's SASS with registers and addresses masked. Outputs under $OUT: sass-summary.txt, sass-diff-bf16.txt.gz.
@@ -11,7 +12,7 @@ O=$OUT; R=$PWD; W=/tmp/sass; mkdir -p $W/base $W/pr
 cp kernels/softmax_topk/fused_stream.cu $W/base/ && cp kernels/softmax_topk/fused_stream.cu $W/pr/
 flags="-O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr -arch=sm_90 -I$R -cubin"
 nvcc $flags $W/base/fused_stream.cu -o $W/base.cubin > $W/base.log 2>&1 &
-nvcc $flags -DFUSEBENCH_RESAMPLE_PARKED_EARLY=2 -DFUSEBENCH_RESAMPLE_EARLY_STASH=1 $W/pr/fused_stream.cu -o $W/pr.cubin > $W/pr.log 2>&1 &
+nvcc $flags -DFUSEBENCH_RESAMPLE_PARKED_EARLY=2 $W/pr/fused_stream.cu -o $W/pr.cubin > $W/pr.log 2>&1 &
 wait
 for v in base pr; do [ -s $W/$v.cubin ] || { echo "$v compile failed"; tail -20 $W/$v.log; exit 1; }; cuobjdump -sass $W/$v.cubin > $W/$v.sass; done
 python3 - $W/base.sass $W/pr.sass $O <<'P'
