@@ -392,6 +392,277 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
     }
 }
 
+// ---- K in (32, 256]: the K best vectors as a list in shared memory (session q) ----
+// The stream's vote is the same (a vector whose key beats the threshold t joins), but a joining vector is appended
+// to the warp's list in shared memory (key << 16 | vector, in index order: one ballot and one store a step); when
+// the list cannot take another batch, an exact compaction keeps its top K vectors (ties at the K-th key by lower
+// index, i.e. list order) and raises t to their K-th key. With room for bnd_list_cap entries a random row compacts
+// about once (t then at the K-th of ~900 vectors, and ~K ln(nvec / 900) more join); a row rising along the index
+// every (bnd_list_cap - K) / 32 steps. At the row's end: the list compacted to exactly K, the K vectors read again
+// into shared memory as 16-bit keys, the exact K-th largest element key t2 among their elements at or above t (two
+// 8-bit histogram passes), exactly K elements emitted (those above t2, and those at t2 in index order), one bitonic
+// sort of K composites (key << 16 | 0xFFFF - index) and K lanes write.
+// Steps a batch in the list kernel: 4 spilled (104 bytes at the 64-register cap of 32 warps an SM), 3 spills 8.
+#ifndef FUSEBENCH_BOUND_LIST_U
+#define FUSEBENCH_BOUND_LIST_U 3
+#endif
+constexpr int bnd_list_u = FUSEBENCH_BOUND_LIST_U;
+constexpr int bnd_list_cap = 1024;  // entries a warp; also the end's 256 vectors x 16 bytes
+constexpr int bnd_list_smem_words = bnd_list_cap + 256;  // the list, then a 256-bin histogram (the end's K composites)
+
+__device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << lane) - 1u; }
+
+// The need-th largest 16-bit key among the lane's items (for_each(f) calls f(key, active) for each of them, the
+// same number of times in every lane); `above` gets the count of items with a larger key. The histogram is left
+// clear (scan_bins_desc clears what it reads). Needs need <= the count of active items.
+template <class ForEach>
+__device__ __forceinline__ unsigned bnd_kth_key(ForEach for_each, unsigned need, unsigned* hist, int lane, unsigned& above) {
+    using topk_detail::hist_add;
+    using topk_detail::scan_bins_desc;
+    const auto scan = [&](unsigned nd, unsigned& digit, unsigned& ab) {
+        unsigned d = 0, a = 0, in = 0;
+        const bool mine = scan_bins_desc(hist, nd, lane, d, a, in);
+        const int src = __ffs(__ballot_sync(full_mask, mine)) - 1;
+        digit = __shfl_sync(full_mask, d, src);
+        ab = __shfl_sync(full_mask, a, src);
+        __syncwarp();
+    };
+    for_each([&](unsigned k, bool act) { hist_add(hist, k >> 8, act); });
+    __syncwarp();
+    unsigned d1, a1;
+    scan(need, d1, a1);
+    for_each([&](unsigned k, bool act) { hist_add(hist, k & 0xFFu, act && (k >> 8) == d1); });
+    __syncwarp();
+    unsigned d2, a2;
+    scan(need - a1, d2, a2);
+    above = a1 + a2;
+    return (d1 << 8) | d2;
+}
+
+// The list's top K in place (entries key << 16 | vector, in index order): every key above the K-th largest t,
+// and of those equal to t the first K - above; n becomes K; returns t.
+__device__ __forceinline__ unsigned bnd_compact(unsigned* lst, int& n, int K, unsigned* hist, int lane) {
+    const int nn = n;
+    unsigned above = 0;
+    const unsigned t = bnd_kth_key(
+        [&](auto f) {
+            for (int i0 = 0; i0 < nn; i0 += 32) {
+                const int i = i0 + lane;
+                f(i < nn ? lst[i] >> 16 : 0u, i < nn);
+            }
+        },
+        static_cast<unsigned>(K), hist, lane, above);
+    const unsigned need_eq = static_cast<unsigned>(K) - above, lt = bnd_lanemask_lt(lane);
+    int m = 0;
+    unsigned eq_seen = 0;
+    for (int i0 = 0; i0 < nn; i0 += 32) {
+        const bool ok = i0 + lane < nn;
+        const unsigned e = ok ? lst[i0 + lane] : 0u;
+        const unsigned k = e >> 16;
+        const bool eq = ok && k == t;
+        const unsigned be = __ballot_sync(full_mask, eq);
+        const bool keep = (ok && k > t) || (eq && eq_seen + __popc(be & lt) < need_eq);
+        const unsigned bk = __ballot_sync(full_mask, keep);
+        __syncwarp();  // every lane's read before the in-place writes
+        if (keep) lst[m + __popc(bk & lt)] = e;
+        m += __popc(bk);
+        eq_seen += __popc(be);
+    }
+    __syncwarp();
+    n = m;
+    return t;
+}
+
+// Bitonic sort, descending, of 32 R values held R a lane, element R lane + r in a[r].
+template <int R> __device__ __forceinline__ void bnd_sort_blocked_desc(unsigned (&a)[R], int lane) {
+#pragma unroll
+    for (int size = 2; size <= 32 * R; size <<= 1) {
+#pragma unroll
+        for (int d = size >> 1; d > 0; d >>= 1) {
+            if (d < R) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    if ((r & d) != 0) continue;
+                    const bool desc = ((R * lane + r) & size) == 0;
+                    const unsigned hi = max(a[r], a[r | d]), lo = min(a[r], a[r | d]);
+                    a[r] = desc ? hi : lo;
+                    a[r | d] = desc ? lo : hi;
+                }
+            } else {
+                const int ld = d / R;
+                const bool lower = (lane & ld) == 0;
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const unsigned p = __shfl_xor_sync(full_mask, a[r], ld);
+                    const bool desc = ((R * lane + r) & size) == 0;
+                    a[r] = (desc == lower) ? max(a[r], p) : min(a[r], p);
+                }
+            }
+        }
+    }
+}
+
+// The order-preserving 16-bit keys of a vector's two elements in word w (0 where the element is not in the row).
+template <class T> __device__ __forceinline__ unsigned bnd_key_pair(unsigned w, unsigned valid2) {
+    const unsigned lo = (valid2 & 1u) ? key16(w & 0xFFFFu) : 0u;
+    const unsigned hi = (valid2 & 2u) ? key16(w >> 16) : 0u;
+    return lo | (hi << 16);
+}
+
+template <class T, int U, int R>
+__global__ void __launch_bounds__(bnd_warps * 32, 1)
+    softmax_topk_bound_list_kernel(const T* __restrict__ x, float* __restrict__ probs, std::int32_t* __restrict__ out_idx,
+                                   int rows, int V, int K) {
+    extern __shared__ uint4 bnd_smem4[];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    unsigned* const lst = reinterpret_cast<unsigned*>(bnd_smem4) + w * bnd_list_smem_words;
+    unsigned* const hist = lst + bnd_list_cap;
+    uint4* const keys4 = reinterpret_cast<uint4*>(lst);  // the end's vectors as keys (the list's space)
+#pragma unroll
+    for (int i = 0; i < 8; ++i) hist[8 * lane + i] = 0u;
+    __syncwarp();
+    const int gstride = gridDim.x * bnd_warps;
+    const unsigned lt = bnd_lanemask_lt(lane);
+    const uint4 ninf = make_uint4(bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u,
+                                  bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u);
+    for (int r0 = blockIdx.x * bnd_warps + w; r0 < rows; r0 += gstride) {
+        const bnd_row g(x + static_cast<std::size_t>(r0) * V, V);
+        bnd_stats st;
+        int n = 0;         // list entries
+        unsigned t = 0u;   // the vote: keys above t join (0 before the first compaction: every vector)
+        const auto step = [&](const uint4& v, int j, bool ok) {
+            const unsigned k = consume<T>(v, st);
+            const bool a = ok && k > t;
+            const unsigned m = __ballot_sync(full_mask, a);
+            if (m == 0u) return;
+            if (a) lst[n + __popc(m & lt)] = (k << 16) | static_cast<unsigned>(j);
+            n += __popc(m);
+        };
+        const auto before_batch = [&] {  // warp-uniform: room for a batch, or an exact compaction
+            if (n + 32 * U > bnd_list_cap) t = bnd_compact(lst, n, K, hist, lane);
+        };
+        // 1. the row in index order
+        stream_row<T, U>(g, ninf, lane, step, before_batch);
+        __syncwarp();
+        // 2. the row's max and sum
+        std::int32_t* oi = out_idx + static_cast<std::size_t>(r0) * K;
+        float* op = probs + static_cast<std::size_t>(r0) * K;
+        float M, S;
+        if (!row_total(st, M, S, op, oi, K, lane)) continue;
+        const float invS = 1.0f / S;
+        // 3. exactly K held vectors (or the whole row, n <= K: then t = 0 and every element is a candidate)
+        if (n > K) t = bnd_compact(lst, n, K, hist, lane);
+        int jr[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int li = 32 * r + lane;
+            jr[r] = li < n ? static_cast<int>(lst[li] & 0xFFFFu) : -1;
+        }
+        __syncwarp();
+        // 4. the vectors read again, stored as 16-bit keys (0 outside the row) over the list
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int j = jr[r];
+            const uint4 hv = j < 0 ? make_uint4(0, 0, 0, 0) : (j == 0 || j == g.nvec - 1) ? load_edge<T>(g, j) : __ldg(g.v + j);
+            const unsigned valid = j >= 0 ? g.valid(j) : 0u;
+            keys4[32 * r + lane] = make_uint4(bnd_key_pair<T>(hv.x, valid), bnd_key_pair<T>(hv.y, valid >> 2),
+                                              bnd_key_pair<T>(hv.z, valid >> 4), bnd_key_pair<T>(hv.w, valid >> 6));
+        }
+        __syncwarp();
+        const auto key_at = [&](const uint4& kv, int e) {
+            const unsigned w32 = (e >> 1) == 0 ? kv.x : (e >> 1) == 1 ? kv.y : (e >> 1) == 2 ? kv.z : kv.w;
+            return (e & 1) ? w32 >> 16 : w32 & 0xFFFFu;
+        };
+        // 5. the exact K-th largest element key t2 among the candidates (keys >= tmin: at least K, one a vector)
+        const unsigned tmin = max(t, 1u);
+        unsigned above = 0;
+        const unsigned t2 = bnd_kth_key(
+            [&](auto f) {
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const uint4 kv = keys4[32 * r + lane];
+#pragma unroll
+                    for (int e = 0; e < 8; ++e) {
+                        const unsigned k = key_at(kv, e);
+                        f(k, k >= tmin);
+                    }
+                }
+            },
+            static_cast<unsigned>(K), hist, lane, above);
+        // 6. exactly K composites into the histogram's space: keys above t2, and of those at t2 the first K - above
+        // in index order (vector 32 r + lane's elements e: the order r, lane, e)
+        const unsigned need_eq = static_cast<unsigned>(K) - above;
+        unsigned eq_seen = 0, out = 0;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const uint4 kv = keys4[32 * r + lane];
+            unsigned ce = 0, cg = 0;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+                const unsigned k = key_at(kv, e);
+                ce += k == t2 ? 1u : 0u;
+                cg += k > t2 ? 1u : 0u;
+            }
+            const unsigned ie = warp_inclusive_sum(ce, lane);
+            const unsigned eq_before = eq_seen + ie - ce;
+            const unsigned take = eq_before >= need_eq ? 0u : min(ce, need_eq - eq_before);
+            const unsigned wc = cg + take;
+            const unsigned iw = warp_inclusive_sum(wc, lane);
+            unsigned pos = out + iw - wc, taken = 0;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+                const unsigned k = key_at(kv, e);
+                bool emit = k > t2;
+                if (k == t2 && taken < take) {
+                    emit = true;
+                    ++taken;
+                }
+                if (emit) {
+                    const unsigned idx = static_cast<unsigned>(8 * jr[r] + e - g.h);
+                    hist[pos++] = (k << 16) | (0xFFFFu - idx);
+                }
+            }
+            out += __shfl_sync(full_mask, iw, 31);
+            eq_seen += __shfl_sync(full_mask, ie, 31);
+        }
+        __syncwarp();
+        // 7. one sort of the K (padded with 0: below every composite) and K lanes write
+        unsigned a[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int i = R * lane + r;
+            a[r] = i < K ? hist[i] : 0u;
+        }
+        __syncwarp();
+#pragma unroll
+        for (int r = 0; r < R; ++r) hist[R * lane + r] = 0u;
+        __syncwarp();
+        bnd_sort_blocked_desc<R>(a, lane);
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const int i = R * lane + r;
+            if (i < K) {
+                const float xv = bnd_type<T>::to_float(bits_of_key(a[r] >> 16));
+                oi[i] = static_cast<std::int32_t>(0xFFFFu - (a[r] & 0xFFFFu));
+                op[i] = fast_exp2((xv - M) * bnd_l2e) * invS;
+            }
+        }
+    }
+}
+
+template <class T, int U, int R> void launch_bound_list(const softmax_topk_args& a, cudaStream_t stream) {
+    int dev = 0;
+    check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound: cudaGetDevice");
+    const int grid = static_cast<int>(std::min<std::int64_t>((a.rows + bnd_warps - 1) / bnd_warps, cached_sm_count(dev)));
+    constexpr int smem = bnd_warps * bnd_list_smem_words * 4;
+    auto* kern = softmax_topk_bound_list_kernel<T, U, R>;
+    check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),  // per device: every launch
+               "softmax_topk_bound_list_kernel: cudaFuncSetAttribute(shared memory)");
+    kern<<<grid, bnd_warps * 32, smem, stream>>>(static_cast<const T*>(a.d_logits), a.d_probs, a.d_indices,
+                                                 static_cast<int>(a.rows), static_cast<int>(a.V), static_cast<int>(a.K));
+    check_launch("softmax_topk_bound_list_kernel");
+}
+
 template <class T, int U, int NS> void launch_bound(const softmax_topk_args& a, cudaStream_t stream) {
     int dev = 0;
     check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound: cudaGetDevice");
@@ -405,8 +676,12 @@ template <class T, int U, int NS> void launch_bound(const softmax_topk_args& a, 
 template <class T> void launch_bound_t(const softmax_topk_args& a, cudaStream_t stream) {
     // U: 3 steps a batch at K <= 16, 4 above (session k's probe, H200 and H100: NOTES "v9 fused_bound")
     // NS: the vote floor's sample, 4 vectors a lane at K <= 16, none above (bnd_sample_after)
+    // K > 32: the list kernel, its end's sort R composites a lane
     if (a.K <= 16) launch_bound<T, 3, 4>(a, stream);
-    else launch_bound<T, 4, 0>(a, stream);
+    else if (a.K <= 32) launch_bound<T, 4, 0>(a, stream);
+    else if (a.K <= 64) launch_bound_list<T, bnd_list_u, 2>(a, stream);
+    else if (a.K <= 128) launch_bound_list<T, bnd_list_u, 4>(a, stream);
+    else launch_bound_list<T, bnd_list_u, 8>(a, stream);
 }
 
 }  // namespace

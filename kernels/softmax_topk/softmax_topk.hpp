@@ -111,10 +111,11 @@ void launch_softmax_topk_fused_stream_resample(const softmax_topk_args& a, cudaS
 // 16-byte vector's maximum against the K-th best vector so far, the K best held as 32-bit (key, index)
 // composites in registers; at the row's end the K vectors are read again and their elements at or above the
 // K-th held key ordered. Exact in any order of the row; bf16 / fp16 logits, V <= softmax_topk_bound_max_v,
-// K <= softmax_topk_bound_max_k (one lane a held vector). Session k's probe: 1.03-1.26x fused_stream's speed
+// K <= softmax_topk_bound_max_k (K <= 32: one lane a held vector; above, the list kernel: the joining vectors
+// appended to a per-warp list in shared memory, compacted exactly to the top K vectors when full). Session k's probe: 1.03-1.26x fused_stream's speed
 // at K <= 32 (H100 / H200), rows rising along the index 2.2-3.0x its random-logit time.
 constexpr std::int64_t softmax_topk_bound_max_v = 65536;
-constexpr std::int64_t softmax_topk_bound_max_k = 32;
+constexpr std::int64_t softmax_topk_bound_max_k = 256;
 void launch_softmax_topk_fused_bound(const softmax_topk_args& a, cudaStream_t stream);
 
 // v6, a radix select (kernels/softmax_topk/fused_radix.cu): one thread-block cluster per row (C

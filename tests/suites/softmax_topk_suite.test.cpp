@@ -568,6 +568,34 @@ TEST_CASE("fused_bound: rising, plateaued, tied and ordinary bf16 rows, exact, b
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, true);
 }
 
+TEST_CASE("fused_bound: K = 33..256 (the list kernel) on rising, plateaued, tied and ordinary rows, exact",
+          "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // K > 32 takes the list kernel (fused_bound.cu, session q): the joining vectors appended to a list in
+    // shared memory, exact compactions to the top K vectors (ties by list order), then the K vectors' elements
+    // at or above the K-th vector key selected by histograms and sorted. The rows of the K <= 32 test above;
+    // row 0 rises (a compaction every 27 steps), row 5 is all equal (8 K candidates at one key: the end takes
+    // the first K in index order), row 3's peaks are fewer than K at K > 40 (the rest: ties of 1.0 by index).
+    // V = 300 and 2100: rows of fewer vectors than K (no threshold: every element a candidate) and rows
+    // compacted only at their end. (fp16: the suite's small adversarial cases, every variant in its domain.)
+    const std::int64_t rows = 6;
+    const std::int64_t V = GENERATE(300, 2100, 20001, 50256, 65536);
+    const std::int64_t K = GENERATE(33, 64, 65, 128, 129, 200, 256);
+    if (K > V) return;
+    CAPTURE(V, K);
+    std::vector<float> x(static_cast<std::size_t>(rows * V));
+    for (std::int64_t j = 0; j < V; ++j) {
+        const auto f = static_cast<float>(j);
+        x[static_cast<std::size_t>(j)] = -10.0f + f * 3e-4f;
+        x[static_cast<std::size_t>(V + j)] = static_cast<float>(j / 7) * 0.01f;
+        x[static_cast<std::size_t>(2 * V + j)] = std::sin(0.37f * f) * 4.0f + static_cast<float>(j % 89) * 1e-2f;
+        x[static_cast<std::size_t>(3 * V + j)] = j % (V / 40) == 7 ? 3.0f : 1.0f;
+        x[static_cast<std::size_t>(4 * V + j)] = j < V / 2 ? -f * 1e-3f : (f - static_cast<float>(V) / 2.0f) * 2e-3f;
+        x[static_cast<std::size_t>(5 * V + j)] = 0.5f;
+    }
+    expect_exact_topk(kernels::launch_softmax_topk_fused_bound, x, rows, V, K, true);
+}
+
 TEST_CASE("fused_stream: bf16 K = 12..32 on each side of the devices' kernel choices (Lean, the K > 32 kernel), exact",
           "[gpu][softmax_topk]") {
     FUSEBENCH_REQUIRE_GPU();
