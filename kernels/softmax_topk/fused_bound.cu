@@ -21,6 +21,7 @@
 //    (about K; at most 8 K), as (key << 16 | 0xFFFF - index) composites; at most 64 are ordered by one
 //    bitonic sort and K lanes write at once, more by K rounds of a warp maximum.
 // Keys are order-preserving 16-bit keys with -0 and +0 one key (the reference compares values).
+#include "kernels/common/globaltimer.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/softmax_topk/select.cuh"
 #include "kernels/softmax_topk/softmax_topk.hpp"
@@ -407,7 +408,34 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
 #define FUSEBENCH_BOUND_LIST_U 3
 #endif
 constexpr int bnd_list_u = FUSEBENCH_BOUND_LIST_U;
-constexpr int bnd_list_cap = 1024;  // entries a warp; also the end's 256 vectors x 16 bytes
+// Entries a warp. At 1024 the end keeps its 256 vectors' keys over the list (16 bytes each); below, it reads them
+// again from global memory in each of its three passes.
+#ifndef FUSEBENCH_BOUND_LIST_CAP
+#define FUSEBENCH_BOUND_LIST_CAP 1024
+#endif
+constexpr int bnd_list_cap = FUSEBENCH_BOUND_LIST_CAP;
+// Diagnostic: FUSEBENCH_BOUND_LIST_TL = 1 stamps each row's phases (lane 0 of each warp, %globaltimer, summed over
+// rows into bound_list_phase_ns: 0 the stream with its compactions, 1 those compactions, 2 max / sum and the end's
+// compaction, 3 the K vectors read, 4 the K-th and the K emitted, 5 the sort and the writes; 7 counts compactions).
+#ifndef FUSEBENCH_BOUND_LIST_TL
+#define FUSEBENCH_BOUND_LIST_TL 0
+#endif
+#if FUSEBENCH_BOUND_LIST_TL
+__device__ unsigned long long bound_list_phase_ns[8];
+#define BND_LIST_TL(ph)                                                 \
+    do {                                                                \
+        if (lane == 0) {                                                \
+            const unsigned long long now_ = globaltimer_ns();           \
+            atomicAdd(&bound_list_phase_ns[ph], now_ - tl_);            \
+            tl_ = now_;                                                 \
+        }                                                               \
+    } while (0)
+#else
+#define BND_LIST_TL(ph) \
+    do {                \
+    } while (0)
+#endif
+constexpr bool bnd_list_keys_kept = bnd_list_cap >= 1024;
 constexpr int bnd_list_smem_words = bnd_list_cap + 256;  // the list, then a 256-bin histogram (the end's K composites)
 
 __device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << lane) - 1u; }
@@ -526,6 +554,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
     const uint4 ninf = make_uint4(bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u,
                                   bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u);
     for (int r0 = blockIdx.x * bnd_warps + w; r0 < rows; r0 += gstride) {
+        [[maybe_unused]] unsigned long long tl_ = FUSEBENCH_BOUND_LIST_TL ? globaltimer_ns() : 0ull;
         const bnd_row g(x + static_cast<std::size_t>(r0) * V, V);
         bnd_stats st;
         int n = 0;         // list entries
@@ -539,11 +568,23 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             n += __popc(m);
         };
         const auto before_batch = [&] {  // warp-uniform: room for a batch, or an exact compaction
-            if (n + 32 * U > bnd_list_cap) t = bnd_compact(lst, n, K, hist, lane);
+            if (n + 32 * U > bnd_list_cap) {
+#if FUSEBENCH_BOUND_LIST_TL
+                const unsigned long long c0 = globaltimer_ns();
+#endif
+                t = bnd_compact(lst, n, K, hist, lane);
+#if FUSEBENCH_BOUND_LIST_TL
+                if (lane == 0) {
+                    atomicAdd(&bound_list_phase_ns[1], globaltimer_ns() - c0);
+                    atomicAdd(&bound_list_phase_ns[7], 1ull);
+                }
+#endif
+            }
         };
         // 1. the row in index order
         stream_row<T, U>(g, ninf, lane, step, before_batch);
         __syncwarp();
+        BND_LIST_TL(0);
         // 2. the row's max and sum
         std::int32_t* oi = out_idx + static_cast<std::size_t>(r0) * K;
         float* op = probs + static_cast<std::size_t>(r0) * K;
@@ -552,6 +593,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         const float invS = 1.0f / S;
         // 3. exactly K held vectors (or the whole row, n <= K: then t = 0 and every element is a candidate)
         if (n > K) t = bnd_compact(lst, n, K, hist, lane);
+        BND_LIST_TL(2);
         int jr[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
@@ -559,16 +601,24 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             jr[r] = li < n ? static_cast<int>(lst[li] & 0xFFFFu) : -1;
         }
         __syncwarp();
-        // 4. the vectors read again, stored as 16-bit keys (0 outside the row) over the list
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
+        // 4. the vectors read again as 16-bit keys (0 outside the row), kept over the list where it has the room
+        const auto read_keys = [&](int r) {
             const int j = jr[r];
             const uint4 hv = j < 0 ? make_uint4(0, 0, 0, 0) : (j == 0 || j == g.nvec - 1) ? load_edge<T>(g, j) : __ldg(g.v + j);
             const unsigned valid = j >= 0 ? g.valid(j) : 0u;
-            keys4[32 * r + lane] = make_uint4(bnd_key_pair<T>(hv.x, valid), bnd_key_pair<T>(hv.y, valid >> 2),
-                                              bnd_key_pair<T>(hv.z, valid >> 4), bnd_key_pair<T>(hv.w, valid >> 6));
+            return make_uint4(bnd_key_pair<T>(hv.x, valid), bnd_key_pair<T>(hv.y, valid >> 2),
+                              bnd_key_pair<T>(hv.z, valid >> 4), bnd_key_pair<T>(hv.w, valid >> 6));
+        };
+        if constexpr (bnd_list_keys_kept) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) keys4[32 * r + lane] = read_keys(r);
+            __syncwarp();
         }
-        __syncwarp();
+        const auto vec_keys = [&](int r) {
+            if constexpr (bnd_list_keys_kept) return keys4[32 * r + lane];
+            else return read_keys(r);
+        };
+        BND_LIST_TL(3);
         const auto key_at = [&](const uint4& kv, int e) {
             const unsigned w32 = (e >> 1) == 0 ? kv.x : (e >> 1) == 1 ? kv.y : (e >> 1) == 2 ? kv.z : kv.w;
             return (e & 1) ? w32 >> 16 : w32 & 0xFFFFu;
@@ -580,7 +630,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             [&](auto f) {
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    const uint4 kv = keys4[32 * r + lane];
+                    const uint4 kv = vec_keys(r);
 #pragma unroll
                     for (int e = 0; e < 8; ++e) {
                         const unsigned k = key_at(kv, e);
@@ -595,7 +645,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         unsigned eq_seen = 0, out = 0;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            const uint4 kv = keys4[32 * r + lane];
+            const uint4 kv = vec_keys(r);
             unsigned ce = 0, cg = 0;
 #pragma unroll
             for (int e = 0; e < 8; ++e) {
@@ -626,6 +676,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             eq_seen += __shfl_sync(full_mask, ie, 31);
         }
         __syncwarp();
+        BND_LIST_TL(4);
         // 7. one sort of the K (padded with 0: below every composite) and K lanes write
         unsigned a[R];
 #pragma unroll
@@ -647,6 +698,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
                 op[i] = fast_exp2((xv - M) * bnd_l2e) * invS;
             }
         }
+        BND_LIST_TL(5);
     }
 }
 

@@ -7,6 +7,8 @@
 // launch_softmax_topk_fused_bound (v9e); bound32 / bulk32 (v9c / v9d): 81b3c14's probe; -DFUSEBENCH_BOUND_TL=1:
 // a phase timeline of one more launch.)
 // (-DFUSEBENCH_BOUND_NW=, _U=, _PF=: the kernel's warps a block, steps a batch, next-row L2 prefetch steps.)
+// (-DFUSEBENCH_BOUND_LIST_TL=1: the library's list kernel's phases, `lib` at K > 32; _LIST_CAP=, _LIST_U=: its list
+// entries a warp and steps a batch.)
 #ifndef BOUND_ONLY  // -DBOUND_ONLY: without fused_stream (its compile takes minutes)
 #include "kernels/softmax_topk/fused_stream.cu"
 #endif
@@ -30,6 +32,24 @@ int main(int argc, char** argv) {
 #endif
     };
     const auto timeline = [&](const probe_problem& pr, const std::string& kind) {
+#if FUSEBENCH_BOUND_LIST_TL
+        if (lib && pr.args.K > 32) {  // the library's list kernel (fused_bound.cu, FUSEBENCH_BOUND_LIST_TL)
+            unsigned long long z[8] = {}, ph[8];
+            CK(cudaMemcpyToSymbol(fusebench::kernels::bound_list_phase_ns, z, sizeof z));
+            launch(pr.args);
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpyFromSymbol(ph, fusebench::kernels::bound_list_phase_ns, sizeof ph));
+            const double rows = static_cast<double>(pr.args.rows);
+            const char* names[6] = {"stream", "of which compactions", "max+sum+end compaction", "read K vectors",
+                                    "kth+emit", "sort+write"};
+            std::printf("TL LIST %s %lld x %lld K %lld %s: us a row (lane 0 of each warp):", argv[2],
+                        static_cast<long long>(pr.args.rows), static_cast<long long>(pr.args.V),
+                        static_cast<long long>(pr.args.K), kind.c_str());
+            for (int q = 0; q < 6; ++q) std::printf(" %s %.2f,", names[q], ph[q] * 1e-3 / rows);
+            std::printf(" compactions a row %.2f\n", ph[7] / rows);
+            return;
+        }
+#endif
 #if FUSEBENCH_BOUND_TL
         if (!bound) return;
         unsigned long long z[8] = {}, ph[8];
