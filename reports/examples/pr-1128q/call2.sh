@@ -6,7 +6,7 @@
 set -uo pipefail
 O=$OUT
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm --format=csv,noheader | tee $O/gpu.txt
-P=scratch; chmod +x $P/*
+P=scratch; gunzip -f $P/*.gz; chmod +x $P/*
 {
 for b in u3 c512 c384 u3 c512 c384; do
   for k in random descending; do timeout 60 $P/bound_check_$b lib bf16 4096 50257 256 $k; done
