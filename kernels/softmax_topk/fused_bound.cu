@@ -440,12 +440,29 @@ constexpr int bnd_list_smem_words = bnd_list_cap + 256;  // the list, then a 256
 
 __device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << lane) - 1u; }
 
+// One count into a 256-bin histogram for each active lane: one atomic where every active lane has the same bin
+// (a warp of ties), else one a lane. (topk_detail::hist_add aggregates by __match_any_sync: on an H200 the list
+// kernel's compactions then took 13-29 us a row each and its end's two passes 30-40 us, session q call 2.)
+__device__ __forceinline__ void bnd_hist_add(unsigned* hist, unsigned bin, bool act, int lane) {
+    const unsigned m = __ballot_sync(full_mask, act);
+    if (m == 0u) return;
+    const int src = __ffs(m) - 1;
+    const unsigned b0 = __shfl_sync(full_mask, bin, src);
+    if (__all_sync(full_mask, !act || bin == b0)) {
+        if (lane == src) atomicAdd(hist + b0, static_cast<unsigned>(__popc(m)));
+    } else if (act) {
+        atomicAdd(hist + bin, 1u);
+    }
+}
+
 // The need-th largest 16-bit key among the lane's items (for_each(f) calls f(key, active) for each of them, the
-// same number of times in every lane); `above` gets the count of items with a larger key. The histogram is left
-// clear (scan_bins_desc clears what it reads). Needs need <= the count of active items.
+// same number of times in every lane), every active key in [kmin, kmax]; `above` gets the count of items with a
+// larger key. Histograms of the distance kmax - key (256 bins of 2^sh distances, then the chosen bin's 2^sh: at
+// most two passes; bin 255 - d so that scan_bins_desc finds the largest keys first). The histogram is left clear
+// (scan_bins_desc clears what it reads). Needs need <= the count of active items.
 template <class ForEach>
-__device__ __forceinline__ unsigned bnd_kth_key(ForEach for_each, unsigned need, unsigned* hist, int lane, unsigned& above) {
-    using topk_detail::hist_add;
+__device__ __forceinline__ unsigned bnd_kth_key(ForEach for_each, unsigned need, unsigned kmin, unsigned kmax,
+                                                unsigned* hist, int lane, unsigned& above) {
     using topk_detail::scan_bins_desc;
     const auto scan = [&](unsigned nd, unsigned& digit, unsigned& ab) {
         unsigned d = 0, a = 0, in = 0;
@@ -455,22 +472,38 @@ __device__ __forceinline__ unsigned bnd_kth_key(ForEach for_each, unsigned need,
         ab = __shfl_sync(full_mask, a, src);
         __syncwarp();
     };
-    for_each([&](unsigned k, bool act) { hist_add(hist, k >> 8, act); });
+    const unsigned range = kmax - kmin;
+    unsigned sh = 0;
+    while ((range >> sh) >= 256u) ++sh;
+    for_each([&](unsigned k, bool act) { bnd_hist_add(hist, 255u - ((kmax - k) >> sh), act, lane); });
     __syncwarp();
-    unsigned d1, a1;
-    scan(need, d1, a1);
-    for_each([&](unsigned k, bool act) { hist_add(hist, k & 0xFFu, act && (k >> 8) == d1); });
+    unsigned g1, a1;
+    scan(need, g1, a1);
+    const unsigned dhi = 255u - g1;
+    if (sh == 0) {
+        above = a1;
+        return kmax - dhi;
+    }
+    const unsigned mask = (1u << sh) - 1u;
+    for_each([&](unsigned k, bool act) {
+        const unsigned d = kmax - k;
+        bnd_hist_add(hist, 255u - (d & mask), act && (d >> sh) == dhi, lane);
+    });
     __syncwarp();
-    unsigned d2, a2;
-    scan(need - a1, d2, a2);
+    unsigned g2, a2;
+    scan(need - a1, g2, a2);
     above = a1 + a2;
-    return (d1 << 8) | d2;
+    return kmax - ((dhi << sh) | (255u - g2));
 }
 
 // The list's top K in place (entries key << 16 | vector, in index order): every key above the K-th largest t,
 // and of those equal to t the first K - above; n becomes K; returns t.
-__device__ __forceinline__ unsigned bnd_compact(unsigned* lst, int& n, int K, unsigned* hist, int lane) {
+// kmin / kmax: bounds of the list's keys (the lanes' smallest and largest appended keys, merged here).
+__device__ __forceinline__ unsigned bnd_compact(unsigned* lst, int& n, int K, unsigned* hist, int lane, unsigned kmin,
+                                                unsigned kmax) {
     const int nn = n;
+    kmin = __reduce_min_sync(full_mask, kmin);
+    kmax = __reduce_max_sync(full_mask, kmax);
     unsigned above = 0;
     const unsigned t = bnd_kth_key(
         [&](auto f) {
@@ -479,7 +512,7 @@ __device__ __forceinline__ unsigned bnd_compact(unsigned* lst, int& n, int K, un
                 f(i < nn ? lst[i] >> 16 : 0u, i < nn);
             }
         },
-        static_cast<unsigned>(K), hist, lane, above);
+        static_cast<unsigned>(K), kmin, kmax, hist, lane, above);
     const unsigned need_eq = static_cast<unsigned>(K) - above, lt = bnd_lanemask_lt(lane);
     int m = 0;
     unsigned eq_seen = 0;
@@ -530,6 +563,12 @@ template <int R> __device__ __forceinline__ void bnd_sort_blocked_desc(unsigned 
     }
 }
 
+// The 16-bit pattern of a float that holds a value of T exactly (the row's max).
+template <class T> __device__ __forceinline__ unsigned bnd_bits_of(float f) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float_as_uint(f) >> 16;
+    else return static_cast<unsigned>(__half_as_ushort(__float2half_rn(f)));
+}
+
 // The order-preserving 16-bit keys of a vector's two elements in word w (0 where the element is not in the row).
 template <class T> __device__ __forceinline__ unsigned bnd_key_pair(unsigned w, unsigned valid2) {
     const unsigned lo = (valid2 & 1u) ? key16(w & 0xFFFFu) : 0u;
@@ -559,12 +598,17 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         bnd_stats st;
         int n = 0;         // list entries
         unsigned t = 0u;   // the vote: keys above t join (0 before the first compaction: every vector)
+        unsigned kmn = 0xFFFFu, kmx = 0u;  // this lane's smallest and largest appended keys
         const auto step = [&](const uint4& v, int j, bool ok) {
             const unsigned k = consume<T>(v, st);
             const bool a = ok && k > t;
             const unsigned m = __ballot_sync(full_mask, a);
             if (m == 0u) return;
-            if (a) lst[n + __popc(m & lt)] = (k << 16) | static_cast<unsigned>(j);
+            if (a) {
+                lst[n + __popc(m & lt)] = (k << 16) | static_cast<unsigned>(j);
+                kmn = min(kmn, k);
+                kmx = max(kmx, k);
+            }
             n += __popc(m);
         };
         const auto before_batch = [&] {  // warp-uniform: room for a batch, or an exact compaction
@@ -572,7 +616,8 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
 #if FUSEBENCH_BOUND_LIST_TL
                 const unsigned long long c0 = globaltimer_ns();
 #endif
-                t = bnd_compact(lst, n, K, hist, lane);
+                t = bnd_compact(lst, n, K, hist, lane, kmn, kmx);
+                kmn = t + 1u;  // every key left is above t
 #if FUSEBENCH_BOUND_LIST_TL
                 if (lane == 0) {
                     atomicAdd(&bound_list_phase_ns[1], globaltimer_ns() - c0);
@@ -592,7 +637,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         if (!row_total(st, M, S, op, oi, K, lane)) continue;
         const float invS = 1.0f / S;
         // 3. exactly K held vectors (or the whole row, n <= K: then t = 0 and every element is a candidate)
-        if (n > K) t = bnd_compact(lst, n, K, hist, lane);
+        if (n > K) t = bnd_compact(lst, n, K, hist, lane, kmn, kmx);
         BND_LIST_TL(2);
         int jr[R];
 #pragma unroll
@@ -623,22 +668,35 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             const unsigned w32 = (e >> 1) == 0 ? kv.x : (e >> 1) == 1 ? kv.y : (e >> 1) == 2 ? kv.z : kv.w;
             return (e & 1) ? w32 >> 16 : w32 & 0xFFFFu;
         };
-        // 5. the exact K-th largest element key t2 among the candidates (keys >= tmin: at least K, one a vector)
+        // 5. the exact K-th largest element key t2 among the candidates (keys >= tmin: at least K, one a vector):
+        // tmin itself where fewer than K lie above it (ties at the K-th vector key, all-equal rows), else by
+        // histograms of the keys above it
         const unsigned tmin = max(t, 1u);
-        unsigned above = 0;
-        const unsigned t2 = bnd_kth_key(
-            [&](auto f) {
+        unsigned cnt_above = 0;
 #pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    const uint4 kv = vec_keys(r);
+        for (int r = 0; r < R; ++r) {
+            const uint4 kv = vec_keys(r);
 #pragma unroll
-                    for (int e = 0; e < 8; ++e) {
-                        const unsigned k = key_at(kv, e);
-                        f(k, k >= tmin);
+            for (int e = 0; e < 8; ++e) cnt_above += key_at(kv, e) > tmin ? 1u : 0u;
+        }
+        cnt_above = __reduce_add_sync(full_mask, cnt_above);
+        unsigned above = cnt_above, t2 = tmin;
+        if (cnt_above >= static_cast<unsigned>(K)) {
+            const unsigned Mkey = key16(bnd_bits_of<T>(M));  // the row's max: every key is at most its key
+            t2 = bnd_kth_key(
+                [&](auto f) {
+#pragma unroll
+                    for (int r = 0; r < R; ++r) {
+                        const uint4 kv = vec_keys(r);
+#pragma unroll
+                        for (int e = 0; e < 8; ++e) {
+                            const unsigned k = key_at(kv, e);
+                            f(k, k > tmin);
+                        }
                     }
-                }
-            },
-            static_cast<unsigned>(K), hist, lane, above);
+                },
+                static_cast<unsigned>(K), tmin + 1u, Mkey, hist, lane, above);
+        }
         // 6. exactly K composites into the histogram's space: keys above t2, and of those at t2 the first K - above
         // in index order (vector 32 r + lane's elements e: the order r, lane, e)
         const unsigned need_eq = static_cast<unsigned>(K) - above;
