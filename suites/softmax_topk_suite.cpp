@@ -595,16 +595,19 @@ void register_softmax_topk(registry& reg) {
     vb.name = "fused_bound";
     vb.role = variant_role::fused;
     vb.description =
-        "v9e: one warp a row that votes each 16-byte vector's maximum against the K-th best vector so far (the K "
-        "best held as 32-bit (key, index) composites in registers: a record placed by a ballot and a shuffle, a step "
-        "with more than 4 merged by bitonic networks); every element of the top K lies in a vector whose maximum "
-        "reaches the K-th largest vector maximum, in any order of the row, so at the row's end only the K held "
-        "vectors are read again and their elements at or above it ordered (one bitonic sort of <= 64). One block "
-        "of 32 warps an SM; terms exp2((x - m) log2e), exact at any magnitude; a compensated lane sum. Best: 16-bit "
-        "rows with K <= 32 (default runs at c3b36fb, bf16 4096 x 50257 K = 10: H100 151.8 us against fused_stream's "
-        "167.4, H200 116.7 against 134.8; adversarial selection on an H200, K = 16 / 24 / 32: 114.5 / 120.6 / 125.5 "
-        "us against 148.1 / 152.8 / 155.6; rows rising along the index ~3x its random time; "
-        "kernels/softmax_topk/NOTES.md, v9)";
+        "v9e: one warp a row that votes each 16-byte vector's maximum against the K-th best vector so far; every "
+        "element of the top K lies in a vector whose maximum reaches the K-th largest vector maximum, in any order of "
+        "the row, so at the row's end only the K held vectors are read again and their elements at or above it "
+        "ordered. K <= 32: the K best held as 32-bit (key, index) composites in registers (a record placed by a "
+        "ballot and a shuffle, a step with more than 4 merged by bitonic networks; one bitonic sort of <= 64 at the "
+        "end). K in (32, 256]: the joining vectors appended to a per-warp list of 1024 in shared memory, compacted "
+        "exactly to the top K vectors when full (8-bit histograms of the distance below the largest key), the end's "
+        "K-th element key by the same histograms and one bitonic sort of K. One block of 32 warps an SM; terms "
+        "exp2((x - m) log2e), exact at any magnitude; a compensated lane sum. Best: 16-bit rows with K <= 32 (default "
+        "runs at c3b36fb, bf16 4096 x 50257 K = 10: H100 151.8 us against fused_stream's 167.4, H200 116.7 against "
+        "134.8); at K = 256 the same speed as fused_stream on random bf16 rows of an H200 (probe, 190 us) and within "
+        "1.30x of it on every adversarial kind (rows rising along the index the worst), fp16 ~20% slower; "
+        "kernels/softmax_topk/NOTES.md, v9 and session q)";
     vb.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_bound(args_of(a), a.stream); };
     vb.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     vb.req.supports = [](const case_desc& c) -> std::optional<std::string> {
