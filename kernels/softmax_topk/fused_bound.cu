@@ -617,7 +617,9 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
                 const unsigned long long c0 = globaltimer_ns();
 #endif
                 t = bnd_compact(lst, n, K, hist, lane, kmn, kmx);
-                kmn = t + 1u;  // every key left is above t
+                // every key left is at or above t (the K-th key's ties stay; new ones join above it). (t + 1 here put
+                // a kept tie one past the histogram's window, bin -1: session q call 5, fp16 ties K = 50, H200.)
+                kmn = t;
 #if FUSEBENCH_BOUND_LIST_TL
                 if (lane == 0) {
                     atomicAdd(&bound_list_phase_ns[1], globaltimer_ns() - c0);

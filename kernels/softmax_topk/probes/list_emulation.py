@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""Emulation of fused_bound's list kernel selection (fused_bound.cu, K in (32, 256]; session q), on the CPU.
+
+Diagnostic, not part of the build. Mirrors the kernel's row: the vote (a vector whose max key beats t joins the list,
+in index order), the compaction before a batch when n + 32 U > 1024 (exact top K vectors by two histograms of the
+distance below the lanes' largest appended key, the K-th key's ties by list order), the end (the list compacted to K,
+the K vectors' element keys, the K-th element key by the same histograms over the keys above the K-th vector key,
+exactly K emitted, sorted by (key, -index)), and checks every histogram bin against its window (the kernel has no
+such check: an out-of-window key there is an atomic outside the 256 bins) and the result against a stable sort of the
+row. --kmin-after t+1 reproduces the kernel of 9c1a5f2 (the window's lower end one past the kept ties).
+
+  python3 list_emulation.py [--kmin-after t|t+1] [--rows N] [--seed S]
+"""
+import argparse
+import numpy as np
+
+U, CAP = 3, 1024
+
+
+def key16(bits):
+    bits = bits.astype(np.int64)
+    neg = (bits >> 15) & 1
+    mag = bits & 0x7FFF
+    return np.where(neg == 1, (0x8000 - mag) & 0xFFFF, 0x8000 + mag)
+
+
+class WindowError(Exception):
+    pass
+
+
+def kth_key(keys, need, kmin, kmax):
+    """The need-th largest key (keys: the active ones), as bnd_kth_key: returns (t, above)."""
+    rng = kmax - kmin
+    sh = 0
+    while (rng >> sh) >= 256:
+        sh += 1
+    d = kmax - keys
+    b1 = d >> sh
+    if (b1 < 0).any() or (b1 > 255).any():
+        raise WindowError(f"pass 1 bin outside [0, 255]: d {d.min()}..{d.max()}, window {rng} (sh {sh})")
+    hist = np.bincount(b1, minlength=256)
+    cum = np.cumsum(hist)
+    dhi = int(np.searchsorted(cum, need))  # the first bin (smallest distance first) where the count reaches need
+    a1 = int(cum[dhi - 1]) if dhi > 0 else 0
+    if sh == 0:
+        return kmax - dhi, a1
+    sel = d[b1 == dhi] & ((1 << sh) - 1)
+    h2 = np.bincount(sel, minlength=256)
+    c2 = np.cumsum(h2)
+    dlo = int(np.searchsorted(c2, need - a1))
+    a2 = int(c2[dlo - 1]) if dlo > 0 else 0
+    return kmax - ((dhi << sh) | dlo), a1 + a2
+
+
+def compact(lst, K, kmin, kmax):
+    keys = np.array([k for k, _ in lst], dtype=np.int64)
+    t, above = kth_key(keys, K, kmin, kmax)
+    need_eq = K - above
+    out, eq = [], 0
+    for k, j in lst:
+        if k > t:
+            out.append((k, j))
+        elif k == t and eq < need_eq:
+            out.append((k, j))
+            eq += 1
+        elif k == t:
+            eq += 1
+    assert len(out) == K
+    return out, t
+
+
+def row_topk(x16, K, kmin_after):
+    bits = x16.view(np.uint16)
+    V = len(bits)
+    nvec = (V + 7) // 8
+    pad = np.full(nvec * 8, 0xFC00, dtype=np.uint16)  # -inf outside the row (the kernel: not valid)
+    pad[:V] = bits
+    ek = key16(pad).reshape(nvec, 8)
+    valid = np.zeros(nvec * 8, dtype=bool)
+    valid[:V] = True
+    valid = valid.reshape(nvec, 8)
+    vk = np.where(valid, ek, 0).max(axis=1)
+    lst, t, kmn, kmx = [], 0, 0xFFFF, 0
+
+    def append(j):
+        nonlocal kmn, kmx
+        k = int(vk[j])
+        if k > t:
+            lst.append((k, j))
+            kmn, kmx = min(kmn, k), max(kmx, k)
+
+    def before_batch():
+        nonlocal lst, t, kmn
+        if len(lst) + 32 * U > CAP:
+            lst, t = compact(lst, K, kmn, kmx)
+            kmn = t if kmin_after == "t" else t + 1
+
+    append(0)
+    mid = list(range(1, nvec - 1))
+    for b in range(0, len(mid), 32 * U):
+        before_batch()
+        for j in mid[b:b + 32 * U]:
+            append(j)
+    if nvec > 1:
+        before_batch()
+        append(nvec - 1)
+    if len(lst) > K:
+        lst, t = compact(lst, K, kmn, kmx)
+    tmin = max(t, 1)
+    held = [j for _, j in lst]
+    cand = [(int(ek[j, e]), 8 * j + e) for j in held for e in range(8) if valid[j, e]]
+    above_n = sum(1 for k, _ in cand if k > tmin)
+    if above_n >= K:
+        Mkey = int(ek[valid].max())
+        t2, above = kth_key(np.array([k for k, _ in cand if k > tmin], dtype=np.int64), K, tmin + 1, Mkey)
+    else:
+        t2, above = tmin, above_n
+    need_eq = K - above
+    cand.sort(key=lambda c: c[1])  # the kernel emits ties in index order
+    out, eq = [], 0
+    for k, i in cand:
+        if k > t2 or (k == t2 and eq < need_eq):
+            out.append((k, i))
+            eq += k == t2
+    assert len(out) == K, (len(out), K)
+    out.sort(key=lambda c: (-c[0], c[1]))
+    return [i for _, i in out]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kmin-after", choices=["t", "t+1"], default="t")
+    ap.add_argument("--rows", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    rng = np.random.default_rng(a.seed)
+    bad = windows = rows = 0
+    for kind in ("suite_ties", "ties", "random"):
+        for V, K in ((32000, 50), (32000, 256), (50257, 64), (50257, 256), (20001, 33)):
+            for dt in (np.float16,):
+                for _ in range(a.rows):
+                    g = rng.normal(0.0, 10.0, V)
+                    # suite_ties: the suite's ties kind, floor(2 n) / 2 of n ~ N(0, 1) (fp16 keys of 2.0 and 2.5
+                    # are 256 apart); ties: N(0, 10) rounded to 0.5 (the probes' kind)
+                    if kind == "suite_ties":
+                        x = (np.floor(2.0 * g / 10.0) * 0.5).astype(dt)
+                    else:
+                        x = (np.rint(g * 2.0) * 0.5 if kind == "ties" else g).astype(dt)
+                    rows += 1
+                    ref = sorted(range(V), key=lambda i: (-float(x[i]), i))[:K]
+                    try:
+                        got = row_topk(x, K, a.kmin_after)
+                    except WindowError as e:
+                        windows += 1
+                        if windows <= 3:
+                            print(f"{kind} V {V} K {K}: {e}")
+                        continue
+                    bad += got != ref
+    print(f"kmin after a compaction = {a.kmin_after}: {rows} rows, {windows} with a key outside the histogram's "
+          f"window, {bad} with wrong indices")
+
+
+if __name__ == "__main__":
+    main()
