@@ -496,6 +496,29 @@ __device__ __forceinline__ unsigned bnd_kth_key(ForEach for_each, unsigned need,
     return kmax - ((dhi << sh) | (255u - g2));
 }
 
+// In place, in list order, the list's entries (key << 16 | anything) whose key is above t and the first need_eq of
+// those at t; returns how many are kept. (Also probes/bound_kernel.cu's v9b list.)
+__device__ __forceinline__ int bnd_keep_top(unsigned* lst, int nn, unsigned t, unsigned need_eq, int lane) {
+    const unsigned lt = bnd_lanemask_lt(lane);
+    int m = 0;
+    unsigned eq_seen = 0;
+    for (int i0 = 0; i0 < nn; i0 += 32) {
+        const bool ok = i0 + lane < nn;
+        const unsigned e = ok ? lst[i0 + lane] : 0u;
+        const unsigned k = e >> 16;
+        const bool eq = ok && k == t;
+        const unsigned be = __ballot_sync(full_mask, eq);
+        const bool keep = (ok && k > t) || (eq && eq_seen + __popc(be & lt) < need_eq);
+        const unsigned bk = __ballot_sync(full_mask, keep);
+        __syncwarp();  // every lane's read before the in-place writes (racecheck: ballots order no memory)
+        if (keep) lst[m + __popc(bk & lt)] = e;
+        m += __popc(bk);
+        eq_seen += __popc(be);
+    }
+    __syncwarp();
+    return m;
+}
+
 // The list's top K in place (entries key << 16 | vector, in index order): every key above the K-th largest t,
 // and of those equal to t the first K - above; n becomes K; returns t.
 // kmin / kmax: bounds of the list's keys (the lanes' smallest and largest appended keys, merged here).
@@ -513,24 +536,7 @@ __device__ __forceinline__ unsigned bnd_compact(unsigned* lst, int& n, int K, un
             }
         },
         static_cast<unsigned>(K), kmin, kmax, hist, lane, above);
-    const unsigned need_eq = static_cast<unsigned>(K) - above, lt = bnd_lanemask_lt(lane);
-    int m = 0;
-    unsigned eq_seen = 0;
-    for (int i0 = 0; i0 < nn; i0 += 32) {
-        const bool ok = i0 + lane < nn;
-        const unsigned e = ok ? lst[i0 + lane] : 0u;
-        const unsigned k = e >> 16;
-        const bool eq = ok && k == t;
-        const unsigned be = __ballot_sync(full_mask, eq);
-        const bool keep = (ok && k > t) || (eq && eq_seen + __popc(be & lt) < need_eq);
-        const unsigned bk = __ballot_sync(full_mask, keep);
-        __syncwarp();  // every lane's read before the in-place writes
-        if (keep) lst[m + __popc(bk & lt)] = e;
-        m += __popc(bk);
-        eq_seen += __popc(be);
-    }
-    __syncwarp();
-    n = m;
+    n = bnd_keep_top(lst, nn, t, static_cast<unsigned>(K) - above, lane);
     return t;
 }
 

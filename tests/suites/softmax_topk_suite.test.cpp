@@ -541,20 +541,12 @@ TEST_CASE("fused_stream_resample: rows that rise along the index (its resample p
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, bf16);
 }
 
-TEST_CASE("fused_bound: rising, plateaued, tied and ordinary bf16 rows, exact, beside fused_stream", "[gpu][softmax_topk]") {
-    FUSEBENCH_REQUIRE_GPU();
-    // fused_bound (v9e) holds the K best vectors in registers and reads them again at the row's end.
-    // Row 0 rises strictly (every step merges 32 records by networks; bf16 rounds it into runs of ties);
-    // row 1 rises in plateaus of 7 (ties by index inside the held set); row 2: ordinary logits (records one
-    // by one); row 3: 40 equal peaks, one a vector, over ties of lower value (ties among the held vectors);
-    // row 4 falls, then rises above every earlier value; row 5: every entry equal (8 K candidates: above 64
-    // from K = 9, the end's K rounds). V: an odd row length (rows start at every 16-byte offset), one that
-    // fills whole vectors, and the largest.
-    const std::int64_t rows = 6;
-    const std::int64_t V = GENERATE(20001, 50256, 65536);
-    const std::int64_t K = GENERATE(1, 7, 16, 32);
-    CAPTURE(V, K);
-    std::vector<float> x(static_cast<std::size_t>(rows * V));
+namespace {
+
+// The fused_bound tests' six rows of length V (their comments say what each exercises).
+constexpr std::int64_t bound_test_row_count = 6;
+std::vector<float> bound_test_rows(std::int64_t V) {
+    std::vector<float> x(static_cast<std::size_t>(bound_test_row_count * V));
     for (std::int64_t j = 0; j < V; ++j) {
         const auto f = static_cast<float>(j);
         x[static_cast<std::size_t>(j)] = -10.0f + f * 3e-4f;
@@ -564,6 +556,25 @@ TEST_CASE("fused_bound: rising, plateaued, tied and ordinary bf16 rows, exact, b
         x[static_cast<std::size_t>(4 * V + j)] = j < V / 2 ? -f * 1e-3f : (f - static_cast<float>(V) / 2.0f) * 2e-3f;
         x[static_cast<std::size_t>(5 * V + j)] = 0.5f;
     }
+    return x;
+}
+
+}  // namespace
+
+TEST_CASE("fused_bound: rising, plateaued, tied and ordinary bf16 rows, exact, beside fused_stream", "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // fused_bound (v9e) holds the K best vectors in registers and reads them again at the row's end.
+    // Row 0 rises strictly (every step merges 32 records by networks; bf16 rounds it into runs of ties);
+    // row 1 rises in plateaus of 7 (ties by index inside the held set); row 2: ordinary logits (records one
+    // by one); row 3: 40 equal peaks, one a vector, over ties of lower value (ties among the held vectors);
+    // row 4 falls, then rises above every earlier value; row 5: every entry equal (8 K candidates: above 64
+    // from K = 9, the end's K rounds). V: an odd row length (rows start at every 16-byte offset), one that
+    // fills whole vectors, and the largest.
+    const std::int64_t rows = bound_test_row_count;
+    const std::int64_t V = GENERATE(20001, 50256, 65536);
+    const std::int64_t K = GENERATE(1, 7, 16, 32);
+    CAPTURE(V, K);
+    const std::vector<float> x = bound_test_rows(V);
     expect_exact_topk(kernels::launch_softmax_topk_fused_bound, x, rows, V, K, true);
     expect_exact_topk(kernels::launch_softmax_topk_fused_stream, x, rows, V, K, true);
 }
@@ -578,21 +589,12 @@ TEST_CASE("fused_bound: K = 33..256 (the list kernel) on rising, plateaued, tied
     // the first K in index order), row 3's peaks are fewer than K at K > 40 (the rest: ties of 1.0 by index).
     // V = 300 and 2100: rows of fewer vectors than K (no threshold: every element a candidate) and rows
     // compacted only at their end. (fp16: the suite's small adversarial cases, every variant in its domain.)
-    const std::int64_t rows = 6;
+    const std::int64_t rows = bound_test_row_count;
     const std::int64_t V = GENERATE(300, 2100, 20001, 50256, 65536);
     const std::int64_t K = GENERATE(33, 64, 65, 128, 129, 200, 256);
     if (K > V) return;
     CAPTURE(V, K);
-    std::vector<float> x(static_cast<std::size_t>(rows * V));
-    for (std::int64_t j = 0; j < V; ++j) {
-        const auto f = static_cast<float>(j);
-        x[static_cast<std::size_t>(j)] = -10.0f + f * 3e-4f;
-        x[static_cast<std::size_t>(V + j)] = static_cast<float>(j / 7) * 0.01f;
-        x[static_cast<std::size_t>(2 * V + j)] = std::sin(0.37f * f) * 4.0f + static_cast<float>(j % 89) * 1e-2f;
-        x[static_cast<std::size_t>(3 * V + j)] = j % (V / 40) == 7 ? 3.0f : 1.0f;
-        x[static_cast<std::size_t>(4 * V + j)] = j < V / 2 ? -f * 1e-3f : (f - static_cast<float>(V) / 2.0f) * 2e-3f;
-        x[static_cast<std::size_t>(5 * V + j)] = 0.5f;
-    }
+    const std::vector<float> x = bound_test_rows(V);
     expect_exact_topk(kernels::launch_softmax_topk_fused_bound, x, rows, V, K, true);
 }
 

@@ -238,24 +238,9 @@ __device__ __forceinline__ unsigned compact_list(unsigned* lst, int& n, int K, u
     unsigned above = 0, at = 0;
     const unsigned d = kth_distance([&](int i) { return kmax - (lst[i] >> 16); }, n, kmax - kmin, static_cast<unsigned>(K),
                                     hist, lane, above, at);
-    const unsigned t = kmax - d, need_eq = static_cast<unsigned>(K) - above;
-    int m = 0;
-    unsigned eq_seen = 0;
-    for (int i0 = 0; i0 < n; i0 += 32) {
-        const bool ok = i0 + lane < n;
-        const unsigned e = ok ? lst[i0 + lane] : 0u;
-        const unsigned k = e >> 16;
-        const bool eq = ok && k == t;
-        const unsigned be = __ballot_sync(full, eq);
-        const bool keep = (ok && k > t) || (eq && eq_seen + __popc(be & lt) < need_eq);
-        const unsigned bk = __ballot_sync(full, keep);
-        __syncwarp();  // every lane's read before the in-place writes (racecheck: ballots order no memory)
-        if (keep) lst[m + __popc(bk & lt)] = e;
-        m += __popc(bk);
-        eq_seen += __popc(be);
-    }
-    __syncwarp();
-    n = m;
+    const unsigned t = kmax - d;
+    (void)lt;
+    n = bnd_keep_top(lst, n, t, static_cast<unsigned>(K) - above, lane);  // fused_bound.cu (the library's list kernel)
     return t;
 }
 
