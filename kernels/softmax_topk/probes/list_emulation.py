@@ -9,7 +9,10 @@ exactly K emitted, sorted by (key, -index)), and checks every histogram bin agai
 such check: an out-of-window key there is an atomic outside the 256 bins) and the result against a stable sort of the
 row. --kmin-after t+1 reproduces the kernel of 9c1a5f2 (the window's lower end one past the kept ties).
 
-  python3 list_emulation.py [--kmin-after t|t+1] [--rows N] [--seed S]
+  /usr/bin/python3 list_emulation.py [--kmin-after t|t+1] [--rows N] [--seed S]   (numpy: Debian's python3-numpy)
+
+Kinds: the suite's ties, all_equal, ascending, descending, cluster256, masked and plateau, the probes' ties, random,
+and rows with fewer finite elements than K; fp16 and bf16; the rows' first element at every offset of a vector.
 """
 import argparse
 import numpy as np
@@ -69,15 +72,27 @@ def compact(lst, K, kmin, kmax):
     return out, t
 
 
-def row_topk(x16, K, kmin_after):
-    bits = x16.view(np.uint16)
+def bf16_bits(x32):
+    """float32 -> bf16 bit patterns, round to nearest even (finite inputs)."""
+    u = x32.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bits_value(bits, bf16):
+    if bf16:
+        return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return bits.view(np.float16).astype(np.float64)
+
+
+def row_topk(bits, K, kmin_after, h=0):
+    """bits: the row's 16-bit patterns; h: its first element's position in the first 16-byte vector."""
     V = len(bits)
-    nvec = (V + 7) // 8
-    pad = np.full(nvec * 8, 0xFC00, dtype=np.uint16)  # -inf outside the row (the kernel: not valid)
-    pad[:V] = bits
+    nvec = (h + V + 7) // 8
+    pad = np.zeros(nvec * 8, dtype=np.uint16)
+    pad[h:h + V] = bits
     ek = key16(pad).reshape(nvec, 8)
     valid = np.zeros(nvec * 8, dtype=bool)
-    valid[:V] = True
+    valid[h:h + V] = True
     valid = valid.reshape(nvec, 8)
     vk = np.where(valid, ek, 0).max(axis=1)
     lst, t, kmn, kmx = [], 0, 0xFFFF, 0
@@ -108,7 +123,7 @@ def row_topk(x16, K, kmin_after):
         lst, t = compact(lst, K, kmn, kmx)
     tmin = max(t, 1)
     held = [j for _, j in lst]
-    cand = [(int(ek[j, e]), 8 * j + e) for j in held for e in range(8) if valid[j, e]]
+    cand = [(int(ek[j, e]), 8 * j + e - h) for j in held for e in range(8) if valid[j, e]]
     above_n = sum(1 for k, _ in cand if k > tmin)
     if above_n >= K:
         Mkey = int(ek[valid].max())
@@ -127,35 +142,65 @@ def row_topk(x16, K, kmin_after):
     return [i for _, i in out]
 
 
+def make_row(kind, V, rng):
+    """float64 logits of one row, as the suite's kinds (suites/softmax_topk_suite.cpp) or the probes' ties."""
+    n = rng.normal(0.0, 1.0, V)
+    j = np.arange(V, dtype=np.float64)
+    if kind == "random":
+        return 10.0 * n
+    if kind == "suite_ties":  # floor(2 n) / 2: fp16 keys of 2.0 and 2.5 are 256 apart
+        return np.floor(2.0 * n) * 0.5
+    if kind == "ties":  # the probes' kind: N(0, 10) rounded to 0.5
+        return np.rint(20.0 * n) * 0.5
+    if kind == "all_equal":
+        return np.full(V, 0.5)
+    if kind == "ascending":
+        return -4.0 + 8.0 * j / V
+    if kind == "descending":
+        return 4.0 - 8.0 * j / V
+    if kind == "cluster256":
+        return np.where(j % 256 == 3, 20.0 + n, n - 5.0)
+    if kind == "masked":
+        return np.where(rng.random(V) < 0.3, -np.inf, 3.0 * n)
+    if kind == "mostly_masked":  # fewer finite elements than K: the top K ends in -inf ties by index
+        return np.where(rng.random(V) < 0.995, -np.inf, 3.0 * n)
+    if kind == "plateau":
+        return np.where(np.arange(V) % max(V // 40, 1) == 7, 3.0, 1.0)
+    raise ValueError(kind)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kmin-after", choices=["t", "t+1"], default="t")
-    ap.add_argument("--rows", type=int, default=40)
+    ap.add_argument("--rows", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     bad = windows = rows = 0
-    for kind in ("suite_ties", "ties", "random"):
-        for V, K in ((32000, 50), (32000, 256), (50257, 64), (50257, 256), (20001, 33)):
-            for dt in (np.float16,):
-                for _ in range(a.rows):
-                    g = rng.normal(0.0, 10.0, V)
-                    # suite_ties: the suite's ties kind, floor(2 n) / 2 of n ~ N(0, 1) (fp16 keys of 2.0 and 2.5
-                    # are 256 apart); ties: N(0, 10) rounded to 0.5 (the probes' kind)
-                    if kind == "suite_ties":
-                        x = (np.floor(2.0 * g / 10.0) * 0.5).astype(dt)
-                    else:
-                        x = (np.rint(g * 2.0) * 0.5 if kind == "ties" else g).astype(dt)
+    kinds = ("suite_ties", "ties", "random", "all_equal", "ascending", "descending", "cluster256", "masked",
+             "mostly_masked", "plateau")
+    shapes = ((32000, 50), (32000, 256), (50257, 64), (50257, 256), (20001, 33), (300, 256), (2100, 256), (2100, 129))
+    for kind in kinds:
+        for V, K in shapes:
+            for bf16 in (False, True):
+                for r in range(a.rows):
+                    x = make_row(kind, V, rng)
+                    bits = bf16_bits(x) if bf16 else x.astype(np.float16).view(np.uint16)
+                    vals = bits_value(bits, bf16)
+                    ref = sorted(range(V), key=lambda i: (-vals[i], i))[:K]
+                    h = r % 8  # the row's offset in its first vector (rows start at every 2-byte offset)
                     rows += 1
-                    ref = sorted(range(V), key=lambda i: (-float(x[i]), i))[:K]
                     try:
-                        got = row_topk(x, K, a.kmin_after)
+                        got = row_topk(bits, K, a.kmin_after, h)
                     except WindowError as e:
                         windows += 1
                         if windows <= 3:
-                            print(f"{kind} V {V} K {K}: {e}")
+                            print(f"{kind} {'bf16' if bf16 else 'fp16'} V {V} K {K}: {e}")
                         continue
-                    bad += got != ref
+                    if got != ref:
+                        bad += 1
+                        if bad <= 3:
+                            print(f"WRONG {kind} {'bf16' if bf16 else 'fp16'} V {V} K {K} h {h}")
     print(f"kmin after a compaction = {a.kmin_after}: {rows} rows, {windows} with a key outside the histogram's "
           f"window, {bad} with wrong indices")
 
