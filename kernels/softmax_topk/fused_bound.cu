@@ -687,6 +687,19 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         float M, S;
         if (!row_total(st, M, S, op, oi, K, lane)) continue;
         const float invS = 1.0f / S;
+        // the end's last step: K composites (key << 16 | 0xFFFF - index; 0 pads) sorted, K lanes write
+        const auto sort_and_write = [&](unsigned (&a)[R]) {
+            bnd_sort_blocked_desc<R>(a, lane);
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const int i = R * lane + r;
+                if (i < K) {
+                    const float xv = bnd_type<T>::to_float(bits_of_key(a[r] >> 16));
+                    oi[i] = static_cast<std::int32_t>(0xFFFFu - (a[r] & 0xFFFFu));
+                    op[i] = fast_exp2((xv - M) * bnd_l2e) * invS;
+                }
+            }
+        };
         // 3. exactly K held vectors (or the whole row, n <= K: then t = 0 and every element is a candidate)
         if (n > K) t = bnd_compact(lst, n, K, hist, lane, kmn, kmx);
         BND_LIST_TL(2);
@@ -699,16 +712,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
                 a[r] = i < K ? (e & 0xFFFF0000u) | (0xFFFFu - (e & 0xFFFFu)) : 0u;
             }
             __syncwarp();
-            bnd_sort_blocked_desc<R>(a, lane);
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const int i = R * lane + r;
-                if (i < K) {
-                    const float xv = bnd_type<T>::to_float(bits_of_key(a[r] >> 16));
-                    oi[i] = static_cast<std::int32_t>(0xFFFFu - (a[r] & 0xFFFFu));
-                    op[i] = fast_exp2((xv - M) * bnd_l2e) * invS;
-                }
-            }
+            sort_and_write(a);
             BND_LIST_TL(5);
             continue;
         }
@@ -819,16 +823,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
 #pragma unroll
         for (int r = 0; r < R; ++r) hist[R * lane + r] = 0u;
         __syncwarp();
-        bnd_sort_blocked_desc<R>(a, lane);
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const int i = R * lane + r;
-            if (i < K) {
-                const float xv = bnd_type<T>::to_float(bits_of_key(a[r] >> 16));
-                oi[i] = static_cast<std::int32_t>(0xFFFFu - (a[r] & 0xFFFFu));
-                op[i] = fast_exp2((xv - M) * bnd_l2e) * invS;
-            }
-        }
+        sort_and_write(a);
         BND_LIST_TL(5);
     }
 }

@@ -84,9 +84,8 @@ def bits_value(bits, bf16):
     return bits.view(np.float16).astype(np.float64)
 
 
-def row_topk_elems(bits, K, h=0):
-    """FUSEBENCH_BOUND_LIST_ELEMS = 1: the list holds elements; the room check is per step (32 vectors; vector 0 and
-    the last vector are steps of their own); the end is the last compaction and the sort."""
+def row_vectors(bits, h):
+    """The row as the kernel's 16-byte vectors: their count, element keys, in-row masks and max keys."""
     V = len(bits)
     nvec = (h + V + 7) // 8
     pad = np.zeros(nvec * 8, dtype=np.uint16)
@@ -95,7 +94,13 @@ def row_topk_elems(bits, K, h=0):
     valid = np.zeros(nvec * 8, dtype=bool)
     valid[h:h + V] = True
     valid = valid.reshape(nvec, 8)
-    vk = np.where(valid, ek, 0).max(axis=1)
+    return nvec, ek, valid, np.where(valid, ek, 0).max(axis=1)
+
+
+def row_topk_elems(bits, K, h=0):
+    """FUSEBENCH_BOUND_LIST_ELEMS = 1: the list holds elements; the room check is per step (32 vectors; vector 0 and
+    the last vector are steps of their own); the end is the last compaction and the sort."""
+    nvec, ek, valid, vk = row_vectors(bits, h)
     lst, t, kmn, kmx = [], 0, 0xFFFF, 0
 
     def step(js):
@@ -127,15 +132,7 @@ def row_topk_elems(bits, K, h=0):
 
 def row_topk(bits, K, kmin_after, h=0):
     """bits: the row's 16-bit patterns; h: its first element's position in the first 16-byte vector."""
-    V = len(bits)
-    nvec = (h + V + 7) // 8
-    pad = np.zeros(nvec * 8, dtype=np.uint16)
-    pad[h:h + V] = bits
-    ek = key16(pad).reshape(nvec, 8)
-    valid = np.zeros(nvec * 8, dtype=bool)
-    valid[h:h + V] = True
-    valid = valid.reshape(nvec, 8)
-    vk = np.where(valid, ek, 0).max(axis=1)
+    nvec, ek, valid, vk = row_vectors(bits, h)
     lst, t, kmn, kmx = [], 0, 0xFFFF, 0
 
     def append(j):
