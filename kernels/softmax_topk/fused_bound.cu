@@ -1,4 +1,4 @@
-// Fused softmax + top-k, v9e `fused_bound` (16-bit logits, K <= 32, V <= 65536): one warp a row, as
+// Fused softmax + top-k, v9e `fused_bound` (16-bit logits, K <= 256, V <= 65536): one warp a row, as
 // fused_stream, with the bound of v8 instead of fused_stream's threshold bookkeeping: every element of the
 // top K lies in a 16-byte vector whose maximum is at least the K-th largest vector maximum, in any order of
 // the row. The probe it comes from, its four other forms and their measurements:
@@ -21,6 +21,8 @@
 //    (about K; at most 8 K), as (key << 16 | 0xFFFF - index) composites; at most 64 are ordered by one
 //    bitonic sort and K lanes write at once, more by K rounds of a warp maximum.
 // Keys are order-preserving 16-bit keys with -0 and +0 one key (the reference compares values).
+// That is the kernel for K <= 32; K in (32, 256] takes the list kernel (below, "K in (32, 256]"): the same stream
+// and vote, the joining vectors in a per-warp list in shared memory, compacted exactly to the top K when full.
 #include "kernels/common/globaltimer.cuh"
 #include "kernels/common/launch_check.hpp"
 #include "kernels/softmax_topk/select.cuh"
@@ -79,9 +81,13 @@ template <> struct bnd_type<__half> {
     __device__ static float vmax_float(unsigned mm) { return to_float(mm & 0xFFFFu); }
     __device__ static unsigned vmax_bits(unsigned mm) { return mm; }
 };
-template <class T> __device__ __forceinline__ float elem_of(const uint4& v, int e) {
+// The 16 bits of element e (0..7) of a vector of 16-bit values (or of a vector of packed 16-bit keys).
+__device__ __forceinline__ unsigned half_at(const uint4& v, int e) {
     const unsigned w = (e >> 1) == 0 ? v.x : (e >> 1) == 1 ? v.y : (e >> 1) == 2 ? v.z : v.w;
-    return bnd_type<T>::to_float((e & 1) ? w >> 16 : w & 0xFFFFu);
+    return (e & 1) ? w >> 16 : w & 0xFFFFu;
+}
+template <class T> __device__ __forceinline__ float elem_of(const uint4& v, int e) {
+    return bnd_type<T>::to_float(half_at(v, e));
 }
 
 // A lane's statistics: running max m, base c (m, or 0 while m = -inf: every term so far was 0), the sum s of the
@@ -349,8 +355,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         unsigned cc[8];
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
-            const unsigned w32 = (e >> 1) == 0 ? hv.x : (e >> 1) == 1 ? hv.y : (e >> 1) == 2 ? hv.z : hv.w;
-            const unsigned b = (e & 1) ? w32 >> 16 : w32 & 0xFFFFu;
+            const unsigned b = half_at(hv, e);
             const bool c = ((valid >> e) & 1u) && bnd_type<T>::to_float(b) >= t_f;
             cc[e] = c ? (key16(b) << 16) | (0xFFFFu - static_cast<unsigned>(8 * j + e - g.h)) : 0u;
         }
@@ -665,8 +670,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
                 while (em != 0u) {  // lane order, then element order: index order
                     const int e = __ffs(em) - 1;
                     em &= em - 1u;
-                    const unsigned w32 = (e >> 1) == 0 ? v.x : (e >> 1) == 1 ? v.y : (e >> 1) == 2 ? v.z : v.w;
-                    const unsigned ek = key16((e & 1) ? w32 >> 16 : w32 & 0xFFFFu);
+                    const unsigned ek = key16(half_at(v, e));
                     lst[pos++] = (ek << 16) | static_cast<unsigned>(8 * j + e - g.h);
                     kmn = min(kmn, ek);
                     kmx = max(kmx, ek);
@@ -741,10 +745,6 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             else return read_keys(r);
         };
         BND_LIST_TL(3);
-        const auto key_at = [&](const uint4& kv, int e) {
-            const unsigned w32 = (e >> 1) == 0 ? kv.x : (e >> 1) == 1 ? kv.y : (e >> 1) == 2 ? kv.z : kv.w;
-            return (e & 1) ? w32 >> 16 : w32 & 0xFFFFu;
-        };
         // 5. the exact K-th largest element key t2 among the candidates (keys >= tmin: at least K, one a vector):
         // tmin itself where fewer than K lie above it (ties at the K-th vector key, all-equal rows), else by
         // histograms of the keys above it
@@ -754,7 +754,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         for (int r = 0; r < R; ++r) {
             const uint4 kv = vec_keys(r);
 #pragma unroll
-            for (int e = 0; e < 8; ++e) cnt_above += key_at(kv, e) > tmin ? 1u : 0u;
+            for (int e = 0; e < 8; ++e) cnt_above += half_at(kv, e) > tmin ? 1u : 0u;
         }
         cnt_above = __reduce_add_sync(full_mask, cnt_above);
         unsigned above = cnt_above, t2 = tmin;
@@ -767,7 +767,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
                         const uint4 kv = vec_keys(r);
 #pragma unroll
                         for (int e = 0; e < 8; ++e) {
-                            const unsigned k = key_at(kv, e);
+                            const unsigned k = half_at(kv, e);
                             f(k, k > tmin);
                         }
                     }
@@ -784,7 +784,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             unsigned ce = 0, cg = 0;
 #pragma unroll
             for (int e = 0; e < 8; ++e) {
-                const unsigned k = key_at(kv, e);
+                const unsigned k = half_at(kv, e);
                 ce += k == t2 ? 1u : 0u;
                 cg += k > t2 ? 1u : 0u;
             }
@@ -796,7 +796,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             unsigned pos = out + iw - wc, taken = 0;
 #pragma unroll
             for (int e = 0; e < 8; ++e) {
-                const unsigned k = key_at(kv, e);
+                const unsigned k = half_at(kv, e);
                 bool emit = k > t2;
                 if (k == t2 && taken < take) {
                     emit = true;

@@ -228,7 +228,7 @@ __device__ __forceinline__ unsigned kth_distance(Get get, int n, unsigned dmax, 
 
 // The list's exact top K vectors in place (entries key << 16 | vector, in index order): every key above
 // the K-th largest t, and of those equal to t the first K - above; returns t.
-__device__ __forceinline__ unsigned compact_list(unsigned* lst, int& n, int K, unsigned* hist, int lane, unsigned lt) {
+__device__ __forceinline__ unsigned compact_list(unsigned* lst, int& n, int K, unsigned* hist, int lane) {
     unsigned kmax = 0;
     for (int i = lane; i < n; i += 32) kmax = max(kmax, lst[i] >> 16);
     kmax = __reduce_max_sync(full, kmax);
@@ -239,7 +239,6 @@ __device__ __forceinline__ unsigned compact_list(unsigned* lst, int& n, int K, u
     const unsigned d = kth_distance([&](int i) { return kmax - (lst[i] >> 16); }, n, kmax - kmin, static_cast<unsigned>(K),
                                     hist, lane, above, at);
     const unsigned t = kmax - d;
-    (void)lt;
     n = bnd_keep_top(lst, n, t, static_cast<unsigned>(K) - above, lane);  // fused_bound.cu (the library's list kernel)
     return t;
 }
@@ -429,7 +428,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
             if constexpr (InStream) {
                 if (n + more > lcap) {
                     __syncwarp();
-                    t_app = compact_list(lst, n, K, hist, lane, lt);
+                    t_app = compact_list(lst, n, K, hist, lane);
                     strict = true;
                     if constexpr (FUSEBENCH_BOUND_TL != 0) {
                         if (lane == 0) atomicAdd(&bound_phase_ns[7], 1ull);
@@ -473,7 +472,7 @@ __global__ void __launch_bounds__(NW * 32, 1)
         if constexpr (InStream) {
             // 3-4. the list's exact top K vectors (all of them when the row has K or fewer)
             unsigned t_key = strict ? t_app : 0u;  // exactly K after the last compaction, or every vector
-            if (n > K) t_key = compact_list(lst, n, K, hist, lane, lt);
+            if (n > K) t_key = compact_list(lst, n, K, hist, lane);
             BOUND_TL(2);
             unsigned* cand = region + ((lcap + 3) & ~3);
             emit_topk<T>(g, [&](int i) { return static_cast<int>(lst[i] & 0xFFFFu); }, n, t_key, Mkey, M, invS, K, cand,
