@@ -441,17 +441,6 @@ __device__ unsigned long long bound_list_phase_ns[8];
     } while (0)
 #endif
 constexpr bool bnd_list_keys_kept = bnd_list_cap >= 1024;
-// Prepared in session q, NOT MEASURED (off in the library): FUSEBENCH_BOUND_LIST_ELEMS = 1 makes the list one of
-// elements instead of vectors. A joining vector appends its in-row elements whose key is above t (all of them while
-// t = 0) as key << 16 | element index, in index order; the room check moves into the step (up to 8 x 32 entries a
-// step: a step that would overflow the list compacts it first, exactly to its top K elements); the row's end is the
-// last compaction and the sort, with no gather and no element passes (NOTES "Session q": the end was ~75 of ~222 us
-// a row on an H200). Exact as the vector list: an element at or below t when seen has K elements of larger key, or
-// of its key and lower index, before it. Its algorithm is emulated by probes/list_emulation.py --elems.
-#ifndef FUSEBENCH_BOUND_LIST_ELEMS
-#define FUSEBENCH_BOUND_LIST_ELEMS 0
-#endif
-constexpr bool bnd_list_elems = FUSEBENCH_BOUND_LIST_ELEMS != 0;
 constexpr int bnd_list_smem_words = bnd_list_cap + 256;  // the list, then a 256-bin histogram (the end's K composites)
 
 __device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << lane) - 1u; }
@@ -621,7 +610,6 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         int n = 0;         // list entries
         unsigned t = 0u;   // the vote: keys above t join (0 before the first compaction: every vector)
         unsigned kmn = 0xFFFFu, kmx = 0u;  // this lane's smallest and largest appended keys
-        [[maybe_unused]] float t_f = -INFINITY;  // (element list) the value of key t, once t > 0
         const auto compact_list = [&] {
 #if FUSEBENCH_BOUND_LIST_TL
             const unsigned long long c0 = globaltimer_ns();
@@ -630,7 +618,6 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             // every key left is at or above t (the K-th key's ties stay; new ones join above it). (t + 1 here put
             // a kept tie one past the histogram's window, bin -1: session q call 5, fp16 ties K = 50, H200.)
             kmn = t;
-            if constexpr (bnd_list_elems) t_f = bnd_type<T>::to_float(bits_of_key(t));
 #if FUSEBENCH_BOUND_LIST_TL
             if (lane == 0) {
                 atomicAdd(&bound_list_phase_ns[1], globaltimer_ns() - c0);
@@ -643,43 +630,15 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             const bool a = ok && k > t;
             const unsigned m = __ballot_sync(full_mask, a);
             if (m == 0u) return;
-            if constexpr (!bnd_list_elems) {
-                if (a) {
-                    lst[n + __popc(m & lt)] = (k << 16) | static_cast<unsigned>(j);
-                    kmn = min(kmn, k);
-                    kmx = max(kmx, k);
-                }
-                n += __popc(m);
-            } else {
-                unsigned em = 0;  // this lane's in-row elements above t
-                if (a) {
-                    const unsigned valid = (j == 0 || j == g.nvec - 1) ? g.valid(j) : 0xFFu;
-                    if (t == 0u) {
-                        em = valid;
-                    } else {
-#pragma unroll
-                        for (int e = 0; e < 8; ++e) em |= (elem_of<T>(v, e) > t_f ? 1u : 0u) << e;
-                        em &= valid;
-                    }
-                }
-                const unsigned c = static_cast<unsigned>(__popc(em));
-                const unsigned incl = warp_inclusive_sum(c, lane);
-                const unsigned total = __shfl_sync(full_mask, incl, 31);
-                if (n + static_cast<int>(total) > bnd_list_cap) compact_list();  // warp-uniform; n becomes K
-                unsigned pos = static_cast<unsigned>(n) + incl - c;
-                while (em != 0u) {  // lane order, then element order: index order
-                    const int e = __ffs(em) - 1;
-                    em &= em - 1u;
-                    const unsigned ek = key16(half_at(v, e));
-                    lst[pos++] = (ek << 16) | static_cast<unsigned>(8 * j + e - g.h);
-                    kmn = min(kmn, ek);
-                    kmx = max(kmx, ek);
-                }
-                n += static_cast<int>(total);
+            if (a) {
+                lst[n + __popc(m & lt)] = (k << 16) | static_cast<unsigned>(j);
+                kmn = min(kmn, k);
+                kmx = max(kmx, k);
             }
+            n += __popc(m);
         };
         const auto before_batch = [&] {  // warp-uniform: room for a batch, or an exact compaction
-            if (!bnd_list_elems && n + 32 * U > bnd_list_cap) compact_list();
+            if (n + 32 * U > bnd_list_cap) compact_list();
         };
         // 1. the row in index order
         stream_row<T, U>(g, ninf, lane, step, before_batch);
@@ -707,19 +666,6 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         // 3. exactly K held vectors (or the whole row, n <= K: then t = 0 and every element is a candidate)
         if (n > K) t = bnd_compact(lst, n, K, hist, lane, kmn, kmx);
         BND_LIST_TL(2);
-        if constexpr (bnd_list_elems) {  // exactly K elements (key << 16 | index, index order): sort, K lanes write
-            unsigned a[R];
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                const int i = R * lane + r;
-                const unsigned e = i < K ? lst[i] : 0u;
-                a[r] = i < K ? (e & 0xFFFF0000u) | (0xFFFFu - (e & 0xFFFFu)) : 0u;
-            }
-            __syncwarp();
-            sort_and_write(a);
-            BND_LIST_TL(5);
-            continue;
-        }
         int jr[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {

@@ -97,39 +97,6 @@ def row_vectors(bits, h):
     return nvec, ek, valid, np.where(valid, ek, 0).max(axis=1)
 
 
-def row_topk_elems(bits, K, h=0):
-    """FUSEBENCH_BOUND_LIST_ELEMS = 1: the list holds elements; the room check is per step (32 vectors; vector 0 and
-    the last vector are steps of their own); the end is the last compaction and the sort."""
-    nvec, ek, valid, vk = row_vectors(bits, h)
-    lst, t, kmn, kmx = [], 0, 0xFFFF, 0
-
-    def step(js):
-        nonlocal lst, t, kmn, kmx
-        add = []
-        for j in js:
-            if int(vk[j]) > t:  # the vote; then the elements above t as it was before this step's compaction
-                add += [(int(ek[j, e]), 8 * j + e - h) for e in range(8) if valid[j, e] and int(ek[j, e]) > t]
-        if not add:
-            return
-        if len(lst) + len(add) > CAP:
-            lst, t = compact(lst, K, kmn, kmx)
-            kmn = t
-        for k, i in add:
-            lst.append((k, i))
-            kmn, kmx = min(kmn, k), max(kmx, k)
-
-    step([0])
-    mid = list(range(1, nvec - 1))
-    for b in range(0, len(mid), 32):
-        step(mid[b:b + 32])
-    if nvec > 1:
-        step([nvec - 1])
-    if len(lst) > K:
-        lst, t = compact(lst, K, kmn, kmx)
-    assert len(lst) == K, (len(lst), K)
-    return [i for _, i in sorted(lst, key=lambda c: (-c[0], c[1]))]
-
-
 def row_topk(bits, K, kmin_after, h=0):
     """bits: the row's 16-bit patterns; h: its first element's position in the first 16-byte vector."""
     nvec, ek, valid, vk = row_vectors(bits, h)
@@ -212,7 +179,6 @@ def main():
     ap.add_argument("--kmin-after", choices=["t", "t+1"], default="t")
     ap.add_argument("--rows", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--elems", action="store_true", help="the element list (FUSEBENCH_BOUND_LIST_ELEMS = 1)")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     bad = windows = rows = 0
@@ -230,7 +196,7 @@ def main():
                     h = r % 8  # the row's offset in its first vector (rows start at every 2-byte offset)
                     rows += 1
                     try:
-                        got = row_topk_elems(bits, K, h) if a.elems else row_topk(bits, K, a.kmin_after, h)
+                        got = row_topk(bits, K, a.kmin_after, h)
                     except WindowError as e:
                         windows += 1
                         if windows <= 3:
@@ -240,7 +206,7 @@ def main():
                         bad += 1
                         if bad <= 3:
                             print(f"WRONG {kind} {'bf16' if bf16 else 'fp16'} V {V} K {K} h {h}")
-    print(f"{'element list' if a.elems else 'vector list'}, kmin after a compaction = {a.kmin_after}: {rows} rows, {windows} with a key outside the histogram's "
+    print(f"vector list, kmin after a compaction = {a.kmin_after}: {rows} rows, {windows} with a key outside the histogram's "
           f"window, {bad} with wrong indices")
 
 
