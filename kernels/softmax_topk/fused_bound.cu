@@ -441,26 +441,7 @@ __device__ unsigned long long bound_list_phase_ns[8];
     } while (0)
 #endif
 constexpr bool bnd_list_keys_kept = bnd_list_cap >= 1024;
-// Session r, knobs under A/B (off in the library until measured on both boards):
-// FUSEBENCH_BOUND_LIST_CAND = C > 0: where K <= (the K vectors' element keys above t) <= C, the end writes those
-// candidates once, in index order, as composites (key << 16 | 0xFFFF - index) into C more words a warp and takes
-// the exact top K of them by the list's own compaction (the K-th key's ties by list order = index order), instead of
-// two or three passes over all 8 K element keys (session q's TL: the K-th and the emission ~30 us of ~222 a row).
-// Random rows have ~300 candidates at K = 256; rows with more (descending ones) or fewer than K (ties at t) keep
-// the passes. At C = 512 a block takes 224 KB of shared memory (227 KB is the most).
-#ifndef FUSEBENCH_BOUND_LIST_CAND
-#define FUSEBENCH_BOUND_LIST_CAND 0
-#endif
-constexpr int bnd_list_cand = FUSEBENCH_BOUND_LIST_CAND;
-// FUSEBENCH_BOUND_LIST_STAGGER = S > 0: warp w's list takes S (w % 4) fewer entries before it compacts, so that
-// the warps of an SM, whose random rows fill their lists at the same rate, do not all compact at the same step.
-#ifndef FUSEBENCH_BOUND_LIST_STAGGER
-#define FUSEBENCH_BOUND_LIST_STAGGER 0
-#endif
-constexpr int bnd_list_stagger = FUSEBENCH_BOUND_LIST_STAGGER;
-static_assert(bnd_list_cap - 3 * bnd_list_stagger - 32 * 4 >= 256 + 32, "FUSEBENCH_BOUND_LIST_STAGGER: no room left");
-// the list, then a 256-bin histogram (the end's K composites), then the candidates (FUSEBENCH_BOUND_LIST_CAND)
-constexpr int bnd_list_smem_words = bnd_list_cap + 256 + bnd_list_cand;
+constexpr int bnd_list_smem_words = bnd_list_cap + 256;  // the list, then a 256-bin histogram (the end's K composites)
 
 __device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << lane) - 1u; }
 
@@ -548,6 +529,7 @@ __device__ __forceinline__ int bnd_keep_top(unsigned* lst, int nn, unsigned t, u
 // kmin / kmax: bounds of the list's keys (the lanes' smallest and largest appended keys, merged here).
 __device__ __forceinline__ unsigned bnd_compact(unsigned* lst, int& n, int K, unsigned* hist, int lane, unsigned kmin,
                                                 unsigned kmax) {
+    __syncwarp();  // every lane's appends before any lane reads them (racecheck: ballots and reductions order no memory)
     const int nn = n;
     kmin = __reduce_min_sync(full_mask, kmin);
     kmax = __reduce_max_sync(full_mask, kmax);
@@ -620,7 +602,6 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
     __syncwarp();
     const int gstride = gridDim.x * bnd_warps;
     const unsigned lt = bnd_lanemask_lt(lane);
-    const int room = bnd_list_cap - bnd_list_stagger * (w & 3);  // entries before a compaction
     const uint4 ninf = make_uint4(bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u,
                                   bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u);
     for (int r0 = blockIdx.x * bnd_warps + w; r0 < rows; r0 += gstride) {
@@ -658,7 +639,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             n += __popc(m);
         };
         const auto before_batch = [&] {  // warp-uniform: room for a batch, or an exact compaction
-            if (n + 32 * U > room) compact_list();
+            if (n + 32 * U > bnd_list_cap) compact_list();
         };
         // 1. the row in index order
         stream_row<T, U>(g, ninf, lane, step, before_batch);
@@ -724,40 +705,6 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
         }
         cnt_above = __reduce_add_sync(full_mask, cnt_above);
         unsigned above = cnt_above, t2 = tmin;
-        if constexpr (bnd_list_cand > 0) {
-            if (cnt_above >= static_cast<unsigned>(K) && cnt_above <= static_cast<unsigned>(bnd_list_cand)) {
-                unsigned* const cb = hist + 256;
-                unsigned out = 0;
-#pragma unroll
-                for (int r = 0; r < R; ++r) {  // vector 32 r + lane's elements e: the order r, lane, e (index order)
-                    const uint4 kv = vec_keys(r);
-                    unsigned c = 0;
-#pragma unroll
-                    for (int e = 0; e < 8; ++e) c += half_at(kv, e) > tmin ? 1u : 0u;
-                    const unsigned ic = warp_inclusive_sum(c, lane);
-                    unsigned pos = out + ic - c;
-#pragma unroll
-                    for (int e = 0; e < 8; ++e) {
-                        const unsigned k = half_at(kv, e);
-                        if (k > tmin) cb[pos++] = (k << 16) | (0xFFFFu - static_cast<unsigned>(8 * jr[r] + e - g.h));
-                    }
-                    out += __shfl_sync(full_mask, ic, 31);
-                }
-                __syncwarp();
-                int nc = static_cast<int>(cnt_above);
-                bnd_compact(cb, nc, K, hist, lane, tmin + 1u, key16(bnd_bits_of<T>(M)));  // nc becomes K
-                BND_LIST_TL(4);
-                unsigned a[R];
-#pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    const int i = R * lane + r;
-                    a[r] = i < K ? cb[i] : 0u;
-                }
-                sort_and_write(a);
-                BND_LIST_TL(5);
-                continue;
-            }
-        }
         if (cnt_above >= static_cast<unsigned>(K)) {
             const unsigned Mkey = key16(bnd_bits_of<T>(M));  // the row's max: every key is at most its key
             t2 = bnd_kth_key(

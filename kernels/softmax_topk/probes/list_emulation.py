@@ -97,13 +97,8 @@ def row_vectors(bits, h):
     return nvec, ek, valid, np.where(valid, ek, 0).max(axis=1)
 
 
-STATS = {"cand_rows": 0, "cand_sizes": []}
-
-
-def row_topk(bits, K, kmin_after, h=0, cand_cap=0, room=None):
-    """bits: the row's 16-bit patterns; h: its first element's position in the first 16-byte vector; cand_cap:
-    FUSEBENCH_BOUND_LIST_CAND; room: the entries before a compaction (FUSEBENCH_BOUND_LIST_STAGGER; CAP if None)."""
-    room = CAP if room is None else room
+def row_topk(bits, K, kmin_after, h=0):
+    """bits: the row's 16-bit patterns; h: its first element's position in the first 16-byte vector."""
     nvec, ek, valid, vk = row_vectors(bits, h)
     lst, t, kmn, kmx = [], 0, 0xFFFF, 0
 
@@ -116,7 +111,7 @@ def row_topk(bits, K, kmin_after, h=0, cand_cap=0, room=None):
 
     def before_batch():
         nonlocal lst, t, kmn
-        if len(lst) + 32 * U > room:
+        if len(lst) + 32 * U > CAP:
             lst, t = compact(lst, K, kmn, kmx)
             kmn = t if kmin_after == "t" else t + 1
 
@@ -135,13 +130,6 @@ def row_topk(bits, K, kmin_after, h=0, cand_cap=0, room=None):
     held = [j for _, j in lst]
     cand = [(int(ek[j, e]), 8 * j + e - h) for j in held for e in range(8) if valid[j, e]]
     above_n = sum(1 for k, _ in cand if k > tmin)
-    if cand_cap and K <= above_n <= cand_cap:  # the candidates in index order, the list's compaction, the sort
-        STATS["cand_rows"] += 1
-        STATS["cand_sizes"].append(above_n)
-        cands = sorted([(k, i) for k, i in cand if k > tmin], key=lambda c: c[1])
-        kept, _ = compact(cands, K, tmin + 1, int(ek[valid].max()))
-        assert len(kept) == K, (len(kept), K)
-        return [i for _, i in sorted(kept, key=lambda c: (-c[0], c[1]))]
     if above_n >= K:
         Mkey = int(ek[valid].max())
         t2, above = kth_key(np.array([k for k, _ in cand if k > tmin], dtype=np.int64), K, tmin + 1, Mkey)
@@ -191,8 +179,6 @@ def main():
     ap.add_argument("--kmin-after", choices=["t", "t+1"], default="t")
     ap.add_argument("--rows", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--cand", type=int, default=0, help="FUSEBENCH_BOUND_LIST_CAND (0: off)")
-    ap.add_argument("--stagger", type=int, default=0, help="FUSEBENCH_BOUND_LIST_STAGGER (warp = row %% 4)")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     bad = windows = rows = 0
@@ -210,7 +196,7 @@ def main():
                     h = r % 8  # the row's offset in its first vector (rows start at every 2-byte offset)
                     rows += 1
                     try:
-                        got = row_topk(bits, K, a.kmin_after, h, a.cand, CAP - a.stagger * (r % 4))
+                        got = row_topk(bits, K, a.kmin_after, h)
                     except WindowError as e:
                         windows += 1
                         if windows <= 3:
@@ -222,10 +208,6 @@ def main():
                             print(f"WRONG {kind} {'bf16' if bf16 else 'fp16'} V {V} K {K} h {h}")
     print(f"vector list, kmin after a compaction = {a.kmin_after}: {rows} rows, {windows} with a key outside the histogram's "
           f"window, {bad} with wrong indices")
-    if a.cand or a.stagger:
-        cs = STATS["cand_sizes"]
-        print(f"candidates <= {a.cand}, stagger {a.stagger}: {STATS['cand_rows']} rows took the candidate end"
-              + (f" ({min(cs)}-{max(cs)} candidates, median {sorted(cs)[len(cs) // 2]})" if cs else ""))
 
 
 if __name__ == "__main__":
