@@ -19,7 +19,7 @@ wait; echo "built $(el) s"; ls $P
 for b in nofix fix; do
   for args in "bf16 64 50257 256 random" "f16 64 50257 64 ascending" "bf16 64 32000 50 ties 1"; do
     echo "== racecheck $b $args"
-    timeout 150 compute-sanitizer --tool racecheck --racecheck-report hazard $P/$b lib $args > /tmp/rc.txt 2>&1
+    timeout 60 compute-sanitizer --tool racecheck --racecheck-report hazard $P/$b lib $args > /tmp/rc.txt 2>&1
     echo "rc=$?"; grep -E 'RACECHECK SUMMARY|PASS|FAIL' /tmp/rc.txt
     grep -oE '(Warning|Error): Race reported between (Read|Write) access|and (Read|Write) access at [^ ]+ in [^ ]+:[0-9]+|access at [^ ]+ in [^ ]+:[0-9]+' /tmp/rc.txt \
       | sed -E 's/at [^ ]+ in .*\/([^/]+:[0-9]+)/at \1/' | sort | uniq -c | head -20
