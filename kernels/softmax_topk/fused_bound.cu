@@ -158,17 +158,29 @@ template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, b
 // A row's vectors in index order, each handed to step(v, j, ok) (ok: j in the row; past it a -inf vector): vector
 // 0 and the last read element by element, the middle by 16-byte loads in batches of U steps, two batches in
 // flight; before_batch() (warp-uniform) before each middle batch's steps.
-template <class T, int U, class Step, class Before>
+// A 16-byte read-only load with the L2 policy evict_first (the list kernel's FUSEBENCH_BOUND_LIST_KEEP = 2).
+__device__ __forceinline__ uint4 ldg_evict_first(const uint4* p, unsigned long long pol) {
+    uint4 r;
+    asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p), "l"(pol));
+    return r;
+}
+
+template <class T, int U, bool EvictFirst = false, class Step, class Before>
 __device__ __forceinline__ void stream_row(const bnd_row& g, const uint4& ninf, int lane, Step step, Before before_batch) {
     const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
     step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
     {
         uint4 A[U], B[U];
+        [[maybe_unused]] unsigned long long pol = 0;
+        if constexpr (EvictFirst) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
         const auto load = [&](uint4* buf, int qb) {
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const int q = qb + u * 32 + lane;
-                buf[u] = q < nmid ? __ldg(g.v + 1 + q) : ninf;
+                if constexpr (EvictFirst) buf[u] = q < nmid ? ldg_evict_first(g.v + 1 + q, pol) : ninf;
+                else buf[u] = q < nmid ? __ldg(g.v + 1 + q) : ninf;
             }
         };
         const auto eat = [&](const uint4* buf, int qb) {
@@ -441,6 +453,14 @@ __device__ unsigned long long bound_list_phase_ns[8];
     } while (0)
 #endif
 constexpr bool bnd_list_keys_kept = bnd_list_cap >= 1024;
+// Session r, under A/B (off in the library): FUSEBENCH_BOUND_LIST_KEEP = 1: a lane whose vector joins the list marks
+// it in L2 evict_last (prefetch.global.L2::evict_last; it is in L2, just read), so that the end's gather of the K
+// vectors finds more of them there (the gather: 28.6 us a row for random rows against 7.1 for descending ones, whose
+// K vectors are contiguous: H200 TL, session r call 4); 2: also the stream's loads with the L2 policy evict_first.
+#ifndef FUSEBENCH_BOUND_LIST_KEEP
+#define FUSEBENCH_BOUND_LIST_KEEP 0
+#endif
+constexpr int bnd_list_keep = FUSEBENCH_BOUND_LIST_KEEP;
 constexpr int bnd_list_smem_words = bnd_list_cap + 256;  // the list, then a 256-bin histogram (the end's K composites)
 
 __device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << lane) - 1u; }
@@ -635,6 +655,9 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
                 lst[n + __popc(m & lt)] = (k << 16) | static_cast<unsigned>(j);
                 kmn = min(kmn, k);
                 kmx = max(kmx, k);
+                if constexpr (bnd_list_keep > 0) {
+                    if (j > 0 && j < g.nvec - 1) asm volatile("prefetch.global.L2::evict_last [%0];" ::"l"(g.v + j));
+                }
             }
             n += __popc(m);
         };
@@ -642,7 +665,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             if (n + 32 * U > bnd_list_cap) compact_list();
         };
         // 1. the row in index order
-        stream_row<T, U>(g, ninf, lane, step, before_batch);
+        stream_row<T, U, (bnd_list_keep >= 2)>(g, ninf, lane, step, before_batch);
         __syncwarp();
         BND_LIST_TL(0);
         // 2. the row's max and sum
