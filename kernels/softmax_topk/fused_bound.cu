@@ -461,6 +461,14 @@ constexpr bool bnd_list_keys_kept = bnd_list_cap >= 1024;
 #define FUSEBENCH_BOUND_LIST_KEEP 0
 #endif
 constexpr int bnd_list_keep = FUSEBENCH_BOUND_LIST_KEEP;
+// Session r, under A/B (off in the library): FUSEBENCH_BOUND_LIST_SPREAD = 1: a block per SM (rows permitting) and
+// warp w of block b takes rows w G + b (G blocks): 4096 rows on 132 SMs take 31-32 warps in every SM instead of 32 in
+// 128 SMs and none in 4. The stream shares the DRAM whatever the grid, but the compactions and the end, in step
+// across an SM's warps, are the SM's own work (fused_stream's K <= 32 kernel gained nothing from it: whole-sm-1127f).
+#ifndef FUSEBENCH_BOUND_LIST_SPREAD
+#define FUSEBENCH_BOUND_LIST_SPREAD 0
+#endif
+constexpr bool bnd_list_spread = FUSEBENCH_BOUND_LIST_SPREAD != 0;
 constexpr int bnd_list_smem_words = bnd_list_cap + 256;  // the list, then a 256-bin histogram (the end's K composites)
 
 __device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << lane) - 1u; }
@@ -624,7 +632,9 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
     const unsigned lt = bnd_lanemask_lt(lane);
     const uint4 ninf = make_uint4(bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u,
                                   bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u);
-    for (int r0 = blockIdx.x * bnd_warps + w; r0 < rows; r0 += gstride) {
+    const int r_first = bnd_list_spread ? w * static_cast<int>(gridDim.x) + static_cast<int>(blockIdx.x)
+                                        : static_cast<int>(blockIdx.x) * bnd_warps + w;
+    for (int r0 = r_first; r0 < rows; r0 += gstride) {
         [[maybe_unused]] unsigned long long tl_ = FUSEBENCH_BOUND_LIST_TL ? globaltimer_ns() : 0ull;
         const bnd_row g(x + static_cast<std::size_t>(r0) * V, V);
         bnd_stats st;
@@ -801,7 +811,8 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
 template <class T, int U, int R> void launch_bound_list(const softmax_topk_args& a, cudaStream_t stream) {
     int dev = 0;
     check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound: cudaGetDevice");
-    const int grid = static_cast<int>(std::min<std::int64_t>((a.rows + bnd_warps - 1) / bnd_warps, cached_sm_count(dev)));
+    const std::int64_t blocks = bnd_list_spread ? a.rows : (a.rows + bnd_warps - 1) / bnd_warps;
+    const int grid = static_cast<int>(std::min<std::int64_t>(blocks, cached_sm_count(dev)));
     constexpr int smem = bnd_warps * bnd_list_smem_words * 4;
     auto* kern = softmax_topk_bound_list_kernel<T, U, R>;
     check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),  // per device: every launch

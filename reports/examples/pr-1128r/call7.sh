@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Session r, PREPARED, NOT RUN (either board, ~200 s): FUSEBENCH_BOUND_LIST_KEEP against the library, probe A/B on one
-# board. keep1 = joining vectors marked L2 evict_last (so that the end's gather of the K vectors finds them in L2);
-# keep2 = keep1 and the stream's loads L2 evict_first; *tl = the phase timeline (the gather is phase "read K
+# Session r, PREPARED, NOT RUN (either board, ~250 s): FUSEBENCH_BOUND_LIST_KEEP and _SPREAD against the library, probe
+# A/B on one board. keep1 = joining vectors marked L2 evict_last (so that the end's gather of the K vectors finds them
+# in L2); keep2 = keep1 and the stream's loads L2 evict_first; spread = a block per SM, rows w G + b; ks = keep1 and
+# spread; *tl = the phase timeline (the gather is phase "read K
 # vectors": 28.6 us a row for random bf16 rows, 7.1 for descending ones on H200 GPU-cfa60c87, session r call 4).
 # Each run checks its rows against a double top K (every 7th row at this size) and times the launch (cold L2,
 # events, median of 5). Outputs: gpu.txt, probe.txt, builds.tgz.
@@ -16,12 +17,13 @@ $C -DFUSEBENCH_BOUND_LIST_KEEP=1 -o $P/keep1 > $B/keep1.txt 2>&1 &
 $C -DFUSEBENCH_BOUND_LIST_KEEP=2 -o $P/keep2 > $B/keep2.txt 2>&1 &
 $C -DFUSEBENCH_BOUND_LIST_TL=1 -o $P/vectl > $B/vectl.txt 2>&1 &
 $C -DFUSEBENCH_BOUND_LIST_KEEP=1 -DFUSEBENCH_BOUND_LIST_TL=1 -o $P/keep1tl > $B/keep1tl.txt 2>&1 &
-$C -DFUSEBENCH_BOUND_LIST_KEEP=2 -DFUSEBENCH_BOUND_LIST_TL=1 -o $P/keep2tl > $B/keep2tl.txt 2>&1 &
+$C -DFUSEBENCH_BOUND_LIST_SPREAD=1 -o $P/spread > $B/spread.txt 2>&1 &
+$C -DFUSEBENCH_BOUND_LIST_KEEP=1 -DFUSEBENCH_BOUND_LIST_SPREAD=1 -o $P/ks > $B/ks.txt 2>&1 &
 wait; echo "built $(el) s"; ls $P
 (cd /tmp && tar czf $O/builds.tgz builds)
 {
 for round in 1 2; do
-  for b in vec keep1 keep2; do
+  for b in vec keep1 keep2 spread ks; do
     for k in random descending ascending; do timeout 60 $P/$b lib bf16 4096 50257 256 $k; done
     timeout 60 $P/$b lib f16 4096 50257 256 random
     timeout 60 $P/$b lib bf16 4096 32000 256 random
@@ -29,9 +31,13 @@ for round in 1 2; do
   done
 done
 for k in ties all_equal cluster256 masked nan posinf all_masked misaligned huge plateau; do
-  for b in vec keep1 keep2; do timeout 60 $P/$b lib bf16 4096 50257 256 $k; done
+  for b in vec keep1 keep2 spread ks; do timeout 60 $P/$b lib bf16 4096 50257 256 $k; done
 done
-for b in vectl keep1tl keep2tl; do
+for b in spread ks; do  # rows that do not fill the grid evenly, more of them checked
+  timeout 60 $P/$b lib bf16 1000 50257 256 random; timeout 60 $P/$b lib f16 4100 32000 64 ties 1
+  timeout 60 $P/$b lib bf16 100 50257 128 ascending
+done
+for b in vectl keep1tl; do
   for k in random descending; do timeout 60 $P/$b lib bf16 4096 50257 256 $k; done
   timeout 60 $P/$b lib f16 4096 50257 256 random
 done
