@@ -20,6 +20,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -301,22 +302,25 @@ namespace {
 // by value descending, ties (and -inf entries) by lower index, probabilities within 1e-5 relative
 // of the fp64 softmax.
 // bf16: the logits are rounded to bf16 first (the reference takes the rounded values).
-void expect_exact_topk(void (*launch)(const kernels::softmax_topk_args&, cudaStream_t), std::vector<float> x,
-                       std::int64_t rows, std::int64_t V, std::int64_t K, bool bf16 = false) {
-    device_buffer d_x(x.size() * (bf16 ? 2 : sizeof(float)));
-    if (bf16) {
+// The launch's top K of x (rounded to dt first; the reference is taken on the rounded values) against a stable
+// sort in double: every index exact, every probability within 1e-5 relative.
+void expect_exact_topk_as(void (*launch)(const kernels::softmax_topk_args&, cudaStream_t), std::vector<float> x,
+                          std::int64_t rows, std::int64_t V, std::int64_t K, kernels::elem dt) {
+    const bool half = dt != kernels::elem::f32;
+    device_buffer d_x(x.size() * (half ? 2 : sizeof(float)));
+    if (half) {
         std::vector<std::uint16_t> b(x.size());
         for (std::size_t i = 0; i < x.size(); ++i) {
-            b[i] = float_to_bf16_bits(x[i]);
-            x[i] = bf16_bits_to_float(b[i]);
+            b[i] = dt == kernels::elem::bf16 ? float_to_bf16_bits(x[i]) : float_to_half_bits(x[i]);
+            x[i] = dt == kernels::elem::bf16 ? bf16_bits_to_float(b[i]) : half_bits_to_float(b[i]);
         }
         CUDA_CHECK(cudaMemcpy(d_x.get(), b.data(), b.size() * 2, cudaMemcpyHostToDevice));
     } else {
         CUDA_CHECK(cudaMemcpy(d_x.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
     }
     device_buffer d_p(static_cast<std::size_t>(rows * K) * 4), d_i(static_cast<std::size_t>(rows * K) * 4);
-    kernels::softmax_topk_args a{bf16 ? kernels::elem::bf16 : kernels::elem::f32, d_x.get(),
-                                 static_cast<float*>(d_p.get()), static_cast<std::int32_t*>(d_i.get()), rows, V, K};
+    kernels::softmax_topk_args a{dt, d_x.get(), static_cast<float*>(d_p.get()), static_cast<std::int32_t*>(d_i.get()),
+                                 rows, V, K};
     launch(a, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<float> p(static_cast<std::size_t>(rows * K));
@@ -345,6 +349,11 @@ void expect_exact_topk(void (*launch)(const kernels::softmax_topk_args&, cudaStr
                 CHECK(std::abs(p[at] - want) <= 1e-5 * want);
         }
     }
+}
+
+void expect_exact_topk(void (*launch)(const kernels::softmax_topk_args&, cudaStream_t), std::vector<float> x,
+                       std::int64_t rows, std::int64_t V, std::int64_t K, bool bf16 = false) {
+    expect_exact_topk_as(launch, std::move(x), rows, V, K, bf16 ? kernels::elem::bf16 : kernels::elem::f32);
 }
 
 run_options verify_only_options() {
@@ -596,6 +605,53 @@ TEST_CASE("fused_bound: K = 33..256 (the list kernel) on rising, plateaued, tied
     CAPTURE(V, K);
     const std::vector<float> x = bound_test_rows(V);
     expect_exact_topk(kernels::launch_softmax_topk_fused_bound, x, rows, V, K, true);
+}
+
+TEST_CASE("fused_bound: the list kernel on ten kinds of fp16 and bf16 rows, at every vector offset and two rows a warp, exact",
+          "[gpu][softmax_topk]") {
+    FUSEBENCH_REQUIRE_GPU();
+    // The input kinds of probes/list_emulation.py (the suite's, and the ties that found session q's compaction bug:
+    // fp16 keys of 2.0 and 2.5 are 256 apart, so a compaction's histogram window is exercised at its edge), each at
+    // all 8 offsets of a row in its first 16-byte vector (V odd: row r starts at element r V), kind (r / 8) % 10.
+    // V = 2101 with 32 x SMs + 160 rows: 160 warps take a second row (the list, the histogram and the end's shared
+    // memory used again; the default run's 4096 rows give every warp one). mostly_masked has fewer finite elements
+    // than K at K >= 33 (the top K ends in -inf ties by index).
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const bool long_rows = GENERATE(true, false);
+    const std::int64_t V = long_rows ? 32001 : 2101;
+    const std::int64_t rows = long_rows ? 80 : 32 * static_cast<std::int64_t>(sms) + 160;
+    const std::int64_t K = GENERATE(33, 50, 129, 256);
+    if (long_rows ? K == 33 || K == 129 : K == 50) return;  // long rows: K 50 and 256; short ones: 33, 129, 256
+    const kernels::elem dt = GENERATE(kernels::elem::f16, kernels::elem::bf16);
+    CAPTURE(V, rows, K, dt == kernels::elem::f16 ? "fp16" : "bf16");
+    std::mt19937_64 rng(20261128u + static_cast<std::uint64_t>(V + K));
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::uniform_real_distribution<double> uni(0.0, 1.0);
+    constexpr float ninf = -std::numeric_limits<float>::infinity();
+    std::vector<float> x(static_cast<std::size_t>(rows * V));
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const std::int64_t kind = (r / 8) % 10;
+        for (std::int64_t j = 0; j < V; ++j) {
+            const double n = normal(rng), u = uni(rng), fj = static_cast<double>(j), fv = static_cast<double>(V);
+            double v = 0.0;
+            switch (kind) {
+            case 0: v = 10.0 * n; break;                                     // random
+            case 1: v = std::floor(2.0 * n) * 0.5; break;                    // the suite's ties
+            case 2: v = std::nearbyint(20.0 * n) * 0.5; break;               // the probes' ties
+            case 3: v = 0.5; break;                                          // all equal
+            case 4: v = -4.0 + 8.0 * fj / fv; break;                         // ascending
+            case 5: v = 4.0 - 8.0 * fj / fv; break;                          // descending
+            case 6: v = j % 256 == 3 ? 20.0 + n : n - 5.0; break;            // cluster256
+            case 7: v = u < 0.3 ? ninf : 3.0 * n; break;                     // masked
+            case 8: v = u < 0.995 && j != V / 2 ? ninf : 3.0 * n; break;     // mostly masked (one finite at least)
+            default: v = j % std::max<std::int64_t>(V / 40, 1) == 7 ? 3.0 : 1.0;  // plateau
+            }
+            x[static_cast<std::size_t>(r * V + j)] = static_cast<float>(v);
+        }
+    }
+    expect_exact_topk_as(kernels::launch_softmax_topk_fused_bound, x, rows, V, K, dt);
 }
 
 TEST_CASE("fused_stream: bf16 K = 12..32 on each side of the devices' kernel choices (Lean, the K > 32 kernel), exact",
