@@ -604,10 +604,11 @@ void register_softmax_topk(registry& reg) {
         "exactly to the top K vectors when full (8-bit histograms of the distance below the largest key), the end's "
         "K-th element key by the same histograms and one bitonic sort of K. One block of 32 warps an SM; terms "
         "exp2((x - m) log2e), exact at any magnitude; a compensated lane sum. Best: 16-bit rows with K <= 32 (default "
-        "runs at c3b36fb, bf16 4096 x 50257 K = 10: H100 151.8 us against fused_stream's 167.4, H200 116.7 against "
-        "134.8); at K = 256 the same speed as fused_stream on random bf16 rows of an H200 (probe, 190 us) and within "
-        "1.30x of it on every adversarial kind (rows rising along the index the worst), fp16 ~20% slower; "
-        "kernels/softmax_topk/NOTES.md, v9 and session q)";
+        "runs at 372511b / 0fce92d, bf16 4096 x 50257 K = 10: H100 151.1 us against fused_stream's 168.2, H200 112.1 "
+        "against 134.6); at K = 256 the same speed as fused_stream on random bf16 rows (same runs: H100 222.3 against "
+        "221.2 us, H200 189.1 against 186.7) and 0.79-1.30x its own random-logit time on every bf16 adversarial kind "
+        "(rows rising along the index the worst; fused_stream up to 2.07x), fp16 18-22% slower than fused_stream; "
+        "kernels/softmax_topk/NOTES.md, v9 and sessions q, r)";
     vb.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_bound(args_of(a), a.stream); };
     vb.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     vb.req.supports = [](const case_desc& c) -> std::optional<std::string> {
