@@ -476,7 +476,18 @@ __device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << la
 // One count into a 256-bin histogram for each active lane: one atomic where every active lane has the same bin
 // (a warp of ties), else one a lane. (topk_detail::hist_add aggregates by __match_any_sync: on an H200 the list
 // kernel's compactions then took 13-29 us a row each and its end's two passes 30-40 us, session q call 2.)
+// Session r, under A/B (off in the library): FUSEBENCH_BOUND_LIST_PLAIN_HIST = 1: one shared atomic per active lane
+// and no warp vote at all (the vote's ballot, shuffle and all-sync cost ~6 instructions a key, active or not, in the
+// compactions' and the end's passes; lanes of one bin then meet in the atomic unit instead).
+#ifndef FUSEBENCH_BOUND_LIST_PLAIN_HIST
+#define FUSEBENCH_BOUND_LIST_PLAIN_HIST 0
+#endif
 __device__ __forceinline__ void bnd_hist_add(unsigned* hist, unsigned bin, bool act, int lane) {
+    if constexpr (FUSEBENCH_BOUND_LIST_PLAIN_HIST != 0) {
+        (void)lane;
+        if (act) atomicAdd(hist + bin, 1u);
+        return;
+    }
     const unsigned m = __ballot_sync(full_mask, act);
     if (m == 0u) return;
     const int src = __ffs(m) - 1;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session r, PREPARED, NOT RUN (either board, ~250 s): FUSEBENCH_BOUND_LIST_KEEP and _SPREAD against the library, probe
-# A/B on one board. keep1 = joining vectors marked L2 evict_last (so that the end's gather of the K vectors finds them
+# Session r, PREPARED, NOT RUN (either board, ~300 s): FUSEBENCH_BOUND_LIST_KEEP, _SPREAD and _PLAIN_HIST against the
+# library, probe A/B on one board. plain = the histograms by one shared atomic per active lane, no warp vote; keep1 = joining vectors marked L2 evict_last (so that the end's gather of the K vectors finds them
 # in L2); keep2 = keep1 and the stream's loads L2 evict_first; spread = a block per SM, rows w G + b; ks = keep1 and
 # spread; *tl = the phase timeline (the gather is phase "read K
 # vectors": 28.6 us a row for random bf16 rows, 7.1 for descending ones on H200 GPU-cfa60c87, session r call 4).
@@ -19,11 +19,13 @@ $C -DFUSEBENCH_BOUND_LIST_TL=1 -o $P/vectl > $B/vectl.txt 2>&1 &
 $C -DFUSEBENCH_BOUND_LIST_KEEP=1 -DFUSEBENCH_BOUND_LIST_TL=1 -o $P/keep1tl > $B/keep1tl.txt 2>&1 &
 $C -DFUSEBENCH_BOUND_LIST_SPREAD=1 -o $P/spread > $B/spread.txt 2>&1 &
 $C -DFUSEBENCH_BOUND_LIST_KEEP=1 -DFUSEBENCH_BOUND_LIST_SPREAD=1 -o $P/ks > $B/ks.txt 2>&1 &
+$C -DFUSEBENCH_BOUND_LIST_PLAIN_HIST=1 -o $P/plain > $B/plain.txt 2>&1 &
+$C -DFUSEBENCH_BOUND_LIST_PLAIN_HIST=1 -DFUSEBENCH_BOUND_LIST_TL=1 -o $P/plaintl > $B/plaintl.txt 2>&1 &
 wait; echo "built $(el) s"; ls $P
 (cd /tmp && tar czf $O/builds.tgz builds)
 {
 for round in 1 2; do
-  for b in vec keep1 keep2 spread ks; do
+  for b in vec keep1 keep2 spread ks plain; do
     for k in random descending ascending; do timeout 60 $P/$b lib bf16 4096 50257 256 $k; done
     timeout 60 $P/$b lib f16 4096 50257 256 random
     timeout 60 $P/$b lib bf16 4096 32000 256 random
@@ -31,13 +33,13 @@ for round in 1 2; do
   done
 done
 for k in ties all_equal cluster256 masked nan posinf all_masked misaligned huge plateau; do
-  for b in vec keep1 keep2 spread ks; do timeout 60 $P/$b lib bf16 4096 50257 256 $k; done
+  for b in vec keep1 keep2 spread ks plain; do timeout 60 $P/$b lib bf16 4096 50257 256 $k; done
 done
-for b in spread ks; do  # rows that do not fill the grid evenly, more of them checked
+for b in spread ks plain; do  # rows that do not fill the grid evenly, more of them checked
   timeout 60 $P/$b lib bf16 1000 50257 256 random; timeout 60 $P/$b lib f16 4100 32000 64 ties 1
   timeout 60 $P/$b lib bf16 100 50257 128 ascending
 done
-for b in vectl keep1tl; do
+for b in vectl keep1tl plaintl; do
   for k in random descending; do timeout 60 $P/$b lib bf16 4096 50257 256 $k; done
   timeout 60 $P/$b lib f16 4096 50257 256 random
 done
