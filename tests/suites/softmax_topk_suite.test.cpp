@@ -20,7 +20,6 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -607,49 +606,47 @@ TEST_CASE("fused_bound: K = 33..256 (the list kernel) on rising, plateaued, tied
     expect_exact_topk(kernels::launch_softmax_topk_fused_bound, x, rows, V, K, true);
 }
 
-TEST_CASE("fused_bound: the list kernel on ten kinds of fp16 and bf16 rows, at every vector offset and two rows a warp, exact",
+TEST_CASE("fused_bound: the list kernel on the suite's input kinds in fp16 and bf16, at every vector offset and two rows a warp, exact",
           "[gpu][softmax_topk]") {
     FUSEBENCH_REQUIRE_GPU();
-    // The input kinds of probes/list_emulation.py (the suite's, and the ties that found session q's compaction bug:
-    // fp16 keys of 2.0 and 2.5 are 256 apart, so a compaction's histogram window is exercised at its edge), each at
-    // all 8 offsets of a row in its first 16-byte vector (V odd: row r starts at element r V), kind (r / 8) % 10.
-    // V = 2101 with 32 x SMs + 160 rows: 160 warps take a second row (the list, the histogram and the end's shared
-    // memory used again; the default run's 4096 rows give every warp one). mostly_masked has fewer finite elements
-    // than K at K >= 33 (the top K ends in -inf ties by index).
+    // Rows of the suite's own generator (softmax_topk_generate) for its kinds with a finite softmax, and rows with
+    // fewer finite elements than K (made here from random ones: every element but each 300th set to -inf; the top K
+    // then ends in -inf ties by index). A block of 8 rows a kind; row r is row r % 8 of kind (r / 8)'s block, so with
+    // V odd (row r starts at element r V) every kind meets all 8 offsets of a row in its first 16-byte vector. The
+    // suite's ties (values in steps of 0.5) put fp16 keys 256 apart, at the edge of a compaction's histogram window
+    // (session q's bug). V = 2101 with 32 x SMs + 160 rows: 160 warps take a second row (the list, the histogram and
+    // the end's shared memory used again; the default run's 4096 rows give every warp one).
     int dev = 0, sms = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     const bool long_rows = GENERATE(true, false);
     const std::int64_t V = long_rows ? 32001 : 2101;
-    const std::int64_t rows = long_rows ? 80 : 32 * static_cast<std::int64_t>(sms) + 160;
     const std::int64_t K = GENERATE(33, 50, 129, 256);
     if (long_rows ? K == 33 || K == 129 : K == 50) return;  // long rows: K 50 and 256; short ones: 33, 129, 256
+    const std::vector<std::string> kinds = {"random", "all_equal", "ties", "cluster256", "cluster32", "ascending",
+                                            "descending", "masked", "stride_trap", "plateau", "few_finite"};
+    const auto n_kinds = static_cast<std::int64_t>(kinds.size());
+    const std::int64_t rows = long_rows ? 8 * n_kinds : 32 * static_cast<std::int64_t>(sms) + 160;
     const kernels::elem dt = GENERATE(kernels::elem::f16, kernels::elem::bf16);
     CAPTURE(V, rows, K, dt == kernels::elem::f16 ? "fp16" : "bf16");
-    std::mt19937_64 rng(20261128u + static_cast<std::uint64_t>(V + K));
-    std::normal_distribution<double> normal(0.0, 1.0);
-    std::uniform_real_distribution<double> uni(0.0, 1.0);
-    constexpr float ninf = -std::numeric_limits<float>::infinity();
+    registry reg;
+    const suite& s = find_suite(reg, "softmax_topk");
+    std::vector<std::vector<float>> blocks;  // 8 rows of each kind
+    for (const auto& kind : kinds) {
+        const bool few = kind == "few_finite";
+        const case_desc c = small_case(dtype::f32, 8, V, K, few ? "random" : kind);
+        std::vector<host_tensor> in;
+        for (const auto& spec : s.input_specs(c)) in.emplace_back(spec);
+        s.generate(c, rng(20261128), in);
+        std::vector<float> b(static_cast<std::size_t>(8 * V));
+        for (std::size_t i = 0; i < b.size(); ++i)
+            b[i] = few && i % 300 != 7 ? -std::numeric_limits<float>::infinity() : static_cast<float>(in[0].get(i));
+        blocks.push_back(std::move(b));
+    }
     std::vector<float> x(static_cast<std::size_t>(rows * V));
     for (std::int64_t r = 0; r < rows; ++r) {
-        const std::int64_t kind = (r / 8) % 10;
-        for (std::int64_t j = 0; j < V; ++j) {
-            const double n = normal(rng), u = uni(rng), fj = static_cast<double>(j), fv = static_cast<double>(V);
-            double v = 0.0;
-            switch (kind) {
-            case 0: v = 10.0 * n; break;                                     // random
-            case 1: v = std::floor(2.0 * n) * 0.5; break;                    // the suite's ties
-            case 2: v = std::nearbyint(20.0 * n) * 0.5; break;               // the probes' ties
-            case 3: v = 0.5; break;                                          // all equal
-            case 4: v = -4.0 + 8.0 * fj / fv; break;                         // ascending
-            case 5: v = 4.0 - 8.0 * fj / fv; break;                          // descending
-            case 6: v = j % 256 == 3 ? 20.0 + n : n - 5.0; break;            // cluster256
-            case 7: v = u < 0.3 ? ninf : 3.0 * n; break;                     // masked
-            case 8: v = u < 0.995 && j != V / 2 ? ninf : 3.0 * n; break;     // mostly masked (one finite at least)
-            default: v = j % std::max<std::int64_t>(V / 40, 1) == 7 ? 3.0 : 1.0;  // plateau
-            }
-            x[static_cast<std::size_t>(r * V + j)] = static_cast<float>(v);
-        }
+        const auto& b = blocks[static_cast<std::size_t>((r / 8) % n_kinds)];
+        std::copy_n(b.begin() + (r % 8) * V, V, x.begin() + r * V);
     }
     expect_exact_topk_as(kernels::launch_softmax_topk_fused_bound, x, rows, V, K, dt);
 }
