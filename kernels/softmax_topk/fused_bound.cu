@@ -158,29 +158,17 @@ template <class T> __device__ __forceinline__ unsigned consume(const uint4& v, b
 // A row's vectors in index order, each handed to step(v, j, ok) (ok: j in the row; past it a -inf vector): vector
 // 0 and the last read element by element, the middle by 16-byte loads in batches of U steps, two batches in
 // flight; before_batch() (warp-uniform) before each middle batch's steps.
-// A 16-byte read-only load with the L2 policy evict_first (the list kernel's FUSEBENCH_BOUND_LIST_KEEP = 2).
-__device__ __forceinline__ uint4 ldg_evict_first(const uint4* p, unsigned long long pol) {
-    uint4 r;
-    asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                 : "l"(p), "l"(pol));
-    return r;
-}
-
-template <class T, int U, bool EvictFirst = false, class Step, class Before>
+template <class T, int U, class Step, class Before>
 __device__ __forceinline__ void stream_row(const bnd_row& g, const uint4& ninf, int lane, Step step, Before before_batch) {
     const int nmid = g.nvec > 2 ? g.nvec - 2 : 0;
     step(lane == 0 ? load_edge<T>(g, 0) : ninf, 0, lane == 0);
     {
         uint4 A[U], B[U];
-        [[maybe_unused]] unsigned long long pol = 0;
-        if constexpr (EvictFirst) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
         const auto load = [&](uint4* buf, int qb) {
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const int q = qb + u * 32 + lane;
-                if constexpr (EvictFirst) buf[u] = q < nmid ? ldg_evict_first(g.v + 1 + q, pol) : ninf;
-                else buf[u] = q < nmid ? __ldg(g.v + 1 + q) : ninf;
+                buf[u] = q < nmid ? __ldg(g.v + 1 + q) : ninf;
             }
         };
         const auto eat = [&](const uint4* buf, int qb) {
@@ -453,50 +441,16 @@ __device__ unsigned long long bound_list_phase_ns[8];
     } while (0)
 #endif
 constexpr bool bnd_list_keys_kept = bnd_list_cap >= 1024;
-// Session r, under A/B (off in the library): FUSEBENCH_BOUND_LIST_KEEP = 1: a lane whose vector joins the list marks
-// it in L2 evict_last (prefetch.global.L2::evict_last; it is in L2, just read), so that the end's gather of the K
-// vectors finds more of them there (the gather: 28.6 us a row for random rows against 7.1 for descending ones, whose
-// K vectors are contiguous: H200 TL, session r call 4); 2: also the stream's loads with the L2 policy evict_first.
-#ifndef FUSEBENCH_BOUND_LIST_KEEP
-#define FUSEBENCH_BOUND_LIST_KEEP 0
-#endif
-constexpr int bnd_list_keep = FUSEBENCH_BOUND_LIST_KEEP;
-// Session r, under A/B (off in the library): FUSEBENCH_BOUND_LIST_SPREAD = 1: a block per SM (rows permitting) and
-// warp w of block b takes rows w G + b (G blocks): 4096 rows on 132 SMs take 31-32 warps in every SM instead of 32 in
-// 128 SMs and none in 4. The stream shares the DRAM whatever the grid, but the compactions and the end, in step
-// across an SM's warps, are the SM's own work (fused_stream's K <= 32 kernel gained nothing from it: whole-sm-1127f).
-#ifndef FUSEBENCH_BOUND_LIST_SPREAD
-#define FUSEBENCH_BOUND_LIST_SPREAD 0
-#endif
-constexpr bool bnd_list_spread = FUSEBENCH_BOUND_LIST_SPREAD != 0;
 constexpr int bnd_list_smem_words = bnd_list_cap + 256;  // the list, then a 256-bin histogram (the end's K composites)
 
 __device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << lane) - 1u; }
 
-// One count into a 256-bin histogram for each active lane: one atomic where every active lane has the same bin
-// (a warp of ties), else one a lane. (topk_detail::hist_add aggregates by __match_any_sync: on an H200 the list
-// kernel's compactions then took 13-29 us a row each and its end's two passes 30-40 us, session q call 2.)
-// Session r, under A/B (off in the library): FUSEBENCH_BOUND_LIST_PLAIN_HIST = 1: one shared atomic per active lane
-// and no warp vote at all (the vote's ballot, shuffle and all-sync cost ~6 instructions a key, active or not, in the
-// compactions' and the end's passes; lanes of one bin then meet in the atomic unit instead).
-#ifndef FUSEBENCH_BOUND_LIST_PLAIN_HIST
-#define FUSEBENCH_BOUND_LIST_PLAIN_HIST 0
-#endif
-__device__ __forceinline__ void bnd_hist_add(unsigned* hist, unsigned bin, bool act, int lane) {
-    if constexpr (FUSEBENCH_BOUND_LIST_PLAIN_HIST != 0) {
-        (void)lane;
-        if (act) atomicAdd(hist + bin, 1u);
-        return;
-    }
-    const unsigned m = __ballot_sync(full_mask, act);
-    if (m == 0u) return;
-    const int src = __ffs(m) - 1;
-    const unsigned b0 = __shfl_sync(full_mask, bin, src);
-    if (__all_sync(full_mask, !act || bin == b0)) {
-        if (lane == src) atomicAdd(hist + b0, static_cast<unsigned>(__popc(m)));
-    } else if (act) {
-        atomicAdd(hist + bin, 1u);
-    }
+// One count into a 256-bin histogram for each active lane: one shared atomic a lane, no warp vote. (A vote that
+// made a warp of one bin a single atomic cost a ballot, a shuffle and an all-sync a key, active or not: with it the
+// list kernel took 6-14% longer on every input of the H200 A/B, ties and all-equal rows included, session s call 1
+// (pr-1128s/keep-spread-plainhist-knobs.patch.gz, reversed); topk_detail::hist_add's __match_any_sync cost more still, session q call 2.)
+__device__ __forceinline__ void bnd_hist_add(unsigned* hist, unsigned bin, bool act) {
+    if (act) atomicAdd(hist + bin, 1u);
 }
 
 // The need-th largest 16-bit key among the lane's items (for_each(f) calls f(key, active) for each of them, the
@@ -519,7 +473,7 @@ __device__ __forceinline__ unsigned bnd_kth_key(ForEach for_each, unsigned need,
     const unsigned range = kmax - kmin;
     unsigned sh = 0;
     while ((range >> sh) >= 256u) ++sh;
-    for_each([&](unsigned k, bool act) { bnd_hist_add(hist, 255u - ((kmax - k) >> sh), act, lane); });
+    for_each([&](unsigned k, bool act) { bnd_hist_add(hist, 255u - ((kmax - k) >> sh), act); });
     __syncwarp();
     unsigned g1, a1;
     scan(need, g1, a1);
@@ -531,7 +485,7 @@ __device__ __forceinline__ unsigned bnd_kth_key(ForEach for_each, unsigned need,
     const unsigned mask = (1u << sh) - 1u;
     for_each([&](unsigned k, bool act) {
         const unsigned d = kmax - k;
-        bnd_hist_add(hist, 255u - (d & mask), act && (d >> sh) == dhi, lane);
+        bnd_hist_add(hist, 255u - (d & mask), act && (d >> sh) == dhi);
     });
     __syncwarp();
     unsigned g2, a2;
@@ -643,9 +597,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
     const unsigned lt = bnd_lanemask_lt(lane);
     const uint4 ninf = make_uint4(bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u,
                                   bnd_type<T>::neg_inf * 0x10001u, bnd_type<T>::neg_inf * 0x10001u);
-    const int r_first = bnd_list_spread ? w * static_cast<int>(gridDim.x) + static_cast<int>(blockIdx.x)
-                                        : static_cast<int>(blockIdx.x) * bnd_warps + w;
-    for (int r0 = r_first; r0 < rows; r0 += gstride) {
+    for (int r0 = static_cast<int>(blockIdx.x) * bnd_warps + w; r0 < rows; r0 += gstride) {
         [[maybe_unused]] unsigned long long tl_ = FUSEBENCH_BOUND_LIST_TL ? globaltimer_ns() : 0ull;
         const bnd_row g(x + static_cast<std::size_t>(r0) * V, V);
         bnd_stats st;
@@ -676,9 +628,6 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
                 lst[n + __popc(m & lt)] = (k << 16) | static_cast<unsigned>(j);
                 kmn = min(kmn, k);
                 kmx = max(kmx, k);
-                if constexpr (bnd_list_keep > 0) {
-                    if (j > 0 && j < g.nvec - 1) asm volatile("prefetch.global.L2::evict_last [%0];" ::"l"(g.v + j));
-                }
             }
             n += __popc(m);
         };
@@ -686,7 +635,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             if (n + 32 * U > bnd_list_cap) compact_list();
         };
         // 1. the row in index order
-        stream_row<T, U, (bnd_list_keep >= 2)>(g, ninf, lane, step, before_batch);
+        stream_row<T, U>(g, ninf, lane, step, before_batch);
         __syncwarp();
         BND_LIST_TL(0);
         // 2. the row's max and sum
@@ -822,7 +771,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
 template <class T, int U, int R> void launch_bound_list(const softmax_topk_args& a, cudaStream_t stream) {
     int dev = 0;
     check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound: cudaGetDevice");
-    const std::int64_t blocks = bnd_list_spread ? a.rows : (a.rows + bnd_warps - 1) / bnd_warps;
+    const std::int64_t blocks = (a.rows + bnd_warps - 1) / bnd_warps;
     const int grid = static_cast<int>(std::min<std::int64_t>(blocks, cached_sm_count(dev)));
     constexpr int smem = bnd_warps * bnd_list_smem_words * 4;
     auto* kern = softmax_topk_bound_list_kernel<T, U, R>;
