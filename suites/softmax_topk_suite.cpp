@@ -604,11 +604,12 @@ void register_softmax_topk(registry& reg) {
         "exactly to the top K vectors when full (8-bit histograms of the distance below the largest key), the end's "
         "K-th element key by the same histograms and one bitonic sort of K. One block of 32 warps an SM; terms "
         "exp2((x - m) log2e), exact at any magnitude; a compensated lane sum. Best: 16-bit rows with K <= 32 (default "
-        "runs at 372511b / 0fce92d, bf16 4096 x 50257 K = 10: H100 151.1 us against fused_stream's 168.2, H200 112.1 "
-        "against 134.6); at K = 256 the same speed as fused_stream on random bf16 rows (same runs: H100 222.3 against "
-        "221.2 us, H200 189.1 against 186.7) and 0.79-1.30x its own random-logit time on every bf16 adversarial kind "
-        "(rows rising along the index the worst; fused_stream up to 2.07x), fp16 18-22% slower than fused_stream; "
-        "kernels/softmax_topk/NOTES.md, v9 and sessions q, r)";
+        "runs at 372511b / 6b3d093, bf16 4096 x 50257 K = 10: H100 151.1 us against fused_stream's 168.2, H200 113.3 "
+        "against 136.7); at K = 256 on random bf16 rows 6% faster than fused_stream on the H200 (177.5 against 188.1 "
+        "us, histograms without a warp vote, session s) and the same speed on the H100 (222.3 against 221.2, before "
+        "session s), fp16 6% (H200) and 18% (H100) slower than fused_stream; 0.82-1.21x its own random-logit time "
+        "on every bf16 adversarial kind (H200; rows rising along the index the worst; fused_stream up to 2.07x); "
+        "kernels/softmax_topk/NOTES.md, v9 and sessions q, r, s)";
     vb.launch = [](const launch_args& a) { k::launch_softmax_topk_fused_bound(args_of(a), a.stream); };
     vb.model = [](const case_desc& c) { return model_passes(c, 1.0); };
     vb.req.supports = [](const case_desc& c) -> std::optional<std::string> {
