@@ -441,15 +441,6 @@ __device__ unsigned long long bound_list_phase_ns[8];
     } while (0)
 #endif
 constexpr bool bnd_list_keys_kept = bnd_list_cap >= 1024;
-// Session s, under A/B (off in the library): FUSEBENCH_BOUND_LIST_GATHER = 1: the end's read of the K held vectors
-// (kept path) issues 4 16-byte loads (2: all R; R = 8 then spills 72 bytes; 3: an L2 prefetch of every middle
-// vector first, then the library's loop) before any of them is used (edge vectors, read element by element, after),
-// where the library's loop loads, converts and stores one vector at a time: in the SASS of session s call 1 each
-// LDG.E.128 is followed by its STS.128 before the next load, eight DRAM round trips in a row (the "read K vectors"
-// phase, 28.6 us a random row on an H200, long_sb 77% of its samples).
-#ifndef FUSEBENCH_BOUND_LIST_GATHER
-#define FUSEBENCH_BOUND_LIST_GATHER 0
-#endif
 constexpr int bnd_list_smem_words = bnd_list_cap + 256;  // the list, then a 256-bin histogram (the end's K composites)
 
 __device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << lane) - 1u; }
@@ -684,41 +675,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
             return make_uint4(bnd_key_pair<T>(hv.x, valid), bnd_key_pair<T>(hv.y, valid >> 2),
                               bnd_key_pair<T>(hv.z, valid >> 4), bnd_key_pair<T>(hv.w, valid >> 6));
         };
-        if constexpr (bnd_list_keys_kept && FUSEBENCH_BOUND_LIST_GATHER == 3) {
-#pragma unroll
-            for (int r = 0; r < R; ++r) {  // the R vectors asked of L2 at once (no registers), then read one by one
-                const int j = jr[r];
-                if (j > 0 && j < g.nvec - 1) asm volatile("prefetch.global.L2 [%0];" ::"l"(g.v + j));
-            }
-#pragma unroll
-            for (int r = 0; r < R; ++r) keys4[32 * r + lane] = read_keys(r);
-            __syncwarp();
-        } else if constexpr (bnd_list_keys_kept && FUSEBENCH_BOUND_LIST_GATHER != 0) {
-            constexpr int GB = FUSEBENCH_BOUND_LIST_GATHER >= 2 || R < 4 ? R : 4;  // loads in flight at once
-#pragma unroll
-            for (int r0 = 0; r0 < R; r0 += GB) {
-                uint4 hv[GB];
-#pragma unroll
-                for (int b = 0; b < GB; ++b) {
-                    const int j = jr[r0 + b];
-                    hv[b] = j > 0 && j < g.nvec - 1 ? __ldg(g.v + j) : make_uint4(0, 0, 0, 0);
-                }
-#pragma unroll
-                for (int b = 0; b < GB; ++b) {
-                    const int j = jr[r0 + b];
-                    if (j == 0 || (j > 0 && j == g.nvec - 1)) hv[b] = load_edge<T>(g, j);
-                }
-#pragma unroll
-                for (int b = 0; b < GB; ++b) {
-                    const int j = jr[r0 + b];
-                    const unsigned valid = j >= 0 ? g.valid(j) : 0u;
-                    keys4[32 * (r0 + b) + lane] =
-                        make_uint4(bnd_key_pair<T>(hv[b].x, valid), bnd_key_pair<T>(hv[b].y, valid >> 2),
-                                   bnd_key_pair<T>(hv[b].z, valid >> 4), bnd_key_pair<T>(hv[b].w, valid >> 6));
-                }
-            }
-            __syncwarp();
-        } else if constexpr (bnd_list_keys_kept) {
+        if constexpr (bnd_list_keys_kept) {
 #pragma unroll
             for (int r = 0; r < R; ++r) keys4[32 * r + lane] = read_keys(r);
             __syncwarp();
