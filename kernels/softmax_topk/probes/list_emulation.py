@@ -97,9 +97,10 @@ def row_vectors(bits, h):
     return nvec, ek, valid, np.where(valid, ek, 0).max(axis=1)
 
 
-def row_topk(bits, K, kmin_after, h=0):
-    """bits: the row's 16-bit patterns; h: its first element's position in the first 16-byte vector."""
-    nvec, ek, valid, vk = row_vectors(bits, h)
+def run_list(nvec, vk, K, kmin_after="t", on_join=None):
+    """The kernel's list over a row's vectors (max keys vk): the vote, the compactions before each batch, the end's
+    compaction to K. Returns (the held (key, vector) entries, the final t). on_join(j, t): called for each vector
+    that joins, with the vote's t at that moment."""
     lst, t, kmn, kmx = [], 0, 0xFFFF, 0
 
     def append(j):
@@ -107,6 +108,8 @@ def row_topk(bits, K, kmin_after, h=0):
         k = int(vk[j])
         if k > t:
             lst.append((k, j))
+            if on_join is not None:
+                on_join(j, t)
             kmn, kmx = min(kmn, k), max(kmx, k)
 
     def before_batch():
@@ -126,6 +129,13 @@ def row_topk(bits, K, kmin_after, h=0):
         append(nvec - 1)
     if len(lst) > K:
         lst, t = compact(lst, K, kmn, kmx)
+    return lst, t
+
+
+def row_topk(bits, K, kmin_after, h=0):
+    """bits: the row's 16-bit patterns; h: its first element's position in the first 16-byte vector."""
+    nvec, ek, valid, vk = row_vectors(bits, h)
+    lst, t = run_list(nvec, vk, K, kmin_after)
     tmin = max(t, 1)
     held = [j for _, j in lst]
     cand = [(int(ek[j, e]), 8 * j + e - h) for j in held for e in range(8) if valid[j, e]]

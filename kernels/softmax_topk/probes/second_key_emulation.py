@@ -25,7 +25,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from list_emulation import CAP, U, bf16_bits, bits_value, compact, make_row, row_vectors  # noqa: E402
+from list_emulation import bf16_bits, bits_value, make_row, row_vectors, run_list  # noqa: E402
 
 
 def second_keys(ek, valid):
@@ -38,34 +38,12 @@ def second_keys(ek, valid):
 def row_topk_flagged(bits, K, h, mode):
     nvec, ek, valid, vk = row_vectors(bits, h)
     sk = second_keys(ek, valid)
-    lst, t, kmn, kmx = [], 0, 0xFFFF, 0
     flag = {}
 
-    def append(j):
-        nonlocal kmn, kmx
-        k = int(vk[j])
-        if k > t:
-            lst.append((k, j))
-            flag[j] = int(sk[j]) >= t  # the vote's t when the vector joins
-            kmn, kmx = min(kmn, k), max(kmx, k)
+    def on_join(j, t_join):
+        flag[j] = int(sk[j]) >= t_join  # the vote's t when the vector joins
 
-    def before_batch():
-        nonlocal lst, t, kmn
-        if len(lst) + 32 * U > CAP:
-            lst, t = compact(lst, K, kmn, kmx)
-            kmn = t
-
-    append(0)
-    mid = list(range(1, nvec - 1))
-    for b in range(0, len(mid), 32 * U):
-        before_batch()
-        for j in mid[b:b + 32 * U]:
-            append(j)
-    if nvec > 1:
-        before_batch()
-        append(nvec - 1)
-    if len(lst) > K:
-        lst, t = compact(lst, K, kmn, kmx)
+    lst, t = run_list(nvec, vk, K, "t", on_join)
     held = [j for _, j in lst]
     if mode in ("final", "final13"):  # the second key kept beside the entry, compared with the final t
         for j in held:  # final13: its top 13 bits kept (the max's position in the low 3), compared rounded up
