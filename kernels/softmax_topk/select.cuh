@@ -124,8 +124,23 @@ __device__ __forceinline__ void clear_select_smem(select_smem& sm) {
 // atomic (float keys crowd into a few sign/exponent bins: per-lane atomics would serialize).
 // Packed16: 256 16-bit bins, two per 32-bit word (bin b in word b / 2, high half when b is odd),
 // half the shared memory; counts must stay below 65536.
+// Session s, prepared, NOT measured (off in the library): FUSEBENCH_HIST_PLAIN = 1: one shared atomic per active
+// lane, no ballot and no match. fused_bound's list kernel gained 2-14% on every input from dropping its own warp
+// vote, all-equal rows (every lane one bin) included (H200, kernels/softmax_topk/NOTES.md "Session s"); whether
+// the float keys' crowded bins here behave the same is what an A/B of fused_stream's K <= 32 kernel (its only
+// hist_add) says: VARIANTS="base=;plain=-DFUSEBENCH_HIST_PLAIN=1" probes/knob_ab.sh.
+#ifndef FUSEBENCH_HIST_PLAIN
+#define FUSEBENCH_HIST_PLAIN 0
+#endif
 template <bool Packed16 = false>
 __device__ __forceinline__ void hist_add(unsigned* hist, unsigned bin, bool active) {
+    if constexpr (FUSEBENCH_HIST_PLAIN != 0) {
+        if (active) {
+            if constexpr (Packed16) atomicAdd(&hist[bin >> 1], 1u << ((bin & 1u) * 16u));
+            else atomicAdd(&hist[bin], 1u);
+        }
+        return;
+    }
     const unsigned act = __ballot_sync(full_mask, active);
     if (!active) return;
     const unsigned peers = __match_any_sync(act, bin);
