@@ -441,6 +441,18 @@ __device__ unsigned long long bound_list_phase_ns[8];
     } while (0)
 #endif
 constexpr bool bnd_list_keys_kept = bnd_list_cap >= 1024;
+// Session s, prepared, NOT measured (0, off, in the library): FUSEBENCH_BOUND_LIST_APPROX = S > 0: a compaction in the
+// stream that needs a second histogram pass (keys spread over more than 256: fp16 rows, and every row's first
+// compaction) skips it when the first pass's head (the bins above the K-th key's bin, and that bin) holds at most
+// K + S entries: it keeps them all and the vote's t becomes one below that bin's lowest key. The end's compaction
+// stays exact. probes/approx_compaction_emulation.py (the kernel's list, every row exact): at S = 256 fp16 random
+// rows 4 -> 2 histogram passes a row in the same 2 compactions, ascending rows 16 -> 8 (bf16 10 -> 8), bf16 random
+// rows unchanged (3).
+#ifndef FUSEBENCH_BOUND_LIST_APPROX
+#define FUSEBENCH_BOUND_LIST_APPROX 0
+#endif
+static_assert(FUSEBENCH_BOUND_LIST_APPROX >= 0 && FUSEBENCH_BOUND_LIST_APPROX + 256 + 32 * bnd_list_u <= bnd_list_cap,
+              "FUSEBENCH_BOUND_LIST_APPROX: the kept head and a batch must fit the list");
 constexpr int bnd_list_smem_words = bnd_list_cap + 256;  // the list, then a 256-bin histogram (the end's K composites)
 
 __device__ __forceinline__ unsigned bnd_lanemask_lt(int lane) { return (1u << lane) - 1u; }
@@ -458,16 +470,23 @@ __device__ __forceinline__ void bnd_hist_add(unsigned* hist, unsigned bin, bool 
 // larger key. Histograms of the distance kmax - key (256 bins of 2^sh distances, then the chosen bin's 2^sh: at
 // most two passes; bin 255 - d so that scan_bins_desc finds the largest keys first). The histogram is left clear
 // (scan_bins_desc clears what it reads). Needs need <= the count of active items.
-template <class ForEach>
+// HeadSlack > 0 (FUSEBENCH_BOUND_LIST_APPROX, the stream's compactions only): where the first pass needs bins of
+// 2^sh > 1 keys and the bins above the need-th key's bin plus that bin hold at most need + HeadSlack items, no second
+// pass: `above` gets that count with bnd_whole_bin set, and the return value is the bin's lowest key (every item at
+// or above it is then kept: a superset of the top need, which a compaction in the stream may keep).
+constexpr unsigned bnd_whole_bin = 0x80000000u;
+template <int HeadSlack = 0, class ForEach>
 __device__ __forceinline__ unsigned bnd_kth_key(ForEach for_each, unsigned need, unsigned kmin, unsigned kmax,
                                                 unsigned* hist, int lane, unsigned& above) {
     using topk_detail::scan_bins_desc;
+    [[maybe_unused]] unsigned in1 = 0;
     const auto scan = [&](unsigned nd, unsigned& digit, unsigned& ab) {
         unsigned d = 0, a = 0, in = 0;
         const bool mine = scan_bins_desc(hist, nd, lane, d, a, in);
         const int src = __ffs(__ballot_sync(full_mask, mine)) - 1;
         digit = __shfl_sync(full_mask, d, src);
         ab = __shfl_sync(full_mask, a, src);
+        if constexpr (HeadSlack > 0) in1 = __shfl_sync(full_mask, in, src);
         __syncwarp();
     };
     const unsigned range = kmax - kmin;
@@ -483,6 +502,13 @@ __device__ __forceinline__ unsigned bnd_kth_key(ForEach for_each, unsigned need,
         return kmax - dhi;
     }
     const unsigned mask = (1u << sh) - 1u;
+    if constexpr (HeadSlack > 0) {
+        const unsigned klow = kmax - ((dhi << sh) | mask);
+        if (a1 + in1 <= need + static_cast<unsigned>(HeadSlack) && klow > 1u) {
+            above = (a1 + in1) | bnd_whole_bin;
+            return klow;
+        }
+    }
     for_each([&](unsigned k, bool act) {
         const unsigned d = kmax - k;
         bnd_hist_add(hist, 255u - (d & mask), act && (d >> sh) == dhi);
@@ -520,6 +546,7 @@ __device__ __forceinline__ int bnd_keep_top(unsigned* lst, int nn, unsigned t, u
 // The list's top K in place (entries key << 16 | vector, in index order): every key above the K-th largest t,
 // and of those equal to t the first K - above; n becomes K; returns t.
 // kmin / kmax: bounds of the list's keys (the lanes' smallest and largest appended keys, merged here).
+template <int HeadSlack = 0>
 __device__ __forceinline__ unsigned bnd_compact(unsigned* lst, int& n, int K, unsigned* hist, int lane, unsigned kmin,
                                                 unsigned kmax) {
     __syncwarp();  // every lane's appends before any lane reads them (racecheck: ballots and reductions order no memory)
@@ -527,7 +554,7 @@ __device__ __forceinline__ unsigned bnd_compact(unsigned* lst, int& n, int K, un
     kmin = __reduce_min_sync(full_mask, kmin);
     kmax = __reduce_max_sync(full_mask, kmax);
     unsigned above = 0;
-    const unsigned t = bnd_kth_key(
+    const unsigned t = bnd_kth_key<HeadSlack>(
         [&](auto f) {
             for (int i0 = 0; i0 < nn; i0 += 32) {
                 const int i = i0 + lane;
@@ -535,6 +562,12 @@ __device__ __forceinline__ unsigned bnd_compact(unsigned* lst, int& n, int K, un
             }
         },
         static_cast<unsigned>(K), kmin, kmax, hist, lane, above);
+    if constexpr (HeadSlack > 0) {  // whole bin: every key at or above its lowest, t; the vote's threshold one below
+        const bool wb = (above & bnd_whole_bin) != 0u;
+        const unsigned tk = wb ? t - 1u : t;
+        n = bnd_keep_top(lst, nn, tk, wb ? 0u : static_cast<unsigned>(K) - above, lane);
+        return tk;
+    }
     n = bnd_keep_top(lst, nn, t, static_cast<unsigned>(K) - above, lane);
     return t;
 }
@@ -608,7 +641,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
 #if FUSEBENCH_BOUND_LIST_TL
             const unsigned long long c0 = globaltimer_ns();
 #endif
-            t = bnd_compact(lst, n, K, hist, lane, kmn, kmx);
+            t = bnd_compact<FUSEBENCH_BOUND_LIST_APPROX>(lst, n, K, hist, lane, kmn, kmx);
             // every key left is at or above t (the K-th key's ties stay; new ones join above it). (t + 1 here put
             // a kept tie one past the histogram's window, bin -1: session q call 5, fp16 ties K = 50, H200.)
             kmn = t;

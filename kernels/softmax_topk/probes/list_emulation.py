@@ -97,10 +97,12 @@ def row_vectors(bits, h):
     return nvec, ek, valid, np.where(valid, ek, 0).max(axis=1)
 
 
-def run_list(nvec, vk, K, kmin_after="t", on_join=None):
+def run_list(nvec, vk, K, kmin_after="t", on_join=None, stream_compact=None):
     """The kernel's list over a row's vectors (max keys vk): the vote, the compactions before each batch, the end's
     compaction to K. Returns (the held (key, vector) entries, the final t). on_join(j, t): called for each vector
-    that joins, with the vote's t at that moment."""
+    that joins, with the vote's t at that moment. stream_compact(lst, K, kmin, kmax) -> (lst, t): the compactions
+    in the stream (default: compact, exact); the end's is always exact."""
+    stream_compact = stream_compact or compact
     lst, t, kmn, kmx = [], 0, 0xFFFF, 0
 
     def append(j):
@@ -115,7 +117,7 @@ def run_list(nvec, vk, K, kmin_after="t", on_join=None):
     def before_batch():
         nonlocal lst, t, kmn
         if len(lst) + 32 * U > CAP:
-            lst, t = compact(lst, K, kmn, kmx)
+            lst, t = stream_compact(lst, K, kmn, kmx)
             kmn = t if kmin_after == "t" else t + 1
 
     append(0)
@@ -132,10 +134,10 @@ def run_list(nvec, vk, K, kmin_after="t", on_join=None):
     return lst, t
 
 
-def row_topk(bits, K, kmin_after, h=0):
+def row_topk(bits, K, kmin_after, h=0, stream_compact=None):
     """bits: the row's 16-bit patterns; h: its first element's position in the first 16-byte vector."""
     nvec, ek, valid, vk = row_vectors(bits, h)
-    lst, t = run_list(nvec, vk, K, kmin_after)
+    lst, t = run_list(nvec, vk, K, kmin_after, stream_compact=stream_compact)
     tmin = max(t, 1)
     held = [j for _, j in lst]
     cand = [(int(ek[j, e]), 8 * j + e - h) for j in held for e in range(8) if valid[j, e]]
