@@ -503,10 +503,11 @@ __device__ __forceinline__ unsigned bnd_kth_key(ForEach for_each, unsigned need,
     }
     const unsigned mask = (1u << sh) - 1u;
     if constexpr (HeadSlack > 0) {
-        const unsigned klow = kmax - ((dhi << sh) | mask);
-        if (a1 + in1 <= need + static_cast<unsigned>(HeadSlack) && klow > 1u) {
+        // the bin's lowest key is kmax - x; only where that is above 1 (a bin reaching below key 0 would wrap)
+        const unsigned x = (dhi << sh) | mask;
+        if (a1 + in1 <= need + static_cast<unsigned>(HeadSlack) && x + 1u < kmax) {
             above = (a1 + in1) | bnd_whole_bin;
-            return klow;
+            return kmax - x;
         }
     }
     for_each([&](unsigned k, bool act) {
