@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from list_emulation import bf16_bits, bits_value, compact, make_row, row_topk  # noqa: E402
+from list_emulation import compact, row_topk, sample_row  # noqa: E402
 
 
 class Counting:
@@ -70,10 +70,7 @@ def main():
             for bf16 in (True, False):
                 ex, ap_ = Counting(), Counting(a.slack)
                 for r in range(a.rows):
-                    x = make_row(kind, V, rng)
-                    bits = bf16_bits(x) if bf16 else x.astype(np.float16).view(np.uint16)
-                    vals = bits_value(bits, bf16)
-                    ref = sorted(range(V), key=lambda i: (-vals[i], i))[:K]
+                    bits, ref = sample_row(kind, V, K, bf16, rng)
                     for c in (ex, ap_):
                         if row_topk(bits, K, "t", r % 8, stream_compact=c) != ref:
                             bad += 1

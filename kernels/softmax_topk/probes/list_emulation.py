@@ -186,6 +186,14 @@ def make_row(kind, V, rng):
     raise ValueError(kind)
 
 
+def sample_row(kind, V, K, bf16, rng):
+    """One row of `kind` as 16-bit patterns (bf16 or fp16) and its reference top K indices (a stable sort)."""
+    x = make_row(kind, V, rng)
+    bits = bf16_bits(x) if bf16 else x.astype(np.float16).view(np.uint16)
+    vals = bits_value(bits, bf16)
+    return bits, sorted(range(V), key=lambda i: (-vals[i], i))[:K]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kmin-after", choices=["t", "t+1"], default="t")
@@ -201,10 +209,7 @@ def main():
         for V, K in shapes:
             for bf16 in (False, True):
                 for r in range(a.rows):
-                    x = make_row(kind, V, rng)
-                    bits = bf16_bits(x) if bf16 else x.astype(np.float16).view(np.uint16)
-                    vals = bits_value(bits, bf16)
-                    ref = sorted(range(V), key=lambda i: (-vals[i], i))[:K]
+                    bits, ref = sample_row(kind, V, K, bf16, rng)
                     h = r % 8  # the row's offset in its first vector (rows start at every 2-byte offset)
                     rows += 1
                     try:

@@ -25,7 +25,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from list_emulation import bf16_bits, bits_value, make_row, row_vectors, run_list  # noqa: E402
+from list_emulation import row_vectors, run_list, sample_row  # noqa: E402
 
 
 def second_keys(ek, valid):
@@ -86,10 +86,7 @@ def main():
             for bf16 in (True, False):
                 counts = []
                 for r in range(a.rows):
-                    x = make_row(kind, V, rng)
-                    bits = bf16_bits(x) if bf16 else x.astype(np.float16).view(np.uint16)
-                    vals = bits_value(bits, bf16)
-                    ref = sorted(range(V), key=lambda i: (-vals[i], i))[:K]
+                    bits, ref = sample_row(kind, V, K, bf16, rng)
                     got, nflag, nheld = row_topk_flagged(bits, K, r % 8, a.mode)
                     if got != ref:
                         bad += 1
