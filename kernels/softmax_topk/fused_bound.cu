@@ -563,14 +563,11 @@ __device__ __forceinline__ unsigned bnd_compact(unsigned* lst, int& n, int K, un
             }
         },
         static_cast<unsigned>(K), kmin, kmax, hist, lane, above);
-    if constexpr (HeadSlack > 0) {  // whole bin: every key at or above its lowest, t; the vote's threshold one below
-        const bool wb = (above & bnd_whole_bin) != 0u;
-        const unsigned tk = wb ? t - 1u : t;
-        n = bnd_keep_top(lst, nn, tk, wb ? 0u : static_cast<unsigned>(K) - above, lane);
-        return tk;
-    }
-    n = bnd_keep_top(lst, nn, t, static_cast<unsigned>(K) - above, lane);
-    return t;
+    // a whole bin (HeadSlack > 0 only): every key at or above its lowest, t; the vote's threshold one below it
+    const bool wb = HeadSlack > 0 && (above & bnd_whole_bin) != 0u;
+    const unsigned tk = wb ? t - 1u : t;
+    n = bnd_keep_top(lst, nn, tk, wb ? 0u : static_cast<unsigned>(K) - above, lane);
+    return tk;
 }
 
 // Bitonic sort, descending, of 32 R values held R a lane, element R lane + r in a[r].
@@ -805,8 +802,7 @@ __global__ void __launch_bounds__(bnd_warps * 32, 1)
 template <class T, int U, int R> void launch_bound_list(const softmax_topk_args& a, cudaStream_t stream) {
     int dev = 0;
     check_call(cudaGetDevice(&dev), "launch_softmax_topk_fused_bound: cudaGetDevice");
-    const std::int64_t blocks = (a.rows + bnd_warps - 1) / bnd_warps;
-    const int grid = static_cast<int>(std::min<std::int64_t>(blocks, cached_sm_count(dev)));
+    const int grid = static_cast<int>(std::min<std::int64_t>((a.rows + bnd_warps - 1) / bnd_warps, cached_sm_count(dev)));
     constexpr int smem = bnd_warps * bnd_list_smem_words * 4;
     auto* kern = softmax_topk_bound_list_kernel<T, U, R>;
     check_call(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),  // per device: every launch

@@ -20,17 +20,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import list_emulation as le  # noqa: E402
-
-
-class Count:
-    def __init__(self):
-        self.compactions = self.passes = 0
-
-    def __call__(self, lst, K, kmin, kmax):
-        self.compactions += 1
-        rng = kmax - kmin
-        self.passes += 2 if rng >= 256 else 1
-        return le.compact(lst, K, kmin, kmax)
+from approx_compaction_emulation import Counting  # noqa: E402
 
 
 def main():
@@ -47,7 +37,7 @@ def main():
         for kind in kinds:
             for V in (50257, 32000):
                 for bf16 in (True, False):
-                    c, joined = Count(), 0
+                    c, joined = Counting(), 0  # exact compactions, counted
                     for r in range(a.rows):
                         bits, ref = le.sample_row(kind, V, K, bf16, rng)
                         n = [0]
